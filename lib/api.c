@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MX endpoint, point-to-point and completion calls.  Each function checks
+ * its arguments, calls the engine, and reports errors through mxd_error()
+ * (which applies the error handler); outputs are written on success only.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "mxd.h"
+
+#define CHECK_EP(ep, fn) do { \
+	if ((ep) == NULL || !mxd_lib.initialized) \
+		return mxd_error(NULL, MX_BAD_ENDPOINT, fn ": bad endpoint"); \
+} while (0)
+
+/* ---- endpoints ---------------------------------------------------------- */
+
+static int
+apply_params(struct mx_endpoint *ep, const mx_param_t *pl, uint32_t n)
+{
+	if (n != 0 && pl == NULL)
+		return -MX_BAD_PARAM_LIST;
+	for (uint32_t i = 0; i < n; i++) {
+		switch (pl[i].key) {
+		case MX_PARAM_ERROR_HANDLER:
+			ep->handler = pl[i].val.error_handler;
+			break;
+		case MX_PARAM_UNEXP_QUEUE_MAX:
+			ep->unexp_max = pl[i].val.unexp_queue_max;
+			break;
+		case MX_PARAM_CONTEXT_ID:
+			if (pl[i].val.context_id.bits != 0)
+				return -MX_BAD_PARAM_VAL;
+			break;
+		default:
+			return -MX_BAD_PARAM_NAME;
+		}
+	}
+	return 0;
+}
+
+static uint32_t
+new_session(void)
+{
+	uint32_t s = 0;
+
+	while (s == 0)
+		if (getrandom(&s, sizeof(s), 0) != sizeof(s))
+			s = (uint32_t)(mxd_now_ns() * 2654435761u);
+	return s;
+}
+
+static int
+pick_endpoint_id(struct mxd_board *b, uint32_t id)
+{
+	if (id == MX_ANY_ENDPOINT) {
+		for (uint32_t i = 0; i < MX_MAX_ENDPOINTS; i++)
+			if (b->ep[i] == NULL)
+				return (int)i;
+		return -MX_BUSY;
+	}
+	if (id >= MX_MAX_ENDPOINTS)
+		return -MX_BAD_ENDPOINT_ID;
+	return b->ep[id] == NULL ? (int)id : -MX_BUSY;
+}
+
+static struct mx_endpoint *
+endpoint_new(struct mxd_board *b, uint32_t id, uint32_t filter)
+{
+	struct mx_endpoint *ep = calloc(1, sizeof(*ep));
+
+	if (ep == NULL)
+		return NULL;
+	ep->board = b;
+	ep->id = id;
+	ep->filter = filter;
+	ep->session = new_session();
+	ep->unexp_max = mxd_lib.conf.unexp_max;
+	mxd_list_init(&ep->posted);
+	mxd_list_init(&ep->unexp);
+	mxd_list_init(&ep->done);
+	mxd_list_init(&ep->acks);
+	mxd_list_init(&ep->sending);
+	mxd_list_init(&ep->txrec_chunks);
+	mxd_reqpool_init(&ep->reqs);
+	return ep;
+}
+
+mx_return_t
+mx_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
+		mx_param_t *params_list, uint32_t params_count,
+		mx_endpoint_t *endpoint)
+{
+	struct mx_endpoint *ep;
+	struct mxd_board *b;
+	int id, ret;
+
+	if (!mxd_lib.initialized)
+		return mxd_error(NULL, MX_NOT_INITIALIZED,
+				"mx_open_endpoint: not initialized");
+	if (board_num == MX_ANY_NIC)
+		board_num = 0;
+	if (board_num >= mxd_lib.nboards)
+		return mxd_error(NULL, MX_BOARD_UNKNOWN,
+				"mx_open_endpoint: no board %u", board_num);
+	b = mxd_lib.boards[board_num];
+	id = pick_endpoint_id(b, endpoint_id);
+	if (id < 0)
+		return mxd_error(NULL, (mx_return_t)-id,
+				"mx_open_endpoint: endpoint %u of board %u",
+				endpoint_id, board_num);
+	if (endpoint == NULL)
+		return mxd_error(NULL, MX_BAD_ENDPOINT,
+				"mx_open_endpoint: NULL endpoint pointer");
+	ep = endpoint_new(b, (uint32_t)id, filter);
+	if (ep == NULL)
+		return mxd_error(NULL, MX_NO_RESOURCES,
+				"mx_open_endpoint: out of memory");
+	ret = apply_params(ep, params_list, params_count);
+	if (ret < 0) {
+		free(ep);
+		return mxd_error(NULL, (mx_return_t)-ret,
+				"mx_open_endpoint: bad parameters");
+	}
+	b->ep[id] = ep;
+	*endpoint = ep;
+	return MX_SUCCESS;
+}
+
+static void
+endpoint_release(struct mx_endpoint *ep)
+{
+	struct mxd_list *pos, *tmp;
+
+	/* Messages held for matching, early or unexpected. */
+	for (uint32_t i = 0; i < ep->npartners; i++) {
+		struct mxd_partner *p = ep->partners[i];
+
+		for (unsigned s = 0; s < MXD_WIN; s++) {
+			struct mxd_rxslot *sl = &p->rx.slot[s];
+
+			if (sl->active && sl->owner_kind == MXD_OWN_UNEXP &&
+					!((struct mxd_unexp *)sl->owner)->queued)
+				mxd_unexp_put(ep, sl->owner);
+		}
+	}
+	mxd_list_foreach(pos, tmp, &ep->unexp)
+		mxd_unexp_put(ep, mxd_container_of(pos, struct mxd_unexp,
+					link));
+	for (uint32_t i = 0; i < ep->npartners; i++) {
+		mxd_partner_reset(ep->partners[i], 0);
+		free(ep->partners[i]);
+	}
+	mxd_list_foreach(pos, tmp, &ep->txrec_chunks)
+		free(pos);
+	mxd_bufpool_fini(&ep->bufs);
+	mxd_reqpool_fini(&ep->reqs);
+}
+
+mx_return_t
+mx_close_endpoint(mx_endpoint_t ep)
+{
+	CHECK_EP(ep, "mx_close_endpoint");
+	/* Give queued frames (acks among them) a last chance to leave. */
+	mxd_board_flush(ep->board);
+	ep->board->ep[ep->id] = NULL;
+	endpoint_release(ep);
+	free(ep);
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_wakeup(mx_endpoint_t ep)
+{
+	CHECK_EP(ep, "mx_wakeup");
+	ep->wakeup = 1;
+	return MX_SUCCESS;
+}
+
+/* ---- addresses ---------------------------------------------------------- */
+
+mx_return_t
+mx_connect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
+		uint32_t filter, uint32_t timeout, mx_endpoint_addr_t *addr)
+{
+	struct mxd_partner *p;
+	int ret;
+
+	CHECK_EP(ep, "mx_connect");
+	if (addr == NULL || endpoint_id >= MX_MAX_ENDPOINTS)
+		return mxd_error(ep, MX_BAD_ENDPOINT_ID,
+				"mx_connect: endpoint id %u", endpoint_id);
+	if (timeout == 0)
+		timeout = 10;
+	if (timeout > UINT32_MAX / 1000)
+		timeout = UINT32_MAX / 1000;
+	ret = mxd_connect(ep, nic_id, endpoint_id, filter, timeout * 1000, &p);
+	if (ret < 0)
+		return mxd_error(ep, (mx_return_t)-ret,
+				"mx_connect to %012llx endpoint %u",
+				(unsigned long long)nic_id, endpoint_id);
+	mxd_partner_addr(p, addr);
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_decompose_endpoint_addr(mx_endpoint_addr_t addr, uint64_t *nic_id,
+		uint32_t *endpoint_id)
+{
+	if (nic_id == NULL || endpoint_id == NULL)
+		return mxd_error(NULL, MX_BAD_ENDPOINT,
+				"mx_decompose_endpoint_addr: NULL output");
+	*nic_id = addr.stuff[0] & 0xffffffffffffull;
+	*endpoint_id = (uint32_t)(addr.stuff[0] >> 48);
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_get_endpoint_addr(mx_endpoint_t ep, mx_endpoint_addr_t *addr)
+{
+	CHECK_EP(ep, "mx_get_endpoint_addr");
+	if (addr == NULL)
+		return mxd_error(ep, MX_BAD_ENDPOINT,
+				"mx_get_endpoint_addr: NULL output");
+	addr->stuff[0] = (ep->board->nic_id & 0xffffffffffffull) |
+		((uint64_t)ep->id << 48);
+	addr->stuff[1] = 0;	/* no partner yet: found on first use */
+	return MX_SUCCESS;
+}
+
+/* ---- send and receive --------------------------------------------------- */
+
+static int
+check_segs(const mx_segment_t *segs, uint32_t n)
+{
+	if (n > MXD_MAX_SEGMENTS)
+		return -MX_BAD_SEG_CNT;
+	if (n != 0 && segs == NULL)
+		return -MX_BAD_SEG_LIST;
+	for (uint32_t i = 0; i < n; i++)
+		if (segs[i].segment_ptr == NULL && segs[i].segment_length)
+			return -MX_BAD_SEG_MEM;
+	return 0;
+}
+
+mx_return_t
+mx_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		mx_endpoint_addr_t dest, uint64_t match, void *context,
+		mx_request_t *request)
+{
+	struct mxd_partner *p;
+	struct mx_request *r;
+	int ret;
+
+	CHECK_EP(ep, "mx_isend");
+	if (request == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_isend: NULL request");
+	ret = check_segs(segs, nseg);
+	if (ret < 0)
+		return mxd_error(ep, (mx_return_t)-ret, "mx_isend: segments");
+	p = mxd_addr_partner(ep, &dest);
+	if (p == NULL || !p->connected)
+		return mxd_error(ep, MX_BAD_ENDPOINT,
+				"mx_isend: address not connected to this endpoint");
+	r = mxd_req_get(ep, MXD_REQ_SEND, context);
+	if (r == NULL)
+		return mxd_error(ep, MX_NO_RESOURCES, "mx_isend: no request");
+	ret = mxd_req_set_segs(r, segs, nseg);
+	if (ret == 0 && r->length > ep->board->eager_max) {
+		uint32_t len = r->length;
+
+		mxd_req_put(r);
+		return mxd_error(ep, MX_NO_RESOURCES, "mx_isend: %u bytes is "
+				"above the eager limit %u (rendezvous is not "
+				"implemented yet)", len, ep->board->eager_max);
+	}
+	if (ret == 0) {
+		r->partner = p;
+		r->match_recv = match;
+		r->status.match_info = match;
+		mxd_partner_addr(p, &r->status.source);
+		ret = mxd_send_post(r);
+	}
+	if (ret < 0) {
+		mxd_req_put(r);
+		return mxd_error(ep, (mx_return_t)-ret, "mx_isend failed");
+	}
+	mxd_board_flush(ep->board);
+	*request = r;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		uint64_t match_recv, uint64_t match_mask, void *context,
+		mx_request_t *request)
+{
+	struct mx_request *r;
+	int ret;
+
+	CHECK_EP(ep, "mx_irecv");
+	if (request == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_irecv: NULL request");
+	if ((match_recv & ~match_mask) != 0)
+		return mxd_error(ep, MX_BAD_MATCH_MASK,
+				"mx_irecv: match bits outside the mask");
+	ret = check_segs(segs, nseg);
+	if (ret < 0)
+		return mxd_error(ep, (mx_return_t)-ret, "mx_irecv: segments");
+	r = mxd_req_get(ep, MXD_REQ_RECV, context);
+	if (r == NULL)
+		return mxd_error(ep, MX_NO_RESOURCES, "mx_irecv: no request");
+	ret = mxd_req_set_segs(r, segs, nseg);
+	if (ret < 0) {
+		mxd_req_put(r);
+		return mxd_error(ep, (mx_return_t)-ret, "mx_irecv: segments");
+	}
+	r->match_recv = match_recv;
+	r->match_mask = match_mask;
+	/* Take in what has arrived first, so matching sees it in order. */
+	mxd_board_progress(ep->board);
+	mxd_recv_post(r);
+	*request = r;
+	return MX_SUCCESS;
+}
+
+/* ---- completion ----------------------------------------------------------- */
+
+static int
+check_req(struct mx_endpoint *ep, mx_request_t *request)
+{
+	if (request == NULL || *request == NULL || (*request)->ep != ep ||
+			(*request)->state == MXD_RS_FREE)
+		return -MX_BAD_REQUEST;
+	return 0;
+}
+
+static void
+req_finish(mx_request_t *request, mx_status_t *status)
+{
+	if (status != NULL)
+		*status = (*request)->status;
+	mxd_req_put(*request);
+	*request = NULL;
+}
+
+mx_return_t
+mx_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
+		uint32_t *result)
+{
+	CHECK_EP(ep, "mx_test");
+	if (check_req(ep, request) < 0 || result == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_test: bad request");
+	if ((*request)->state != MXD_RS_COMPLETE)
+		mxd_progress(ep);
+	*result = (*request)->state == MXD_RS_COMPLETE;
+	if (*result)
+		req_finish(request, status);
+	return MX_SUCCESS;
+}
+
+static int
+req_done(void *arg)
+{
+	return ((struct mx_request *)arg)->state == MXD_RS_COMPLETE;
+}
+
+mx_return_t
+mx_wait(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
+		mx_status_t *status, uint32_t *result)
+{
+	CHECK_EP(ep, "mx_wait");
+	if (check_req(ep, request) < 0 || result == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_wait: bad request");
+	*result = req_done(*request) ||
+		mxd_poll_until(ep, req_done, *request, timeout);
+	if (*result)
+		req_finish(request, status);
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_ibuffered(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+{
+	CHECK_EP(ep, "mx_ibuffered");
+	if (check_req(ep, request) < 0 || result == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_ibuffered: bad request");
+	mxd_progress(ep);
+	/* Eager sends copy the data into frames before completing. */
+	*result = (*request)->type == MXD_REQ_SEND &&
+		(*request)->state == MXD_RS_COMPLETE;
+	return MX_SUCCESS;
+}
+
+static int
+any_done(void *arg)
+{
+	return !mxd_list_empty(&((struct mx_endpoint *)arg)->done);
+}
+
+static void
+peek_result(struct mx_endpoint *ep, mx_request_t *request, uint32_t *result)
+{
+	*result = any_done(ep);
+	if (*result)
+		*request = mxd_container_of(ep->done.next, struct mx_request,
+				done);
+}
+
+mx_return_t
+mx_ipeek(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+{
+	CHECK_EP(ep, "mx_ipeek");
+	if (request == NULL || result == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_ipeek: NULL output");
+	mxd_progress(ep);
+	peek_result(ep, request, result);
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_peek(mx_endpoint_t ep, uint32_t timeout, mx_request_t *request,
+		uint32_t *result)
+{
+	CHECK_EP(ep, "mx_peek");
+	if (request == NULL || result == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_peek: NULL output");
+	if (!any_done(ep))
+		mxd_poll_until(ep, any_done, ep, timeout);
+	peek_result(ep, request, result);
+	return MX_SUCCESS;
+}
+
+struct probe_arg {
+	struct mx_endpoint *ep;
+	uint64_t value, mask;
+	struct mxd_unexp *found;
+};
+
+static int
+probe_done(void *arg)
+{
+	struct probe_arg *a = arg;
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &a->ep->unexp) {
+		struct mxd_unexp *u = mxd_container_of(pos, struct mxd_unexp,
+				link);
+
+		if (mxd_match(u->match, a->value, a->mask)) {
+			a->found = u;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void
+probe_status(const struct probe_arg *a, mx_status_t *status,
+		uint32_t *result)
+{
+	*result = a->found != NULL;
+	if (a->found == NULL || status == NULL)
+		return;
+	memset(status, 0, sizeof(*status));
+	status->code = MX_STATUS_SUCCESS;
+	mxd_partner_addr(a->found->partner, &status->source);
+	status->match_info = a->found->match;
+	status->msg_length = a->found->msg_len;
+	status->xfer_length = a->found->msg_len;
+}
+
+mx_return_t
+mx_iprobe(mx_endpoint_t ep, uint64_t match_recv, uint64_t match_mask,
+		mx_status_t *status, uint32_t *result)
+{
+	struct probe_arg a = { ep, match_recv, match_mask, NULL };
+
+	CHECK_EP(ep, "mx_iprobe");
+	if (result == NULL || (match_recv & ~match_mask) != 0)
+		return mxd_error(ep, MX_BAD_MATCH_MASK, "mx_iprobe: arguments");
+	mxd_progress(ep);
+	probe_done(&a);
+	probe_status(&a, status, result);
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_probe(mx_endpoint_t ep, uint32_t timeout, uint64_t match_recv,
+		uint64_t match_mask, mx_status_t *status, uint32_t *result)
+{
+	struct probe_arg a = { ep, match_recv, match_mask, NULL };
+
+	CHECK_EP(ep, "mx_probe");
+	if (result == NULL || (match_recv & ~match_mask) != 0)
+		return mxd_error(ep, MX_BAD_MATCH_MASK, "mx_probe: arguments");
+	mxd_poll_until(ep, probe_done, &a, timeout);
+	probe_status(&a, status, result);
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_cancel(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+{
+	struct mx_request *r;
+
+	CHECK_EP(ep, "mx_cancel");
+	if (check_req(ep, request) < 0 || result == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_cancel: bad request");
+	r = *request;
+	*result = r->type == MXD_REQ_RECV && r->state == MXD_RS_POSTED;
+	if (*result) {
+		mxd_req_put(r);
+		*request = NULL;
+	}
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_context(mx_request_t *request, void **context)
+{
+	if (request == NULL || *request == NULL || context == NULL ||
+			(*request)->state == MXD_RS_FREE)
+		return mxd_error(NULL, MX_BAD_REQUEST, "mx_context: bad request");
+	*context = (*request)->status.context;
+	return MX_SUCCESS;
+}

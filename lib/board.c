@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Boards: groups of links, their tx queues and the loopback ring.
+ *
+ * Frames are never sent one by one: the engine pushes them on the port's
+ * tx queue and mxd_board_flush() hands each queue to the PMD in bursts at
+ * the end of every API call and progress pass.  Frames the PMD does not
+ * take (ring full, link down) stay queued; nothing is dropped here.
+ *
+ * Frames for an endpoint of the same board in this process go to the
+ * loopback ring instead, and come back through the same receive path as
+ * wire frames: NICs do not loop frames back to their sender.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mxd.h"
+
+struct mxd_lib mxd_lib;
+
+/* Parses MX_BOARDS ("0+1,2": board 0 = ports 0 and 1, board 1 = port 2). */
+static int
+parse_boards(const char *spec, unsigned nlinks,
+		int map[MXD_MAX_BOARDS][MXD_BOARD_PORTS + 1])
+{
+	unsigned nb = 0, np = 0, used = 0;
+	const char *s = spec;
+
+	while (*s) {
+		char *end;
+		unsigned long p = strtoul(s, &end, 10);
+
+		if (end == s || p >= nlinks || (used & (1u << p)) ||
+				nb >= MXD_MAX_BOARDS || np >= MXD_BOARD_PORTS)
+			return -1;
+		used |= 1u << p;
+		map[nb][np++] = (int)p;
+		map[nb][np] = -1;
+		s = end;
+		if (*s == '+') {
+			s++;
+		} else if (*s == ',' || *s == '\0') {
+			nb++;
+			np = 0;
+			if (*s == ',')
+				s++;
+		} else {
+			return -1;
+		}
+	}
+	return (int)nb;
+}
+
+static int
+default_boards(unsigned nlinks, int map[MXD_MAX_BOARDS][MXD_BOARD_PORTS + 1])
+{
+	unsigned n = nlinks < MXD_MAX_BOARDS ? nlinks : MXD_MAX_BOARDS;
+
+	for (unsigned i = 0; i < n; i++) {
+		map[i][0] = (int)i;
+		map[i][1] = -1;
+	}
+	return (int)n;
+}
+
+static void
+board_limits(struct mxd_board *b, const struct mxd_config *c)
+{
+	uint32_t mtu = UINT32_MAX, fmax, emax;
+
+	for (unsigned i = 0; i < b->nports; i++) {
+		uint32_t m = b->port[i]->mtu;
+
+		if (b->port[i]->room < m + MXD_ETH_HLEN)
+			m = b->port[i]->room - MXD_ETH_HLEN;
+		if (m < mtu)
+			mtu = m;
+	}
+	fmax = mtu - (uint32_t)(sizeof(struct mxd_hdr) +
+			sizeof(struct mxd_eager_hdr));
+	if (fmax > UINT16_MAX)
+		fmax = UINT16_MAX;
+	emax = c->eager_max;
+	if (emax > fmax * MXD_MAX_FRAGS)
+		emax = fmax * MXD_MAX_FRAGS;
+	b->frag_max = fmax;
+	b->eager_max = emax;
+}
+
+static struct mxd_board *
+board_new(struct mxd_lib *lib, unsigned idx, const int *ports)
+{
+	struct mxd_board *b = calloc(1, sizeof(*b));
+
+	if (b == NULL)
+		return NULL;
+	b->index = idx;
+	for (unsigned i = 0; ports[i] >= 0; i++) {
+		b->port[i] = &lib->links[ports[i]];
+		b->link_index[i] = (unsigned)ports[i];
+		b->nports++;
+	}
+	b->nic_id = mxd_mac_to_nic(b->port[0]->mac);
+	snprintf(b->name, sizeof(b->name), "%.60s:%u", lib->conf.hostname, idx);
+	board_limits(b, &lib->conf);
+	return b;
+}
+
+int
+mxd_boards_init(struct mxd_lib *lib)
+{
+	int map[MXD_MAX_BOARDS][MXD_BOARD_PORTS + 1];
+	int nb;
+
+	if (lib->conf.boards != NULL && *lib->conf.boards != '\0')
+		nb = parse_boards(lib->conf.boards, lib->nlinks, map);
+	else
+		nb = default_boards(lib->nlinks, map);
+	if (nb <= 0)
+		return -MX_BAD_PARAM_VAL;
+	for (int i = 0; i < nb; i++) {
+		struct mxd_board *b = board_new(lib, (unsigned)i, map[i]);
+
+		if (b == NULL) {
+			mxd_boards_fini(lib);
+			return -MX_NO_RESOURCES;
+		}
+		lib->boards[lib->nboards++] = b;
+		mxd_naming_add(b->nic_id, b->name, -1, NULL);
+	}
+	return 0;
+}
+
+static void
+txq_drain(struct mxd_board *b, unsigned p)
+{
+	struct mxd_txq *q = &b->txq[p];
+
+	for (; q->head != q->tail; q->head++)
+		b->port[p]->ops->free(&q->f[q->head & (MXD_TXQ_SIZE - 1)], 1);
+}
+
+void
+mxd_boards_fini(struct mxd_lib *lib)
+{
+	for (unsigned i = 0; i < lib->nboards; i++) {
+		struct mxd_board *b = lib->boards[i];
+
+		mxd_board_flush(b);
+		for (unsigned p = 0; p < b->nports; p++)
+			txq_drain(b, p);
+		for (; b->loop_head != b->loop_tail; b->loop_head++)
+			b->port[0]->ops->free(&b->loop[b->loop_head &
+					(MXD_LOOP_SIZE - 1)], 1);
+		free(b);
+		lib->boards[i] = NULL;
+	}
+	lib->nboards = 0;
+}
+
+struct mxd_board *
+mxd_board_by_nic(uint64_t nic_id)
+{
+	for (unsigned i = 0; i < mxd_lib.nboards; i++)
+		if (mxd_lib.boards[i]->nic_id == nic_id)
+			return mxd_lib.boards[i];
+	return NULL;
+}
+
+int
+mxd_board_port_up(struct mxd_board *b, unsigned port)
+{
+	return b->port[port]->ops->link_up(b->port[port]);
+}
+
+unsigned
+mxd_txq_room(const struct mxd_board *b, unsigned port)
+{
+	const struct mxd_txq *q = &b->txq[port];
+
+	return MXD_TXQ_SIZE - (q->tail - q->head);
+}
+
+void
+mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+{
+	struct mxd_txq *q = &b->txq[port];
+
+	q->f[q->tail++ & (MXD_TXQ_SIZE - 1)] = *f;
+	mxd_count(b, MXD_C_TX_FRAMES);
+}
+
+unsigned
+mxd_loop_room(const struct mxd_board *b)
+{
+	return MXD_LOOP_SIZE - (b->loop_tail - b->loop_head);
+}
+
+void
+mxd_loop_push(struct mxd_board *b, struct mxd_frame *f)
+{
+	b->loop[b->loop_tail++ & (MXD_LOOP_SIZE - 1)] = *f;
+	mxd_count(b, MXD_C_LOOP_FRAMES);
+}
+
+/* Hands queued frames to the PMD; a ring that wraps takes two bursts. */
+static void
+txq_flush(struct mxd_board *b, unsigned p)
+{
+	struct mxd_txq *q = &b->txq[p];
+	struct mxd_link *l = b->port[p];
+
+	while (q->head != q->tail) {
+		uint32_t i = q->head & (MXD_TXQ_SIZE - 1);
+		uint32_t n = q->tail - q->head;
+		uint16_t sent;
+
+		if (n > MXD_TXQ_SIZE - i)
+			n = MXD_TXQ_SIZE - i;
+		if (n > 64)
+			n = 64;
+		sent = l->ops->tx_burst(l, &q->f[i], (uint16_t)n);
+		q->head += sent;
+		if (sent < n) {
+			mxd_count(b, MXD_C_TX_STALLS);
+			return;
+		}
+	}
+}
+
+void
+mxd_board_flush(struct mxd_board *b)
+{
+	for (unsigned p = 0; p < b->nports; p++)
+		if (b->txq[p].head != b->txq[p].tail)
+			txq_flush(b, p);
+}
+
+static void
+rx_port(struct mxd_board *b, unsigned p)
+{
+	struct mxd_link *l = b->port[p];
+	struct mxd_frame f[MXD_BURST];
+	uint16_t n = l->ops->rx_burst(l, f, MXD_BURST);
+
+	for (uint16_t i = 0; i < n; i++)
+		mxd_rx_frame(b, p, &f[i]);
+	if (n)
+		l->ops->free(f, n);
+	b->counters[MXD_C_RX_FRAMES] += n;
+}
+
+static void
+rx_loop(struct mxd_board *b)
+{
+	/* Only what is queued now: handlers may queue more. */
+	uint32_t end = b->loop_tail;
+
+	while (b->loop_head != end) {
+		struct mxd_frame f = b->loop[b->loop_head++ &
+			(MXD_LOOP_SIZE - 1)];
+
+		mxd_rx_frame(b, 0, &f);
+		b->port[0]->ops->free(&f, 1);
+	}
+}
+
+void
+mxd_board_progress(struct mxd_board *b)
+{
+	uint64_t now = 0;
+
+	for (unsigned p = 0; p < b->nports; p++)
+		rx_port(b, p);
+	if (b->loop_head != b->loop_tail)
+		rx_loop(b);
+	for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++) {
+		struct mx_endpoint *ep = b->ep[e];
+
+		if (ep == NULL || mxd_list_empty(&ep->acks))
+			continue;
+		if (now == 0)
+			now = mxd_now_ns();
+		mxd_acks_flush(ep, now);
+	}
+	mxd_board_flush(b);
+}
+
+int
+mxd_frame_start(struct mxd_board *b, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], const struct mxd_hdr_args *a,
+		uint16_t body, struct mxd_frame *f)
+{
+	struct mxd_link *l = b->port[port];
+
+	if (l->ops->alloc(l, f, 1) != 0)
+		return -MX_NO_RESOURCES;
+	mxd_wire_put_hdr(f->data, dst, l->mac, a, body);
+	f->len = (uint32_t)MXD_HDRS_LEN + body;
+	if (f->len < 60) {
+		/* Ethernet minimum: pad with zeros, never stale buffer bytes. */
+		memset(f->data + f->len, 0, 60 - f->len);
+		f->len = 60;
+	}
+	return 0;
+}

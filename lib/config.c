@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Settings.  MX programs take no extra arguments, so every setting is an
+ * environment variable read once by mx_init().  The table below is the
+ * single source of names, defaults and help texts: the README lists the
+ * same variables and mx_info prints this table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mxd.h"
+
+struct num_setting {
+	const char *name;
+	size_t off;
+	uint32_t def, min, max;
+	const char *help;
+};
+
+#define NUM(n, f, d, lo, hi, h) \
+	{ n, offsetof(struct mxd_config, f), d, lo, hi, h }
+
+static const struct num_setting nums[] = {
+	NUM("MX_RNDV_THRESHOLD", eager_max, 32768, 0, 1u << 20,
+		"largest eager message in bytes (capped by 64 frames)"),
+	NUM("MX_MTU", mtu, 0, 0, 9600,
+		"port MTU to use; 0 takes the port's own"),
+	NUM("MX_UNEXP_QUEUE_MAX", unexp_max, 8u << 20, 0, 1u << 31,
+		"default unexpected-queue limit per endpoint, bytes"),
+	NUM("MX_SPIN_US", spin_us, 1000, 0, 10000000,
+		"blocking calls poll this long before sleeping between polls"),
+	NUM("MX_DISCOVERY_MS", discovery_ms, 3000, 0, 600000,
+		"how long a name lookup queries the wire"),
+	NUM("MX_LINK_WAIT_MS", link_wait_ms, 0, 0, 600000,
+		"mx_init waits this long for links to come up"),
+	NUM("MX_ACK_DELAY_US", ack_delay_us, 50, 0, 1000000,
+		"delay before an explicit ack when no reply carries it"),
+	NUM("MX_CONNECT_RETRY_MS", connect_retry_ms, 100, 1, 60000,
+		"interval between connect requests"),
+	NUM("MX_MBUFS", nb_mbufs, 16383, 1023, 1u << 22,
+		"frame buffers per port"),
+	NUM("MX_VERBOSE", verbose, 0, 0, 3,
+		"1: print settings and boards at mx_init; 2: also DPDK logs"),
+};
+
+static int
+parse_num(const struct num_setting *s, struct mxd_config *c)
+{
+	const char *v = getenv(s->name);
+	uint32_t *dst = (uint32_t *)(void *)((char *)c + s->off);
+	unsigned long long x;
+	char *end;
+
+	*dst = s->def;
+	if (v == NULL || *v == '\0')
+		return 0;
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno || *end != '\0' || x < s->min || x > s->max) {
+		fprintf(stderr, "mx: %s=%s: expected a number in [%u, %u]\n",
+				s->name, v, s->min, s->max);
+		return -1;
+	}
+	*dst = (uint32_t)x;
+	return 0;
+}
+
+int
+mxd_config_load(struct mxd_config *c)
+{
+	const char *h = getenv("MX_HOSTNAME");
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		if (parse_num(&nums[i], c) < 0)
+			return -MX_BAD_PARAM_VAL;
+	c->dpdk_args = getenv("MX_DPDK_ARGS");
+	c->boards = getenv("MX_BOARDS");
+	c->peers_file = getenv("MX_PEERS_FILE");
+	if (h != NULL && *h != '\0')
+		snprintf(c->hostname, sizeof(c->hostname), "%s", h);
+	else if (gethostname(c->hostname, sizeof(c->hostname)) != 0)
+		strcpy(c->hostname, "localhost");
+	c->hostname[sizeof(c->hostname) - 1] = '\0';
+	/* Room for ":<board>" in names on the wire. */
+	c->hostname[MXD_NAME_LEN - 8] = '\0';
+	return 0;
+}
+
+static void
+row(struct mxd_setting *r, const char *name, const char *val,
+		const char *help)
+{
+	r->name = name;
+	snprintf(r->value, sizeof(r->value), "%s", val ? val : "(unset)");
+	r->help = help;
+}
+
+unsigned
+mxd_config_describe(const struct mxd_config *c, struct mxd_setting *rows,
+		unsigned max)
+{
+	unsigned n = 0;
+
+	if (max < 4 + sizeof(nums) / sizeof(nums[0]))
+		return 0;
+	row(&rows[n++], "MX_DPDK_ARGS", c->dpdk_args,
+		"EAL arguments (ignored when the application started the EAL)");
+	row(&rows[n++], "MX_HOSTNAME", c->hostname,
+		"host part of board names <host>:<board>");
+	row(&rows[n++], "MX_BOARDS", c->boards,
+		"ports per board, e.g. \"0+1,2\"; default one board per port");
+	row(&rows[n++], "MX_PEERS_FILE", c->peers_file,
+		"file of \"<host>:<board> <mac>\" lines naming peers");
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		const uint32_t *v = (const uint32_t *)(const void *)
+			((const char *)c + nums[i].off);
+
+		rows[n].name = nums[i].name;
+		snprintf(rows[n].value, sizeof(rows[n].value), "%u", *v);
+		rows[n++].help = nums[i].help;
+	}
+	return n;
+}

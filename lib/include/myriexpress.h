@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file myriexpress.h
+ * Myrinet Express (MX) API, implemented by mx-dpdk over Ethernet with DPDK.
+ *
+ * Source-compatible with the MX 1.0 specification (and the status fields of
+ * MX 1.1+).  A program includes this header, links libmyriexpress.a
+ * (`pkg-config --cflags --libs --static myriexpress`) and runs over any
+ * port DPDK drives.  The library takes no command-line arguments: its
+ * settings are MX_* environment variables, listed in the README and printed
+ * by mx_info.
+ *
+ * Every function returns MX_SUCCESS or an error code; an error is first
+ * passed to the current error handler (see mx_set_error_handler()), which by
+ * default prints it and exits.  Output parameters are written only on
+ * success.
+ *
+ * Threads: in this release one thread at a time may call into the library
+ * (the fast path takes no lock).  See the README for the state of
+ * multi-threaded support.
+ */
+#ifndef MYRIEXPRESS_H
+#define MYRIEXPRESS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** API version, as MX 1.2 defined it (checked by some programs). */
+#define MX_API 0x301
+
+/** Largest number of endpoints per board; ids are 0..MX_MAX_ENDPOINTS-1. */
+#define MX_MAX_ENDPOINTS 32
+/** Largest board name, including the terminating NUL. */
+#define MX_MAX_HOSTNAME_LEN 80
+/** Length of strings returned by mx_get_info(). */
+#define MX_MAX_STR_LEN 128
+
+/** Open an endpoint on whichever board MX chooses. */
+#define MX_ANY_NIC 0xffffffffu
+/** Let MX choose the endpoint id. */
+#define MX_ANY_ENDPOINT 0xffffffffu
+/** Wait without time limit (mx_wait(), mx_peek(), mx_probe()). */
+#define MX_INFINITE 0
+/** Mask that compares every bit of the match information. */
+#define MX_MATCH_MASK_NONE (~(uint64_t)0)
+
+/** Return codes of MX functions. */
+typedef enum {
+	MX_SUCCESS = 0,
+	MX_BAD_BAD_BAD = 1,
+	MX_FAILURE = 2,
+	MX_ALREADY_INITIALIZED = 3,
+	MX_NOT_INITIALIZED = 4,
+	MX_NO_DEV = 5,
+	MX_NO_DRIVER = 6,
+	MX_NO_PERM = 7,
+	MX_BOARD_UNKNOWN = 8,
+	MX_BAD_ENDPOINT = 9,
+	MX_BAD_SEG_LIST = 10,
+	MX_BAD_SEG_MEM = 11,
+	MX_BAD_SEG_CNT = 12,
+	MX_BAD_REQUEST = 13,
+	MX_BAD_MATCH_MASK = 14,
+	MX_NO_RESOURCES = 15,
+	MX_BAD_ADDR_LIST = 16,
+	MX_BAD_ADDR_COUNT = 17,
+	MX_BAD_ROOT = 18,
+	MX_NOT_COMPLETED = 19,
+	MX_BUSY = 20,
+	MX_BAD_INFO_KEY = 21,
+	MX_BAD_INFO_VAL = 22,
+	MX_BAD_NIC = 23,
+	MX_BAD_PARAM_LIST = 24,
+	MX_BAD_PARAM_NAME = 25,
+	MX_BAD_PARAM_VAL = 26,
+	MX_BAD_HOSTNAME_ARGS = 27,
+	MX_HOST_NOT_FOUND = 28,
+	MX_REQUEST_PENDING = 29,
+	MX_TIMEOUT = 30,
+	MX_NO_MATCH = 31,
+	MX_BAD_ENDPOINT_ID = 32,
+	MX_CONNECTION_FAILED = 33,
+	MX_BAD_CONNECTION_KEY = 34,
+	MX_BAD_INFO_LENGTH = 35,
+	MX_NIC_NOT_FOUND = 36,
+	MX_BAD_KERNEL_VERSION = 37,
+	MX_BAD_LIB_VERSION = 38,
+	MX_NIC_DEAD = 39,
+	MX_CANCEL_NOT_SUPPORTED = 40,
+	MX_CLOSE_IN_HANDLER = 41,
+	MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK = 42,
+	MX_NOT_SUPPORTED_WITH_CONTEXT_ID = 43
+} mx_return_t;
+
+/** Outcome of a completed request (mx_status_t.code). */
+typedef enum {
+	MX_STATUS_SUCCESS = 0,
+	MX_STATUS_PENDING = 1,
+	MX_STATUS_BUFFERED = 2,
+	MX_STATUS_REJECTED = 3,
+	MX_STATUS_TIMEOUT = 4,
+	MX_STATUS_TRUNCATED = 5,
+	MX_STATUS_CANCELLED = 6,
+	MX_STATUS_ENDPOINT_UNKNOWN = 7,
+	MX_STATUS_ENDPOINT_CLOSED = 8,
+	MX_STATUS_ENDPOINT_UNREACHABLE = 9,
+	MX_STATUS_BAD_SESSION = 10,
+	MX_STATUS_BAD_KEY = 11,
+	MX_STATUS_BAD_ENDPOINT = 12,
+	MX_STATUS_BAD_RDMAWIN = 13,
+	MX_STATUS_ABORTED = 14,
+	MX_STATUS_EVENTQ_FULL = 15,
+	MX_STATUS_NO_RESOURCES = 16
+} mx_status_code_t;
+
+/** An open endpoint; NULL is never a valid endpoint. */
+typedef struct mx_endpoint *mx_endpoint_t;
+/** A pending operation; NULL is never a valid request. */
+typedef struct mx_request *mx_request_t;
+
+/** Address of a remote endpoint, as built by mx_connect(). Opaque. */
+typedef struct {
+	uint64_t stuff[2];
+} mx_endpoint_addr_t;
+
+/** One contiguous piece of a gather/scatter list. */
+typedef struct {
+	void *segment_ptr;
+	uint32_t segment_length;
+} mx_segment_t;
+
+/** Filled in when a request completes, or by mx_iprobe(). */
+typedef struct {
+	mx_status_code_t code;		/**< outcome */
+	mx_endpoint_addr_t source;	/**< sender (receives, probes) */
+	uint64_t match_info;		/**< match information of the message */
+	uint32_t msg_length;		/**< length the sender sent */
+	uint32_t xfer_length;		/**< bytes actually transferred */
+	void *context;			/**< the request's context pointer */
+} mx_status_t;
+
+/** Error handler: called with a description and the code. */
+typedef mx_return_t (*mx_error_handler_t)(char *str, mx_return_t ret);
+
+/** Handler that prints the error and exits (the default). */
+extern mx_error_handler_t MX_ERRORS_ARE_FATAL;
+/** Handler that does nothing: errors are returned to the caller. */
+extern mx_error_handler_t MX_ERRORS_RETURN;
+
+/** Keys of mx_get_info(). */
+typedef enum {
+	MX_NIC_COUNT = 1,		/**< out: uint32_t */
+	MX_NIC_IDS = 2,			/**< out: uint64_t[count + 1], 0-ended */
+	MX_MAX_NATIVE_ENDPOINTS = 3,	/**< out: uint32_t */
+	MX_NATIVE_REQUESTS = 4,		/**< out: uint32_t */
+	MX_COUNTERS_COUNT = 5,		/**< in: board; out: uint32_t */
+	MX_COUNTERS_LABELS = 6,		/**< in: board; out: char[][MX_MAX_STR_LEN] */
+	MX_COUNTERS_VALUES = 7,		/**< in: board; out: uint32_t[] */
+	MX_PRODUCT_CODE = 8,		/**< in: board; out: char[MX_MAX_STR_LEN] */
+	MX_PART_NUMBER = 9,		/**< in: board; out: char[MX_MAX_STR_LEN] */
+	MX_SERIAL_NUMBER = 10,		/**< in: board; out: uint32_t */
+	MX_PORT_COUNT = 11,		/**< in: board; out: uint32_t */
+	MX_PIO_SEND_MAX = 12,		/**< out: uint32_t, one-frame message */
+	MX_COPY_SEND_MAX = 13,		/**< out: uint32_t, eager limit */
+	MX_NUMA_NODE = 14,		/**< in: board; out: uint32_t */
+	MX_NET_TYPE = 15,		/**< in: board; out: uint32_t */
+	MX_LINE_SPEED = 16		/**< in: board; out: uint32_t (Mb/s) */
+} mx_get_info_key_t;
+
+/** MX_NET_TYPE value for every board of this implementation. */
+#define MX_NET_ETHER 2
+
+/** Keys of mx_open_endpoint() parameters. */
+typedef enum {
+	MX_PARAM_ERROR_HANDLER = 0,
+	MX_PARAM_UNEXP_QUEUE_MAX = 1,
+	MX_PARAM_CONTEXT_ID = 2
+} mx_param_key_t;
+
+/** One endpoint parameter. */
+typedef struct {
+	mx_param_key_t key;
+	union {
+		mx_error_handler_t error_handler;
+		uint32_t unexp_queue_max;
+		struct {
+			uint8_t bits;
+			uint8_t shift;
+		} context_id;
+	} val;
+} mx_param_t;
+
+/**
+ * Initialises the library: the DPDK EAL (from MX_DPDK_ARGS, or the one the
+ * application already initialised) and every DPDK port, grouped into boards.
+ * @return MX_SUCCESS; MX_ALREADY_INITIALIZED if called twice; MX_NO_DEV if
+ * DPDK cannot start or finds no port; MX_NO_RESOURCES.
+ */
+mx_return_t mx_init(void);
+
+/**
+ * Closes every endpoint still open and releases the library's resources.
+ * The EAL and ports stay up for a later mx_init() in the same process.
+ * @return MX_SUCCESS (MX_NOT_INITIALIZED if mx_init() was not called).
+ */
+mx_return_t mx_finalize(void);
+
+/**
+ * Installs the error handler and returns the previous one.  May be called
+ * before mx_init().  MX_ERRORS_ARE_FATAL restores the default.
+ */
+mx_error_handler_t mx_set_error_handler(mx_error_handler_t handler);
+
+/** Describes a return code; never NULL. */
+const char *mx_strerror(mx_return_t return_code);
+
+/** Describes a status code; never NULL. */
+const char *mx_strstatus(mx_status_code_t status);
+
+/**
+ * Returns information about the library (endpoint NULL) or an endpoint.
+ * @return MX_SUCCESS, MX_BAD_INFO_KEY, MX_BAD_INFO_LENGTH, MX_BOARD_UNKNOWN.
+ */
+mx_return_t mx_get_info(mx_endpoint_t endpoint, mx_get_info_key_t key,
+		void *in_val, uint32_t in_len, void *out_val, uint32_t out_len);
+
+/**
+ * Opens endpoint endpoint_id (or any free one with MX_ANY_ENDPOINT) on board
+ * board_num (or the first board with MX_ANY_NIC).  Messages and connects
+ * that do not carry 'filter' are refused.
+ * @return MX_SUCCESS, MX_BOARD_UNKNOWN, MX_BAD_ENDPOINT_ID, MX_BUSY,
+ * MX_BAD_PARAM_LIST, MX_BAD_PARAM_NAME, MX_BAD_PARAM_VAL, MX_NO_RESOURCES,
+ * MX_NOT_INITIALIZED.
+ */
+mx_return_t mx_open_endpoint(uint32_t board_num, uint32_t endpoint_id,
+		uint32_t filter, mx_param_t *params_list,
+		uint32_t params_count, mx_endpoint_t *endpoint);
+
+/**
+ * Closes an endpoint; its pending requests are cancelled and released.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT.
+ */
+mx_return_t mx_close_endpoint(mx_endpoint_t endpoint);
+
+/** Makes threads blocked in this endpoint's calls return. */
+mx_return_t mx_wakeup(mx_endpoint_t endpoint);
+
+/**
+ * Finds the NIC id of a board name "<host>:<board>" (discovery on the
+ * wire, or the peers file MX_PEERS_FILE).
+ * @return MX_SUCCESS, MX_HOST_NOT_FOUND, MX_BAD_HOSTNAME_ARGS.
+ */
+mx_return_t mx_hostname_to_nic_id(char *hostname, uint64_t *nic_id);
+
+/**
+ * Finds the name of a NIC id; hostname must hold MX_MAX_HOSTNAME_LEN bytes.
+ * @return MX_SUCCESS, MX_HOST_NOT_FOUND, MX_BAD_HOSTNAME_ARGS.
+ */
+mx_return_t mx_nic_id_to_hostname(uint64_t nic_id, char *hostname);
+
+/** NIC id of local board number. @return MX_SUCCESS, MX_BOARD_UNKNOWN. */
+mx_return_t mx_board_number_to_nic_id(uint32_t board_number,
+		uint64_t *nic_id);
+
+/** Local board number of a NIC id. @return MX_SUCCESS, MX_BOARD_UNKNOWN. */
+mx_return_t mx_nic_id_to_board_number(uint64_t nic_id,
+		uint32_t *board_number);
+
+/**
+ * Builds the address of a remote endpoint after checking that it is open
+ * and accepts 'filter'.  timeout is in seconds (0: the default, 10 s).
+ * @return MX_SUCCESS, MX_NIC_NOT_FOUND, MX_CONNECTION_FAILED (endpoint
+ * closed), MX_BAD_CONNECTION_KEY, MX_TIMEOUT, MX_NO_RESOURCES.
+ */
+mx_return_t mx_connect(mx_endpoint_t endpoint, uint64_t nic_id,
+		uint32_t endpoint_id, uint32_t filter, uint32_t timeout,
+		mx_endpoint_addr_t *endpoint_addr);
+
+/** Extracts the NIC id and endpoint id of an address. */
+mx_return_t mx_decompose_endpoint_addr(mx_endpoint_addr_t endpoint_addr,
+		uint64_t *nic_id, uint32_t *endpoint_id);
+
+/** Returns the address of the local endpoint itself. */
+mx_return_t mx_get_endpoint_addr(mx_endpoint_t endpoint,
+		mx_endpoint_addr_t *endpoint_addr);
+
+/**
+ * Starts sending the gather list to 'destination' with 'match_send'.
+ * Completes when the buffers may be reused.  A NULL list with count 0
+ * sends an empty message.
+ * @return MX_SUCCESS, MX_BAD_SEG_LIST, MX_BAD_SEG_CNT, MX_BAD_ENDPOINT,
+ * MX_BAD_REQUEST, MX_NO_RESOURCES.
+ */
+mx_return_t mx_isend(mx_endpoint_t endpoint, mx_segment_t *segments_list,
+		uint32_t segments_count, mx_endpoint_addr_t destination,
+		uint64_t match_send, void *context, mx_request_t *request);
+
+/**
+ * Posts a receive for the first message, in sender order, whose
+ * (match_info & match_mask) == match_recv.  Longer messages are truncated
+ * (MX_STATUS_TRUNCATED).
+ * @return MX_SUCCESS, MX_BAD_SEG_LIST, MX_BAD_SEG_CNT, MX_BAD_MATCH_MASK,
+ * MX_BAD_ENDPOINT, MX_BAD_REQUEST, MX_NO_RESOURCES.
+ */
+mx_return_t mx_irecv(mx_endpoint_t endpoint, mx_segment_t *segments_list,
+		uint32_t segments_count, uint64_t match_recv,
+		uint64_t match_mask, void *context, mx_request_t *request);
+
+/**
+ * Sets *result to non-zero if the send request is buffered or complete
+ * (its buffers may be reused).
+ */
+mx_return_t mx_ibuffered(mx_endpoint_t endpoint, mx_request_t *request,
+		uint32_t *result);
+
+/**
+ * Makes progress and, if *request is complete, fills *status, releases the
+ * request and sets *result to 1; otherwise *result is 0.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST.
+ */
+mx_return_t mx_test(mx_endpoint_t endpoint, mx_request_t *request,
+		mx_status_t *status, uint32_t *result);
+
+/**
+ * Like mx_test(), but waits up to 'timeout' milliseconds (MX_INFINITE: no
+ * limit).  Polls first, then releases the CPU between polls.
+ */
+mx_return_t mx_wait(mx_endpoint_t endpoint, mx_request_t *request,
+		uint32_t timeout, mx_status_t *status, uint32_t *result);
+
+/**
+ * Sets *request to a request of this endpoint that is complete and
+ * *result to 1, or *result to 0 if there is none.  Does not release it.
+ */
+mx_return_t mx_ipeek(mx_endpoint_t endpoint, mx_request_t *request,
+		uint32_t *result);
+
+/** Like mx_ipeek(), but waits up to 'timeout' milliseconds. */
+mx_return_t mx_peek(mx_endpoint_t endpoint, uint32_t timeout,
+		mx_request_t *request, uint32_t *result);
+
+/**
+ * Reports, without receiving it, the first message that a receive with
+ * these match arguments would match: *result 1 and *status filled.
+ */
+mx_return_t mx_iprobe(mx_endpoint_t endpoint, uint64_t match_recv,
+		uint64_t match_mask, mx_status_t *status, uint32_t *result);
+
+/** Like mx_iprobe(), but waits up to 'timeout' milliseconds. */
+mx_return_t mx_probe(mx_endpoint_t endpoint, uint32_t timeout,
+		uint64_t match_recv, uint64_t match_mask, mx_status_t *status,
+		uint32_t *result);
+
+/**
+ * Cancels a pending receive that has not matched yet: *result 1 and the
+ * request is released; 0 if it was too late (complete it with mx_test()).
+ * Sends cannot be cancelled (*result 0).
+ */
+mx_return_t mx_cancel(mx_endpoint_t endpoint, mx_request_t *request,
+		uint32_t *result);
+
+/** Returns the context pointer given when the request was posted. */
+mx_return_t mx_context(mx_request_t *request, void **context);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MYRIEXPRESS_H */

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Library set-up, error handling, information and naming calls.
+ *
+ * Internal functions return 0 or a negated mx_return_t.  An API function
+ * turns that into its return value in one place, mxd_error(), which also
+ * calls the error handler in force: the endpoint's own
+ * (MX_PARAM_ERROR_HANDLER) or the library's.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mxd.h"
+
+static mx_return_t
+errors_are_fatal(char *str, mx_return_t ret)
+{
+	fprintf(stderr, "MX: fatal error %d (%s): %s\n", ret,
+			mx_strerror(ret), str);
+	exit(1);
+}
+
+static mx_return_t
+errors_return(char *str, mx_return_t ret)
+{
+	(void)str;
+	return ret;
+}
+
+mx_error_handler_t MX_ERRORS_ARE_FATAL = errors_are_fatal;
+mx_error_handler_t MX_ERRORS_RETURN = errors_return;
+
+static mx_error_handler_t handler;	/* NULL: MX_ERRORS_ARE_FATAL */
+
+mx_error_handler_t
+mx_set_error_handler(mx_error_handler_t h)
+{
+	mx_error_handler_t old = handler ? handler : MX_ERRORS_ARE_FATAL;
+
+	handler = h;
+	return old;
+}
+
+mx_return_t
+mxd_error(struct mx_endpoint *ep, mx_return_t rc, const char *fmt, ...)
+{
+	mx_error_handler_t h = ep && ep->handler ? ep->handler : handler;
+	char msg[256];
+	va_list ap;
+
+	if (rc == MX_SUCCESS)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (h == NULL)
+		h = MX_ERRORS_ARE_FATAL;
+	return h(msg, rc);
+}
+
+const char *
+mx_strerror(mx_return_t rc)
+{
+	static const char *const s[] = {
+		[MX_SUCCESS] = "Success",
+		[MX_BAD_BAD_BAD] = "Internal error",
+		[MX_FAILURE] = "Failure",
+		[MX_ALREADY_INITIALIZED] = "Already initialized",
+		[MX_NOT_INITIALIZED] = "Not initialized",
+		[MX_NO_DEV] = "No DPDK device (port) available",
+		[MX_NO_DRIVER] = "No driver",
+		[MX_NO_PERM] = "Permission denied",
+		[MX_BOARD_UNKNOWN] = "Unknown board",
+		[MX_BAD_ENDPOINT] = "Bad endpoint",
+		[MX_BAD_SEG_LIST] = "Bad segment list",
+		[MX_BAD_SEG_MEM] = "Bad segment memory",
+		[MX_BAD_SEG_CNT] = "Bad segment count",
+		[MX_BAD_REQUEST] = "Bad request",
+		[MX_BAD_MATCH_MASK] = "Bad match mask",
+		[MX_NO_RESOURCES] = "No resources",
+		[MX_BAD_ADDR_LIST] = "Bad address list",
+		[MX_BAD_ADDR_COUNT] = "Bad address count",
+		[MX_BAD_ROOT] = "Bad root",
+		[MX_NOT_COMPLETED] = "Not completed",
+		[MX_BUSY] = "Busy",
+		[MX_BAD_INFO_KEY] = "Bad info key",
+		[MX_BAD_INFO_VAL] = "Bad info value",
+		[MX_BAD_NIC] = "Bad NIC",
+		[MX_BAD_PARAM_LIST] = "Bad parameter list",
+		[MX_BAD_PARAM_NAME] = "Bad parameter name",
+		[MX_BAD_PARAM_VAL] = "Bad parameter value",
+		[MX_BAD_HOSTNAME_ARGS] = "Bad hostname arguments",
+		[MX_HOST_NOT_FOUND] = "Host not found",
+		[MX_REQUEST_PENDING] = "Request pending",
+		[MX_TIMEOUT] = "Timeout",
+		[MX_NO_MATCH] = "No match",
+		[MX_BAD_ENDPOINT_ID] = "Bad endpoint id",
+		[MX_CONNECTION_FAILED] = "Connection failed",
+		[MX_BAD_CONNECTION_KEY] = "Bad connection key",
+		[MX_BAD_INFO_LENGTH] = "Bad info length",
+		[MX_NIC_NOT_FOUND] = "NIC not found",
+		[MX_BAD_KERNEL_VERSION] = "Bad kernel version",
+		[MX_BAD_LIB_VERSION] = "Bad library version",
+		[MX_NIC_DEAD] = "NIC dead",
+		[MX_CANCEL_NOT_SUPPORTED] = "Cancel not supported",
+		[MX_CLOSE_IN_HANDLER] = "Close in handler",
+		[MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK] =
+			"Bad matching for context id mask",
+		[MX_NOT_SUPPORTED_WITH_CONTEXT_ID] =
+			"Not supported with context id",
+	};
+
+	if ((unsigned)rc >= sizeof(s) / sizeof(s[0]) || s[rc] == NULL)
+		return "Unknown error";
+	return s[rc];
+}
+
+const char *
+mx_strstatus(mx_status_code_t st)
+{
+	static const char *const s[] = {
+		[MX_STATUS_SUCCESS] = "Success",
+		[MX_STATUS_PENDING] = "Pending",
+		[MX_STATUS_BUFFERED] = "Buffered",
+		[MX_STATUS_REJECTED] = "Rejected",
+		[MX_STATUS_TIMEOUT] = "Timeout",
+		[MX_STATUS_TRUNCATED] = "Truncated",
+		[MX_STATUS_CANCELLED] = "Cancelled",
+		[MX_STATUS_ENDPOINT_UNKNOWN] = "Endpoint unknown",
+		[MX_STATUS_ENDPOINT_CLOSED] = "Endpoint closed",
+		[MX_STATUS_ENDPOINT_UNREACHABLE] = "Endpoint unreachable",
+		[MX_STATUS_BAD_SESSION] = "Bad session",
+		[MX_STATUS_BAD_KEY] = "Bad key",
+		[MX_STATUS_BAD_ENDPOINT] = "Bad endpoint",
+		[MX_STATUS_BAD_RDMAWIN] = "Bad RDMA window",
+		[MX_STATUS_ABORTED] = "Aborted",
+		[MX_STATUS_EVENTQ_FULL] = "Event queue full",
+		[MX_STATUS_NO_RESOURCES] = "No resources",
+	};
+
+	if ((unsigned)st >= sizeof(s) / sizeof(s[0]) || s[st] == NULL)
+		return "Unknown status";
+	return s[st];
+}
+
+const char *
+mxd_counter_name(unsigned c)
+{
+	static const char *const s[MXD_C_DROP_BASE] = {
+		[MXD_C_TX_FRAMES] = "tx frames",
+		[MXD_C_RX_FRAMES] = "rx frames",
+		[MXD_C_TX_MSGS] = "tx messages",
+		[MXD_C_RX_MSGS] = "rx messages",
+		[MXD_C_LOOP_FRAMES] = "loopback frames",
+		[MXD_C_ACKS_SENT] = "explicit acks sent",
+		[MXD_C_ACKS_PIGGY] = "acks piggybacked",
+		[MXD_C_UNEXP_MSGS] = "unexpected messages",
+		[MXD_C_EARLY_MSGS] = "early messages",
+		[MXD_C_TX_STALLS] = "tx ring full",
+		[MXD_C_BAD_ACK] = "bad acks",
+		[MXD_C_CONN_REQ] = "connect requests sent",
+		[MXD_C_DISCOVERY] = "discovery frames sent",
+	};
+
+	if (c < MXD_C_DROP_BASE)
+		return s[c];
+	if (c < MXD_C_MAX)
+		return mxd_drop_name((enum mxd_drop)(c - MXD_C_DROP_BASE));
+	return "?";
+}
+
+/* ---- init / finalize ---------------------------------------------------- */
+
+static int
+lib_start(struct mxd_lib *lib)
+{
+	struct mxd_glue_conf gc = {
+		.eal_args = lib->conf.dpdk_args, .mtu = lib->conf.mtu,
+		.nb_mbufs = lib->conf.nb_mbufs, .nb_rxd = 1024, .nb_txd = 1024,
+		.keep_affinity = 1,
+	};
+	int ret = mxd_glue_eal_init(&gc, &lib->eal_reused);
+
+	if (ret == 0)
+		ret = mxd_glue_ports_open(&gc, &lib->links, &lib->nlinks);
+	if (ret < 0) {
+		fprintf(stderr, "mx: %s\n", mxd_glue_error());
+		return -MX_NO_DEV;
+	}
+	if (lib->nlinks == 0) {
+		fprintf(stderr, "mx: DPDK found no port; give one in "
+				"MX_DPDK_ARGS (e.g. --vdev=net_memif0,...)\n");
+		return -MX_NO_DEV;
+	}
+	if (lib->conf.link_wait_ms)
+		mxd_glue_links_wait(lib->links, lib->nlinks,
+				lib->conf.link_wait_ms);
+	return 0;
+}
+
+static void
+print_boards(const struct mxd_lib *lib)
+{
+	for (unsigned i = 0; i < lib->nboards; i++) {
+		const struct mxd_board *b = lib->boards[i];
+
+		fprintf(stderr, "mx: board %u %s nic %012llx ports %u frag %u "
+				"eager max %u\n", i, b->name,
+				(unsigned long long)b->nic_id, b->nports,
+				b->frag_max, b->eager_max);
+	}
+}
+
+mx_return_t
+mx_init(void)
+{
+	struct mxd_lib *lib = &mxd_lib;
+	int ret;
+
+	if (lib->initialized)
+		return mxd_error(NULL, MX_ALREADY_INITIALIZED,
+				"mx_init: already initialized");
+	ret = mxd_config_load(&lib->conf);
+	if (ret == 0)
+		ret = lib_start(lib);
+	if (ret == 0) {
+		mxd_naming_init();
+		ret = mxd_boards_init(lib);
+	}
+	if (ret == 0 && lib->conf.peers_file != NULL &&
+			mxd_naming_load_file(lib->conf.peers_file) < 0)
+		ret = -MX_BAD_PARAM_VAL;
+	if (ret < 0) {
+		mxd_boards_fini(lib);
+		return mxd_error(NULL, (mx_return_t)-ret,
+				"mx_init failed (see messages above)");
+	}
+	for (unsigned i = 0; i < lib->nboards; i++)
+		mxd_naming_announce(lib->boards[i], NULL);
+	if (lib->conf.verbose)
+		print_boards(lib);
+	lib->initialized = 1;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_finalize(void)
+{
+	struct mxd_lib *lib = &mxd_lib;
+
+	if (!lib->initialized)
+		return mxd_error(NULL, MX_NOT_INITIALIZED,
+				"mx_finalize: not initialized");
+	for (unsigned i = 0; i < lib->nboards; i++)
+		for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++)
+			if (lib->boards[i]->ep[e] != NULL)
+				mx_close_endpoint(lib->boards[i]->ep[e]);
+	mxd_boards_fini(lib);
+	lib->initialized = 0;
+	return MX_SUCCESS;
+}
+
+/* ---- naming ------------------------------------------------------------- */
+
+mx_return_t
+mx_hostname_to_nic_id(char *hostname, uint64_t *nic_id)
+{
+	uint64_t nic;
+	int ret;
+
+	if (!mxd_lib.initialized)
+		return mxd_error(NULL, MX_NOT_INITIALIZED,
+				"mx_hostname_to_nic_id: not initialized");
+	if (hostname == NULL || nic_id == NULL ||
+			strlen(hostname) >= MXD_NAME_LEN)
+		return mxd_error(NULL, MX_BAD_HOSTNAME_ARGS,
+				"mx_hostname_to_nic_id: bad arguments");
+	ret = mxd_naming_resolve(hostname, mxd_lib.conf.discovery_ms, &nic);
+	if (ret < 0)
+		return mxd_error(NULL, MX_HOST_NOT_FOUND,
+				"mx_hostname_to_nic_id: %s not found", hostname);
+	*nic_id = nic;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_nic_id_to_hostname(uint64_t nic_id, char *hostname)
+{
+	const struct mxd_peer *p;
+
+	if (!mxd_lib.initialized)
+		return mxd_error(NULL, MX_NOT_INITIALIZED,
+				"mx_nic_id_to_hostname: not initialized");
+	if (hostname == NULL)
+		return mxd_error(NULL, MX_BAD_HOSTNAME_ARGS,
+				"mx_nic_id_to_hostname: NULL hostname");
+	p = mxd_naming_by_nic(nic_id);
+	if (p == NULL || p->name[0] == '\0')
+		return mxd_error(NULL, MX_HOST_NOT_FOUND,
+				"mx_nic_id_to_hostname: %012llx not found",
+				(unsigned long long)nic_id);
+	snprintf(hostname, MX_MAX_HOSTNAME_LEN, "%s", p->name);
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_board_number_to_nic_id(uint32_t board, uint64_t *nic_id)
+{
+	if (!mxd_lib.initialized || board >= mxd_lib.nboards ||
+			nic_id == NULL)
+		return mxd_error(NULL, MX_BOARD_UNKNOWN,
+				"mx_board_number_to_nic_id: no board %u", board);
+	*nic_id = mxd_lib.boards[board]->nic_id;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_nic_id_to_board_number(uint64_t nic_id, uint32_t *board)
+{
+	struct mxd_board *b = mxd_lib.initialized ?
+		mxd_board_by_nic(nic_id) : NULL;
+
+	if (b == NULL || board == NULL)
+		return mxd_error(NULL, MX_BOARD_UNKNOWN,
+				"mx_nic_id_to_board_number: no board %012llx",
+				(unsigned long long)nic_id);
+	*board = b->index;
+	return MX_SUCCESS;
+}

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mx-dpdk core: where the MX API meets the protocol (proto/) and the links
+ * (pmd-glue/).  Internal; every symbol carries the mxd_ prefix.
+ *
+ * Objects and who owns them:
+ *   board     a group of links (DPDK ports) with one NIC id and name; owns
+ *             the per-link tx queues, the loopback ring and the counters.
+ *   endpoint  (struct mx_endpoint) an MX endpoint on a board: partner
+ *             table, posted-receive queue, unexpected queue, completion
+ *             list, request pool.
+ *   partner   one remote (or local) endpoint this endpoint talks to: send
+ *             and receive windows, the frames kept until acknowledged.
+ *   request   (struct mx_request) one isend/irecv.
+ *
+ * A message's path: mx_isend -> mxd_send_post -> frames into the link's
+ * tx queue -> burst at the end of the call.  A frame's path: rx burst ->
+ * mxd_wire_parse -> dispatch by type -> receive window -> match ->
+ * copy into the request or the unexpected queue -> completion list.
+ */
+#ifndef MXD_H
+#define MXD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "myriexpress.h"
+#include "list.h"
+#include "glue.h"
+#include "wire.h"
+#include "rxwin.h"
+#include "txwin.h"
+
+#define MXD_MAX_BOARDS		8
+#define MXD_BOARD_PORTS		8
+#define MXD_MAX_PARTNERS	1024	/* per endpoint */
+#define MXD_TXQ_SIZE		1024	/* frames queued per link, 2^n */
+#define MXD_LOOP_SIZE		1024	/* loopback ring, 2^n */
+#define MXD_BURST		32
+#define MXD_SEG_INLINE		4
+#define MXD_MAX_PEERS		256
+#define MXD_MAX_SEGMENTS	256
+
+/* ---- settings (config.c) ------------------------------------------------ */
+
+struct mxd_config {
+	const char *dpdk_args;		/* MX_DPDK_ARGS */
+	char hostname[MX_MAX_HOSTNAME_LEN];	/* MX_HOSTNAME */
+	const char *boards;		/* MX_BOARDS */
+	const char *peers_file;		/* MX_PEERS_FILE */
+	uint32_t eager_max;		/* MX_RNDV_THRESHOLD */
+	uint32_t mtu;			/* MX_MTU, 0: the port's */
+	uint32_t unexp_max;		/* MX_UNEXP_QUEUE_MAX, bytes */
+	uint32_t spin_us;		/* MX_SPIN_US */
+	uint32_t discovery_ms;		/* MX_DISCOVERY_MS */
+	uint32_t link_wait_ms;		/* MX_LINK_WAIT_MS */
+	uint32_t ack_delay_us;		/* MX_ACK_DELAY_US */
+	uint32_t connect_retry_ms;	/* MX_CONNECT_RETRY_MS */
+	uint32_t nb_mbufs;		/* MX_MBUFS */
+	uint32_t verbose;		/* MX_VERBOSE */
+};
+
+/* One row per setting: name, value as text, what it does. */
+struct mxd_setting {
+	const char *name;
+	char value[160];
+	const char *help;
+};
+
+int mxd_config_load(struct mxd_config *c);
+unsigned mxd_config_describe(const struct mxd_config *c,
+		struct mxd_setting *rows, unsigned max);
+
+/* ---- counters ----------------------------------------------------------- */
+
+enum mxd_counter {
+	MXD_C_TX_FRAMES,
+	MXD_C_RX_FRAMES,
+	MXD_C_TX_MSGS,
+	MXD_C_RX_MSGS,
+	MXD_C_LOOP_FRAMES,
+	MXD_C_ACKS_SENT,
+	MXD_C_ACKS_PIGGY,
+	MXD_C_UNEXP_MSGS,
+	MXD_C_EARLY_MSGS,
+	MXD_C_TX_STALLS,
+	MXD_C_BAD_ACK,
+	MXD_C_CONN_REQ,
+	MXD_C_DISCOVERY,
+	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
+	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
+};
+
+const char *mxd_counter_name(unsigned c);
+
+/* ---- boards (board.c) --------------------------------------------------- */
+
+struct mxd_txq {
+	uint32_t head, tail;		/* free-running */
+	struct mxd_frame f[MXD_TXQ_SIZE];
+};
+
+struct mxd_board {
+	unsigned index;
+	uint64_t nic_id;
+	char name[MX_MAX_HOSTNAME_LEN];
+	unsigned nports;
+	struct mxd_link *port[MXD_BOARD_PORTS];
+	unsigned link_index[MXD_BOARD_PORTS];	/* index in the global table */
+	uint32_t frag_max;		/* eager payload per frame */
+	uint32_t eager_max;		/* largest eager message */
+	struct mx_endpoint *ep[MX_MAX_ENDPOINTS];
+	struct mxd_txq txq[MXD_BOARD_PORTS];
+	uint32_t loop_head, loop_tail;
+	struct mxd_frame loop[MXD_LOOP_SIZE];
+	uint64_t counters[MXD_C_MAX];
+};
+
+struct mxd_lib {
+	int initialized;
+	struct mxd_config conf;
+	unsigned nboards;
+	struct mxd_board *boards[MXD_MAX_BOARDS];
+	struct mxd_link *links;
+	unsigned nlinks;
+	int eal_reused;
+};
+
+extern struct mxd_lib mxd_lib;
+
+int mxd_boards_init(struct mxd_lib *lib);
+void mxd_boards_fini(struct mxd_lib *lib);
+struct mxd_board *mxd_board_by_nic(uint64_t nic_id);
+
+/* Queues frames for a port; returns how many fitted. */
+unsigned mxd_txq_room(const struct mxd_board *b, unsigned port);
+void mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f);
+void mxd_loop_push(struct mxd_board *b, struct mxd_frame *f);
+unsigned mxd_loop_room(const struct mxd_board *b);
+void mxd_board_flush(struct mxd_board *b);
+/* One pass: rx bursts on every port and the loopback ring, timers, tx. */
+void mxd_board_progress(struct mxd_board *b);
+int mxd_board_port_up(struct mxd_board *b, unsigned port);
+
+/* Allocates one frame on a port with the common header written; the
+ * caller appends 'body' bytes after MXD_HDRS_LEN. */
+int mxd_frame_start(struct mxd_board *b, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], const struct mxd_hdr_args *a,
+		uint16_t body, struct mxd_frame *f);
+
+static inline void
+mxd_count(struct mxd_board *b, enum mxd_counter c)
+{
+	b->counters[c]++;
+}
+
+/* ---- naming and discovery (naming.c) ------------------------------------ */
+
+struct mxd_peer {
+	uint64_t nic_id;
+	char name[MX_MAX_HOSTNAME_LEN];
+	uint32_t seen;			/* bit per global link */
+	uint8_t mac[MXD_GLUE_MAX_PORTS][MXD_ETH_ALEN];
+};
+
+void mxd_naming_init(void);
+void mxd_naming_add(uint64_t nic_id, const char *name, int link,
+		const uint8_t mac[MXD_ETH_ALEN]);
+int mxd_naming_load_file(const char *path);
+const struct mxd_peer *mxd_naming_by_nic(uint64_t nic_id);
+const struct mxd_peer *mxd_naming_by_name(const char *name);
+unsigned mxd_naming_count(void);
+const struct mxd_peer *mxd_naming_get(unsigned i);
+void mxd_naming_announce(struct mxd_board *b, const char *want);
+void mxd_naming_rx(struct mxd_board *b, unsigned port,
+		const struct mxd_pkt *pkt);
+/* Resolves a name, querying the wire for up to ms milliseconds. */
+int mxd_naming_resolve(const char *name, uint32_t ms, uint64_t *nic_id);
+
+/* ---- requests (request.c) ------------------------------------------------ */
+
+enum mxd_req_type {
+	MXD_REQ_SEND = 1,
+	MXD_REQ_RECV,
+};
+
+enum mxd_req_state {
+	MXD_RS_FREE = 0,	/* in the pool */
+	MXD_RS_QUEUED,		/* send waiting for window or tx space */
+	MXD_RS_POSTED,		/* receive in the posted queue */
+	MXD_RS_MATCHED,		/* receive matched, data arriving */
+	MXD_RS_COMPLETE,	/* on the completion list */
+};
+
+struct mx_request {
+	struct mxd_list link;		/* posted queue or partner's sendq */
+	struct mxd_list done;		/* endpoint completion list */
+	struct mx_endpoint *ep;
+	uint8_t type;
+	uint8_t state;
+	uint32_t nseg;
+	uint32_t length;		/* sum of the segments */
+	mx_segment_t *segs;
+	mx_segment_t seg_inline[MXD_SEG_INLINE];
+	uint64_t match_recv;		/* send: match_info; recv: value */
+	uint64_t match_mask;
+	struct mxd_partner *partner;	/* send: destination */
+	mx_status_t status;
+	struct mx_request *pool_next;
+};
+
+struct mxd_reqpool {
+	struct mx_request *free;
+	struct mxd_list chunks;
+	uint32_t allocated;
+};
+
+void mxd_reqpool_init(struct mxd_reqpool *p);
+void mxd_reqpool_fini(struct mxd_reqpool *p);
+struct mx_request *mxd_req_get(struct mx_endpoint *ep, enum mxd_req_type t,
+		void *context);
+void mxd_req_put(struct mx_request *r);
+void mxd_req_set_state(struct mx_request *r, enum mxd_req_state s);
+int mxd_req_set_segs(struct mx_request *r, const mx_segment_t *segs,
+		uint32_t n);
+void mxd_req_complete(struct mx_request *r, mx_status_code_t code);
+/* Copies 'len' bytes into the request's segments at message offset 'off'
+ * (bytes past the request's length are dropped: truncation). */
+void mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
+		uint32_t len);
+/* Copies 'len' bytes of the request's segments at offset 'off' to dst. */
+void mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
+		uint32_t len);
+
+/* ---- buffers for unexpected and early messages (unexp.c) ---------------- */
+
+struct mxd_unexp {
+	struct mxd_list link;		/* endpoint's unexpected queue */
+	struct mxd_partner *partner;
+	uint64_t match;
+	uint32_t msg_len;
+	uint8_t complete;
+	uint8_t queued;			/* on the unexpected queue */
+	uint8_t cls;			/* buffer size class */
+	struct mx_request *req;		/* receive waiting for the rest */
+	uint8_t *buf;
+	struct mxd_unexp *pool_next;
+};
+
+struct mxd_bufpool {
+	struct mxd_unexp *free_unexp;
+	uint8_t *free_buf[32];		/* one free list per size class */
+};
+
+void mxd_bufpool_fini(struct mxd_bufpool *p);
+struct mxd_unexp *mxd_unexp_get(struct mx_endpoint *ep, uint32_t len);
+void mxd_unexp_put(struct mx_endpoint *ep, struct mxd_unexp *u);
+/* Delivers a complete unexpected message to a receive and frees it. */
+void mxd_unexp_deliver(struct mx_endpoint *ep, struct mxd_unexp *u,
+		struct mx_request *r);
+
+/* ---- partners and endpoints (endpoint.c) -------------------------------- */
+
+struct mxd_txrec {
+	uint32_t seq;
+	uint32_t nframes;
+	struct mxd_txrec *pool_next;
+	struct mxd_frame frames[MXD_MAX_FRAGS];
+};
+
+enum mxd_owner_kind {
+	MXD_OWN_NONE = 0,
+	MXD_OWN_REQ,
+	MXD_OWN_UNEXP,
+};
+
+struct mxd_partner {
+	struct mx_endpoint *ep;
+	uint16_t index;			/* ours, sent as src_peer */
+	uint16_t remote_index;		/* theirs, sent as dst_peer */
+	uint64_t nic_id;
+	uint32_t remote_ep;
+	uint32_t remote_filter;
+	uint32_t remote_session;	/* 0 until known */
+	uint8_t connected;
+	uint8_t local;			/* same board, same process */
+	int port;			/* board port to use, -1 unknown */
+	uint8_t mac[MXD_ETH_ALEN];
+	struct mxd_txwin tx;
+	struct mxd_rxwin rx;
+	struct mxd_txrec *inflight[MXD_WIN];
+	struct mxd_list sendq;		/* sends waiting for window/tx */
+	struct mxd_list sending;	/* on the endpoint's sending list */
+	struct mxd_list ackq;		/* on the endpoint's ack list */
+	uint32_t ack_sent;		/* last cumulative ack sent */
+	uint64_t ack_due;		/* ns: send an explicit ack by then */
+	uint8_t ack_queued;
+	uint32_t conn_id;		/* connect in progress */
+	int conn_status;		/* -1 waiting, else enum mxd_conn_status */
+};
+
+struct mx_endpoint {
+	struct mxd_board *board;
+	uint32_t id;
+	uint32_t filter;
+	uint32_t session;
+	mx_error_handler_t handler;	/* NULL: the library's */
+	uint32_t unexp_max;
+	uint32_t unexp_bytes;
+	uint32_t npartners;
+	struct mxd_partner *partners[MXD_MAX_PARTNERS];
+	struct mxd_list posted;		/* receives, in post order */
+	struct mxd_list unexp;		/* unexpected messages, match order */
+	struct mxd_list done;		/* completed requests */
+	struct mxd_list acks;		/* partners owing an ack */
+	struct mxd_list sending;	/* partners with queued sends */
+	struct mxd_reqpool reqs;
+	struct mxd_bufpool bufs;
+	struct mxd_txrec *free_txrec;
+	struct mxd_list txrec_chunks;
+	uint32_t next_conn_id;
+	volatile int wakeup;
+};
+
+struct mxd_partner *mxd_partner_find(struct mx_endpoint *ep, uint64_t nic,
+		uint32_t remote_ep);
+struct mxd_partner *mxd_partner_new(struct mx_endpoint *ep, uint64_t nic,
+		uint32_t remote_ep);
+void mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session);
+struct mxd_partner *mxd_addr_partner(struct mx_endpoint *ep,
+		const mx_endpoint_addr_t *a);
+void mxd_partner_addr(const struct mxd_partner *p, mx_endpoint_addr_t *a);
+struct mxd_txrec *mxd_txrec_get(struct mx_endpoint *ep);
+void mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r);
+int mxd_connect(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep,
+		uint32_t filter, uint32_t timeout_ms, struct mxd_partner **out);
+
+/* ---- protocol engine (send.c, recv.c) ----------------------------------- */
+
+/* Fills the common header arguments for a frame to partner p. */
+void mxd_hdr_for(struct mxd_partner *p, uint8_t type,
+		struct mxd_hdr_args *a);
+/* Sends a frame built by mxd_frame_start to p (wire or loopback). */
+void mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f);
+int mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
+		struct mxd_frame *f);
+int mxd_send_post(struct mx_request *r);
+void mxd_send_pump(struct mxd_partner *p);
+void mxd_sends_pump(struct mx_endpoint *ep);
+void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
+void mxd_ack_send(struct mxd_partner *p);
+void mxd_acks_flush(struct mx_endpoint *ep, uint64_t now);
+
+void mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f);
+void mxd_recv_post(struct mx_request *r);
+int mxd_match(uint64_t match, uint64_t value, uint64_t mask);
+
+/* ---- progress and time (progress.c) -------------------------------------- */
+
+uint64_t mxd_now_ns(void);
+void mxd_progress(struct mx_endpoint *ep);
+/* Runs progress until done(arg) or timeout_ms (0: none) passes; spins
+ * first, then sleeps between polls.  Returns 1 if done. */
+int mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
+		uint32_t timeout_ms);
+
+/* ---- errors (init.c) ------------------------------------------------------ */
+
+/* Reports an error through the handler in force; returns rc. */
+mx_return_t mxd_error(struct mx_endpoint *ep, mx_return_t rc,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif /* MXD_H */

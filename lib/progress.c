@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Progress and blocking.  There is no thread of our own: every API call
+ * that may need the network runs a progress pass (rx bursts, acks, queued
+ * sends, tx bursts).  Blocking calls poll for MX_SPIN_US, then sleep a
+ * little between polls so that an idle process leaves the CPU, and give up
+ * at their timeout.
+ */
+#include <time.h>
+
+#include "mxd.h"
+
+#define SLEEP_NS	50000	/* between polls once the spin is over */
+
+uint64_t
+mxd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void
+mxd_progress(struct mx_endpoint *ep)
+{
+	struct mxd_board *b = ep->board;
+
+	mxd_board_progress(b);
+	if (!mxd_list_empty(&ep->sending)) {
+		mxd_sends_pump(ep);
+		mxd_board_flush(b);
+	}
+}
+
+int
+mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
+		uint32_t timeout_ms)
+{
+	uint64_t start = mxd_now_ns(), now;
+	uint64_t spin = (uint64_t)mxd_lib.conf.spin_us * 1000u;
+	uint64_t limit = (uint64_t)timeout_ms * 1000000u;
+	struct timespec nap = { 0, SLEEP_NS };
+
+	ep->wakeup = 0;
+	for (;;) {
+		mxd_progress(ep);
+		if (done(arg))
+			return 1;
+		if (ep->wakeup) {
+			ep->wakeup = 0;
+			return 0;
+		}
+		now = mxd_now_ns();
+		if (timeout_ms != MX_INFINITE && now - start >= limit)
+			return 0;
+		if (now - start >= spin)
+			nanosleep(&nap, NULL);
+	}
+}

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receiving: frame dispatch, connect handling, eager reassembly, matching.
+ *
+ * Every frame is parsed once by mxd_wire_parse(); then the endpoint, its
+ * session and filter, and the partner (index, endpoint id, session) are
+ * checked before anything is done with it.  Each refusal is counted under
+ * its reason.
+ *
+ * An eager fragment goes through the partner's receive window, which
+ * says whether it is new, a duplicate or out of window.  The first
+ * fragment of the next message in sequence is matched at once: against
+ * the posted receives (data then goes straight into the user's buffers)
+ * or, failing that, into the unexpected queue.  A message that arrives
+ * ahead of an earlier one is held in a buffer until its turn to match.
+ */
+#include <string.h>
+
+#include "mxd.h"
+
+int
+mxd_match(uint64_t match, uint64_t value, uint64_t mask)
+{
+	return (match & mask) == value;
+}
+
+static void
+drop(struct mxd_board *b, enum mxd_drop why)
+{
+	mxd_count(b, (enum mxd_counter)(MXD_C_DROP_BASE + why));
+}
+
+/* ---- connect ---------------------------------------------------------- */
+
+static void
+conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
+		struct mx_endpoint *ep, struct mxd_partner *p, uint8_t status)
+{
+	struct mxd_hdr_args a = {
+		.type = MXD_T_CONN_REP, .src_ep = pkt->dst_ep,
+		.dst_ep = pkt->src_ep, .dst_peer = pkt->src_peer,
+		.src_peer = p ? p->index : MXD_NO_PEER,
+		.filter = pkt->u.conn.src_filter,
+		.src_session = ep ? ep->session : 0,
+		.dst_session = pkt->src_session,
+	};
+	int local = pkt->u.conn.src_nic == b->nic_id;
+	struct mxd_frame f;
+
+	if ((local ? mxd_loop_room(b) : mxd_txq_room(b, port)) == 0 ||
+			mxd_frame_start(b, port, pkt->eth->src, &a,
+				sizeof(struct mxd_conn_hdr), &f) < 0)
+		return;		/* the requester retries */
+	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
+			pkt->u.conn.conn_id, ep ? ep->filter : 0, status);
+	if (local)
+		mxd_loop_push(b, &f);
+	else
+		mxd_txq_push(b, port, &f);
+}
+
+/* Points p at the sender of pkt: session, index, route. */
+static void
+partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
+{
+	if (p->remote_session != pkt->src_session)
+		mxd_partner_reset(p, pkt->src_session);
+	p->remote_index = pkt->src_peer;
+	if (!p->local) {
+		p->port = (int)port;
+		memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);
+	} else {
+		memcpy(p->mac, p->ep->board->port[0]->mac, MXD_ETH_ALEN);
+	}
+	p->connected = 1;
+}
+
+static void
+rx_conn_req(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = pkt->dst_ep < MX_MAX_ENDPOINTS ?
+		b->ep[pkt->dst_ep] : NULL;
+	struct mxd_partner *p;
+
+	if (ep == NULL) {
+		conn_reply(b, port, pkt, NULL, NULL, MXD_CONN_CLOSED);
+		return;
+	}
+	if (pkt->filter != ep->filter) {
+		drop(b, MXD_DROP_FILTER);
+		conn_reply(b, port, pkt, ep, NULL, MXD_CONN_BAD_KEY);
+		return;
+	}
+	p = mxd_partner_find(ep, pkt->u.conn.src_nic, pkt->src_ep);
+	if (p == NULL)
+		p = mxd_partner_new(ep, pkt->u.conn.src_nic, pkt->src_ep);
+	if (p == NULL) {
+		conn_reply(b, port, pkt, ep, NULL, MXD_CONN_NO_RES);
+		return;
+	}
+	partner_learn(p, port, pkt);
+	p->remote_filter = pkt->u.conn.src_filter;
+	conn_reply(b, port, pkt, ep, p, MXD_CONN_OK);
+}
+
+static void
+rx_conn_rep(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = pkt->dst_ep < MX_MAX_ENDPOINTS ?
+		b->ep[pkt->dst_ep] : NULL;
+	struct mxd_partner *p;
+
+	if (ep == NULL || pkt->dst_session != ep->session) {
+		drop(b, MXD_DROP_ENDPOINT);
+		return;
+	}
+	if (pkt->dst_peer >= ep->npartners) {
+		drop(b, MXD_DROP_PEER);
+		return;
+	}
+	p = ep->partners[pkt->dst_peer];
+	if (p->conn_id == 0 || p->conn_id != pkt->u.conn.conn_id ||
+			p->nic_id != pkt->u.conn.src_nic ||
+			p->remote_ep != pkt->src_ep || p->conn_status >= 0) {
+		drop(b, MXD_DROP_PEER);		/* stale or forged reply */
+		return;
+	}
+	if (pkt->u.conn.status == MXD_CONN_OK)
+		partner_learn(p, port, pkt);
+	p->conn_status = pkt->u.conn.status;
+}
+
+/* ---- eager messages ------------------------------------------------------ */
+
+static struct mx_request *
+posted_find(struct mx_endpoint *ep, uint64_t match)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->posted) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+
+		if (mxd_match(match, r->match_recv, r->match_mask))
+			return r;
+	}
+	return NULL;
+}
+
+static void
+recv_matched(struct mx_request *r, struct mxd_partner *p, uint64_t match,
+		uint32_t len)
+{
+	mxd_list_del(&r->link);
+	mxd_req_set_state(r, MXD_RS_MATCHED);
+	mxd_partner_addr(p, &r->status.source);
+	r->status.match_info = match;
+	r->status.msg_length = len;
+	r->status.xfer_length = len < r->length ? len : r->length;
+}
+
+static void
+recv_finish(struct mx_request *r)
+{
+	mxd_req_complete(r, r->status.msg_length > r->length ?
+			MX_STATUS_TRUNCATED : MX_STATUS_SUCCESS);
+	mxd_count(r->ep->board, MXD_C_RX_MSGS);
+}
+
+/*
+ * Matches slot sl, the next message of p in sequence.  Its data so far is
+ * either nowhere (first fragment being handled) or in an early buffer.
+ */
+static int
+match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
+		struct mxd_rxslot *sl)
+{
+	struct mx_request *r = posted_find(ep, sl->match);
+	struct mxd_unexp *u = sl->owner;
+
+	if (r != NULL) {
+		recv_matched(r, p, sl->match, sl->msg_len);
+		if (u == NULL) {
+			sl->owner = r;
+			sl->owner_kind = MXD_OWN_REQ;
+		} else if (u->complete) {
+			mxd_unexp_deliver(ep, u, r);
+			mxd_count(ep->board, MXD_C_RX_MSGS);
+		} else {
+			u->req = r;
+		}
+	} else {
+		if (u == NULL) {
+			u = mxd_unexp_get(ep, sl->msg_len);
+			if (u == NULL)
+				return -1;
+			sl->owner = u;
+			sl->owner_kind = MXD_OWN_UNEXP;
+		}
+		u->partner = p;
+		u->match = sl->match;
+		u->queued = 1;
+		mxd_list_add_tail(&ep->unexp, &u->link);
+		mxd_count(ep->board, MXD_C_UNEXP_MSGS);
+	}
+	mxd_rxwin_matched(&p->rx, sl);
+	return 0;
+}
+
+/* A message ahead of its turn: hold its data in a buffer. */
+static int
+hold_early(struct mx_endpoint *ep, struct mxd_partner *p,
+		struct mxd_rxslot *sl)
+{
+	struct mxd_unexp *u = mxd_unexp_get(ep, sl->msg_len);
+
+	if (u == NULL)
+		return -1;
+	u->partner = p;
+	u->match = sl->match;
+	sl->owner = u;
+	sl->owner_kind = MXD_OWN_UNEXP;
+	mxd_count(ep->board, MXD_C_EARLY_MSGS);
+	return 0;
+}
+
+static void
+frag_store(struct mx_endpoint *ep, struct mxd_rxslot *sl,
+		const struct mxd_pkt *pkt)
+{
+	uint32_t off = pkt->u.eager.frag_off, len = pkt->u.eager.frag_len;
+
+	if (sl->owner_kind == MXD_OWN_REQ) {
+		struct mx_request *r = sl->owner;
+
+		mxd_req_scatter(r, off, pkt->payload, len);
+		if (sl->complete)
+			recv_finish(r);
+		return;
+	}
+	struct mxd_unexp *u = sl->owner;
+
+	memcpy(u->buf + off, pkt->payload, len);
+	if (!sl->complete)
+		return;
+	u->complete = 1;
+	if (u->req != NULL) {
+		mxd_unexp_deliver(ep, u, u->req);
+		mxd_count(ep->board, MXD_C_RX_MSGS);
+	}
+}
+
+/* Schedules an ack of everything received so far. */
+static void
+ack_schedule(struct mxd_partner *p, uint32_t delay_ns)
+{
+	uint32_t cum = mxd_rxwin_cum_ack(&p->rx);
+
+	if (cum - p->ack_sent >= MXD_WIN / 4) {
+		mxd_ack_send(p);
+		return;
+	}
+	if (!p->ack_queued) {
+		p->ack_due = mxd_now_ns() + delay_ns;
+		p->ack_queued = 1;
+		mxd_list_add_tail(&p->ep->acks, &p->ackq);
+	}
+}
+
+static void
+rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
+		const struct mxd_pkt *pkt)
+{
+	struct mxd_board *b = ep->board;
+	struct mxd_rxslot *sl = NULL;
+	enum mxd_rx_verdict v = mxd_rxwin_frag(&p->rx, pkt, &sl);
+
+	switch (v) {
+	case MXD_RX_DUP:
+		drop(b, MXD_DROP_DUP);
+		ack_schedule(p, 0);
+		return;
+	case MXD_RX_BAD:
+		drop(b, MXD_DROP_FRAG);
+		return;
+	case MXD_RX_WINDOW:
+		drop(b, MXD_DROP_WINDOW);
+		return;
+	case MXD_RX_NEW:
+		if ((sl->seq == p->rx.next_match ? match_slot(ep, p, sl) :
+					hold_early(ep, p, sl)) < 0) {
+			sl->active = 0;		/* forget it: resent later */
+			drop(b, MXD_DROP_NOBUF);
+			return;
+		}
+		break;
+	case MXD_RX_MORE:
+		break;
+	}
+	frag_store(ep, sl, pkt);
+	/* Later messages whose header is already here may now match. */
+	while ((sl = mxd_rxwin_matchable(&p->rx)) != NULL)
+		if (match_slot(ep, p, sl) < 0)
+			break;
+	mxd_rxwin_settle(&p->rx);
+	if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
+		ack_schedule(p, mxd_lib.conf.ack_delay_us * 1000u);
+}
+
+/* ---- dispatch ---------------------------------------------------------- */
+
+static struct mxd_partner *
+rx_partner(struct mxd_board *b, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = pkt->dst_ep < MX_MAX_ENDPOINTS ?
+		b->ep[pkt->dst_ep] : NULL;
+	struct mxd_partner *p;
+
+	if (ep == NULL || pkt->dst_session != ep->session) {
+		drop(b, MXD_DROP_ENDPOINT);
+		return NULL;
+	}
+	if (pkt->filter != ep->filter) {
+		drop(b, MXD_DROP_FILTER);
+		return NULL;
+	}
+	if (pkt->dst_peer >= ep->npartners) {
+		drop(b, MXD_DROP_PEER);
+		return NULL;
+	}
+	p = ep->partners[pkt->dst_peer];
+	if (p->remote_ep != pkt->src_ep || p->remote_session == 0 ||
+			p->remote_session != pkt->src_session) {
+		drop(b, MXD_DROP_PEER);
+		return NULL;
+	}
+	return p;
+}
+
+void
+mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+{
+	struct mxd_pkt pkt;
+	enum mxd_drop why = mxd_wire_parse(f->data, f->len, &pkt);
+	struct mxd_partner *p;
+
+	if (why != MXD_DROP_NONE) {
+		drop(b, why);
+		return;
+	}
+	switch (pkt.type) {
+	case MXD_T_DISCOVER:
+		mxd_naming_rx(b, port, &pkt);
+		return;
+	case MXD_T_CONN_REQ:
+		rx_conn_req(b, port, &pkt);
+		return;
+	case MXD_T_CONN_REP:
+		rx_conn_rep(b, port, &pkt);
+		return;
+	case MXD_T_EAGER:
+	case MXD_T_ACK:
+		p = rx_partner(b, &pkt);
+		if (p == NULL)
+			return;
+		if (pkt.flags & MXD_F_ACK_VALID)
+			mxd_send_acked(p, pkt.ack);
+		if (pkt.type == MXD_T_EAGER)
+			rx_eager(p->ep, p, &pkt);
+		return;
+	}
+	drop(b, MXD_DROP_TYPE);		/* the parser knows no other type */
+}
+
+/* ---- posting receives -------------------------------------------------- */
+
+static struct mxd_unexp *
+unexp_find(struct mx_endpoint *ep, uint64_t value, uint64_t mask)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->unexp) {
+		struct mxd_unexp *u = mxd_container_of(pos, struct mxd_unexp,
+				link);
+
+		if (mxd_match(u->match, value, mask))
+			return u;
+	}
+	return NULL;
+}
+
+void
+mxd_recv_post(struct mx_request *r)
+{
+	struct mx_endpoint *ep = r->ep;
+	struct mxd_unexp *u = unexp_find(ep, r->match_recv, r->match_mask);
+
+	if (u == NULL) {
+		mxd_req_set_state(r, MXD_RS_POSTED);
+		mxd_list_add_tail(&ep->posted, &r->link);
+		return;
+	}
+	mxd_list_del(&u->link);
+	u->queued = 0;
+	recv_matched(r, u->partner, u->match, u->msg_len);
+	if (u->complete) {
+		mxd_unexp_deliver(ep, u, r);
+		mxd_count(ep->board, MXD_C_RX_MSGS);
+	} else {
+		u->req = r;
+	}
+}

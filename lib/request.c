@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requests: a per-endpoint pool (grown in chunks, never freed per message)
+ * and the request state machine.
+ *
+ *   send:  QUEUED --> COMPLETE          (eager: complete once in frames)
+ *          (fresh) -> COMPLETE
+ *   recv:  POSTED --> MATCHED --> COMPLETE
+ *          (fresh) -> MATCHED            (matched an unexpected message)
+ *          POSTED --> COMPLETE           (cancel, close)
+ *
+ * mxd_req_set_state() is the only writer of r->state and asserts that the
+ * transition is one of these.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mxd.h"
+
+#define CHUNK	256
+
+struct chunk {
+	struct mxd_list link;
+	struct mx_request r[CHUNK];
+};
+
+void
+mxd_reqpool_init(struct mxd_reqpool *p)
+{
+	p->free = NULL;
+	p->allocated = 0;
+	mxd_list_init(&p->chunks);
+}
+
+void
+mxd_reqpool_fini(struct mxd_reqpool *p)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &p->chunks) {
+		struct chunk *c = mxd_container_of(pos, struct chunk, link);
+
+		for (unsigned i = 0; i < CHUNK; i++)
+			if (c->r[i].segs != c->r[i].seg_inline)
+				free(c->r[i].segs);
+		free(c);
+	}
+	mxd_reqpool_init(p);
+}
+
+static int
+pool_grow(struct mxd_reqpool *p)
+{
+	struct chunk *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return -1;
+	mxd_list_add_tail(&p->chunks, &c->link);
+	for (unsigned i = 0; i < CHUNK; i++) {
+		c->r[i].segs = c->r[i].seg_inline;
+		c->r[i].pool_next = p->free;
+		p->free = &c->r[i];
+	}
+	p->allocated += CHUNK;
+	return 0;
+}
+
+struct mx_request *
+mxd_req_get(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
+{
+	struct mxd_reqpool *p = &ep->reqs;
+	struct mx_request *r;
+
+	if (p->free == NULL && pool_grow(p) < 0)
+		return NULL;
+	r = p->free;
+	p->free = r->pool_next;
+	mxd_list_init(&r->link);
+	mxd_list_init(&r->done);
+	r->ep = ep;
+	r->type = (uint8_t)t;
+	r->state = MXD_RS_FREE;
+	r->partner = NULL;
+	memset(&r->status, 0, sizeof(r->status));
+	r->status.code = MX_STATUS_PENDING;
+	r->status.context = context;
+	return r;
+}
+
+void
+mxd_req_put(struct mx_request *r)
+{
+	struct mxd_reqpool *p = &r->ep->reqs;
+
+	mxd_list_del(&r->link);
+	mxd_list_del(&r->done);
+	if (r->segs != r->seg_inline) {
+		free(r->segs);
+		r->segs = r->seg_inline;
+	}
+	r->state = MXD_RS_FREE;
+	r->type = 0;
+	r->pool_next = p->free;
+	p->free = r;
+}
+
+static int
+transition_ok(const struct mx_request *r, enum mxd_req_state to)
+{
+	unsigned from = r->state;
+
+	switch (to) {
+	case MXD_RS_QUEUED:
+		return r->type == MXD_REQ_SEND && from == MXD_RS_FREE;
+	case MXD_RS_POSTED:
+		return r->type == MXD_REQ_RECV && from == MXD_RS_FREE;
+	case MXD_RS_MATCHED:
+		return r->type == MXD_REQ_RECV &&
+			(from == MXD_RS_FREE || from == MXD_RS_POSTED);
+	case MXD_RS_COMPLETE:
+		return from != MXD_RS_COMPLETE;
+	case MXD_RS_FREE:
+		return 0;
+	}
+	return 0;
+}
+
+void
+mxd_req_set_state(struct mx_request *r, enum mxd_req_state s)
+{
+	assert(transition_ok(r, s));
+	(void)transition_ok;
+	r->state = (uint8_t)s;
+}
+
+int
+mxd_req_set_segs(struct mx_request *r, const mx_segment_t *segs, uint32_t n)
+{
+	uint64_t total = 0;
+
+	if (n > MXD_SEG_INLINE) {
+		r->segs = malloc(n * sizeof(*segs));
+		if (r->segs == NULL) {
+			r->segs = r->seg_inline;
+			return -MX_NO_RESOURCES;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		r->segs[i] = segs[i];
+		total += segs[i].segment_length;
+	}
+	if (total > UINT32_MAX)
+		return -MX_BAD_SEG_LIST;
+	r->nseg = n;
+	r->length = (uint32_t)total;
+	return 0;
+}
+
+void
+mxd_req_complete(struct mx_request *r, mx_status_code_t code)
+{
+	mxd_req_set_state(r, MXD_RS_COMPLETE);
+	r->status.code = code;
+	mxd_list_del(&r->link);
+	mxd_list_add_tail(&r->ep->done, &r->done);
+}
+
+/* Walks the segments over message bytes [off, off + len). */
+static void
+seg_walk(const struct mx_request *r, uint32_t off, uint8_t *ext, uint32_t len,
+		int to_req)
+{
+	for (uint32_t i = 0; i < r->nseg && len > 0; i++) {
+		uint32_t sl = r->segs[i].segment_length, n;
+		uint8_t *sp = r->segs[i].segment_ptr;
+
+		if (off >= sl) {
+			off -= sl;
+			continue;
+		}
+		n = sl - off < len ? sl - off : len;
+		if (to_req)
+			memcpy(sp + off, ext, n);
+		else
+			memcpy(ext, sp + off, n);
+		ext += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+void
+mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
+		uint32_t len)
+{
+	if (off >= r->length)
+		return;
+	if (len > r->length - off)
+		len = r->length - off;
+	if (r->nseg == 1) {
+		memcpy((uint8_t *)r->segs[0].segment_ptr + off, src, len);
+		return;
+	}
+	seg_walk(r, off, (uint8_t *)(uintptr_t)src, len, 1);
+}
+
+void
+mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
+		uint32_t len)
+{
+	if (r->nseg == 1) {
+		memcpy(dst, (const uint8_t *)r->segs[0].segment_ptr + off, len);
+		return;
+	}
+	seg_walk(r, off, dst, len, 0);
+}

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sending: eager messages, acknowledgements, the send window.
+ *
+ * An eager message is cut into fragments of the board's frag_max bytes,
+ * each copied once from the user's buffers into a frame.  The frames are
+ * kept (one extra reference) until the partner acknowledges the message's
+ * sequence number, so the send completes as soon as the data is in the
+ * frames: the user's buffer is free again (MX "buffered" and complete).
+ *
+ * A send that finds the window full or the tx queue without room waits on
+ * its partner's send queue, in order, and is pumped when acks or tx room
+ * arrive.  Acks ride on every frame to the partner; an explicit ACK goes
+ * out when a quarter window is unacknowledged or MX_ACK_DELAY_US passed.
+ */
+#include <string.h>
+
+#include "mxd.h"
+
+void
+mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	a->type = type;
+	a->flags = MXD_F_ACK_VALID;
+	a->src_ep = (uint8_t)ep->id;
+	a->dst_ep = (uint8_t)p->remote_ep;
+	a->dst_peer = p->remote_index;
+	a->src_peer = p->index;
+	a->filter = p->remote_filter;
+	a->src_session = ep->session;
+	a->dst_session = p->remote_session;
+	a->ack = mxd_rxwin_cum_ack(&p->rx);
+	p->ack_sent = a->ack;
+	if (p->ack_queued) {
+		mxd_list_del(&p->ackq);
+		p->ack_queued = 0;
+	}
+}
+
+static unsigned
+partner_room(const struct mxd_partner *p)
+{
+	const struct mxd_board *b = p->ep->board;
+
+	return p->local ? mxd_loop_room(b) : mxd_txq_room(b, (unsigned)p->port);
+}
+
+void
+mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f)
+{
+	if (p->local)
+		mxd_loop_push(p->ep->board, f);
+	else
+		mxd_txq_push(p->ep->board, (unsigned)p->port, f);
+}
+
+static int
+partner_alloc(struct mxd_partner *p, struct mxd_frame *f, unsigned n)
+{
+	struct mxd_link *l = p->ep->board->port[p->port];
+
+	return l->ops->alloc(l, f, n);
+}
+
+int
+mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
+		struct mxd_frame *f)
+{
+	struct mxd_hdr_args a;
+
+	if (partner_alloc(p, f, 1) != 0)
+		return -MX_NO_RESOURCES;
+	mxd_hdr_for(p, type, &a);
+	mxd_wire_put_hdr(f->data, p->mac, p->ep->board->port[p->port]->mac,
+			&a, body);
+	f->len = (uint32_t)MXD_HDRS_LEN + body;
+	if (f->len < 60) {
+		memset(f->data + f->len, 0, 60 - f->len);
+		f->len = 60;
+	}
+	return 0;
+}
+
+/* Writes fragment i of request r (sequence seq) into frame f. */
+static void
+eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
+		unsigned i, const struct mxd_hdr_args *a, struct mxd_frame *f)
+{
+	struct mxd_board *b = p->ep->board;
+	uint32_t off = i * b->frag_max, len = r->length - off;
+	uint8_t *d = f->data;
+
+	if (len > b->frag_max)
+		len = b->frag_max;
+	d += mxd_wire_put_hdr(d, p->mac, b->port[p->port]->mac, a,
+			(uint16_t)(sizeof(struct mxd_eager_hdr) + len));
+	d += mxd_wire_put_eager(d, seq, r->length, r->match_recv,
+			(uint16_t)b->frag_max, (uint8_t)i);
+	mxd_req_gather(r, off, d, len);
+	f->len = (uint32_t)(d + len - f->data);
+	if (f->len < 60) {
+		memset(f->data + f->len, 0, 60 - f->len);
+		f->len = 60;
+	}
+}
+
+/* Sends r now if window and tx room allow; returns 1 if sent. */
+static int
+eager_try(struct mx_request *r)
+{
+	struct mxd_partner *p = r->partner;
+	struct mx_endpoint *ep = p->ep;
+	unsigned n = mxd_frag_count(r->length, ep->board->frag_max);
+	struct mxd_hdr_args a;
+	struct mxd_txrec *rec;
+	uint32_t seq;
+
+	if (mxd_txwin_full(&p->tx) || partner_room(p) < n)
+		return 0;
+	rec = mxd_txrec_get(ep);
+	if (rec == NULL)
+		return 0;
+	if (partner_alloc(p, rec->frames, n) != 0) {
+		mxd_txrec_put(ep, rec);
+		return 0;
+	}
+	seq = mxd_txwin_take(&p->tx);
+	mxd_hdr_for(p, MXD_T_EAGER, &a);
+	for (unsigned i = 0; i < n; i++) {
+		eager_fill(p, r, seq, i, &a, &rec->frames[i]);
+		mxd_partner_xmit(p, &rec->frames[i]);
+	}
+	/* Keep one reference for retransmission until acked. */
+	ep->board->port[0]->ops->ref(rec->frames, n);
+	rec->nframes = n;
+	rec->seq = seq;
+	p->inflight[seq & (MXD_WIN - 1)] = rec;
+	mxd_count(ep->board, MXD_C_TX_MSGS);
+	r->status.msg_length = r->status.xfer_length = r->length;
+	mxd_req_complete(r, MX_STATUS_SUCCESS);
+	return 1;
+}
+
+int
+mxd_send_post(struct mx_request *r)
+{
+	struct mxd_partner *p = r->partner;
+
+	if (mxd_list_empty(&p->sendq) && eager_try(r))
+		return 0;
+	mxd_req_set_state(r, MXD_RS_QUEUED);
+	mxd_list_add_tail(&p->sendq, &r->link);
+	if (mxd_list_empty(&p->sending))
+		mxd_list_add_tail(&p->ep->sending, &p->sending);
+	return 0;
+}
+
+void
+mxd_send_pump(struct mxd_partner *p)
+{
+	while (!mxd_list_empty(&p->sendq)) {
+		struct mx_request *r = mxd_container_of(p->sendq.next,
+				struct mx_request, link);
+
+		if (!eager_try(r))
+			return;
+	}
+	mxd_list_del(&p->sending);
+}
+
+void
+mxd_sends_pump(struct mx_endpoint *ep)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->sending)
+		mxd_send_pump(mxd_container_of(pos, struct mxd_partner,
+					sending));
+}
+
+void
+mxd_send_acked(struct mxd_partner *p, uint32_t ack)
+{
+	uint32_t first;
+	int n = mxd_txwin_ack(&p->tx, ack, &first);
+
+	if (n < 0) {
+		mxd_count(p->ep->board, MXD_C_BAD_ACK);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		struct mxd_txrec **slot =
+			&p->inflight[(first + (uint32_t)i) & (MXD_WIN - 1)];
+
+		if (*slot != NULL) {
+			mxd_txrec_put(p->ep, *slot);
+			*slot = NULL;
+		}
+	}
+	if (n > 0 && !mxd_list_empty(&p->sendq))
+		mxd_send_pump(p);
+}
+
+void
+mxd_ack_send(struct mxd_partner *p)
+{
+	struct mxd_frame f;
+
+	if (partner_room(p) == 0 ||
+			mxd_partner_frame(p, MXD_T_ACK, 0, &f) < 0)
+		return;		/* the delayed-ack timer tries again */
+	mxd_partner_xmit(p, &f);
+	mxd_count(p->ep->board, MXD_C_ACKS_SENT);
+}
+
+void
+mxd_acks_flush(struct mx_endpoint *ep, uint64_t now)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->acks) {
+		struct mxd_partner *p = mxd_container_of(pos,
+				struct mxd_partner, ackq);
+
+		if (now >= p->ack_due)
+			mxd_ack_send(p);
+	}
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pmd-glue control path: EAL bootstrap and port set-up.
+ *
+ * Errors are negative errno values; a human-readable reason is left in
+ * mxd_glue_error() for the caller to report once.
+ */
+#ifndef MXD_GLUE_H
+#define MXD_GLUE_H
+
+#include <stdint.h>
+#include "link.h"
+
+#define MXD_GLUE_MAX_PORTS	32
+
+struct mxd_glue_conf {
+	const char *eal_args;	/* EAL argument string, NULL for none */
+	uint32_t mtu;		/* 0: the port's own MTU */
+	uint32_t nb_mbufs;	/* per port */
+	uint16_t nb_rxd;
+	uint16_t nb_txd;
+	int keep_affinity;	/* restore the caller's CPU affinity */
+};
+
+/*
+ * Initialises the EAL from conf->eal_args unless the application already
+ * did (then *reused is set and the arguments are ignored).  Idempotent.
+ */
+int mxd_glue_eal_init(const struct mxd_glue_conf *conf, int *reused);
+
+/*
+ * Configures and starts every available port (once per process) and
+ * returns the number of links in *links.
+ */
+int mxd_glue_ports_open(const struct mxd_glue_conf *conf,
+		struct mxd_link **links, unsigned *count);
+
+/* Waits up to ms milliseconds for every link to be up; returns #up. */
+unsigned mxd_glue_links_wait(struct mxd_link *links, unsigned n,
+		uint32_t ms);
+
+const char *mxd_glue_error(void);
+
+#endif /* MXD_GLUE_H */

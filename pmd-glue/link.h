@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The narrow link interface: how the engine sees a network port.
+ *
+ * A link moves Ethernet frames in bursts and reports its state; it knows
+ * nothing of MX.  The engine holds frames as struct mxd_frame (an opaque
+ * buffer handle plus a data pointer and length), so the DPDK
+ * implementation (port.c) and the fake links of the tests are
+ * interchangeable.  This header includes no DPDK header.
+ *
+ * Buffer ownership: alloc() and rx_burst() hand the caller one reference
+ * per frame; tx_burst() consumes one reference of every frame it accepted
+ * (frames it did not accept stay the caller's); ref() adds a reference,
+ * e.g. to keep a frame for retransmission; free() drops one.
+ */
+#ifndef MXD_LINK_H
+#define MXD_LINK_H
+
+#include <stdint.h>
+
+struct mxd_frame {
+	void *h;		/* opaque buffer handle (rte_mbuf) */
+	uint8_t *data;		/* first byte of the Ethernet header */
+	uint32_t len;		/* frame length; after alloc(): room */
+};
+
+struct mxd_link;
+
+struct mxd_link_ops {
+	/* Datapath: bursts. */
+	uint16_t (*rx_burst)(struct mxd_link *l, struct mxd_frame *f,
+			uint16_t n);
+	uint16_t (*tx_burst)(struct mxd_link *l, struct mxd_frame *f,
+			uint16_t n);
+	/* All n or nothing: returns 0, or -1 when out of buffers. */
+	int (*alloc)(struct mxd_link *l, struct mxd_frame *f, unsigned n);
+	void (*ref)(struct mxd_frame *f, unsigned n);
+	void (*free)(struct mxd_frame *f, unsigned n);
+	/* Control path. */
+	int (*link_up)(struct mxd_link *l);
+	uint32_t (*speed_mbps)(struct mxd_link *l);
+};
+
+struct mxd_link {
+	const struct mxd_link_ops *ops;
+	uint8_t mac[6];
+	uint16_t port_id;	/* DPDK port id (or test index) */
+	uint32_t mtu;		/* bytes after the Ethernet header */
+	uint32_t room;		/* largest frame one buffer holds */
+	int numa_node;		/* -1 when unknown */
+	char name[64];		/* device name, e.g. net_memif0 */
+	char driver[32];
+	void *priv;
+};
+
+#endif /* MXD_LINK_H */

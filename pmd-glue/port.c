@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ports: set-up (control path) and the link operations (datapath).
+ *
+ * Every available DPDK port gets one rx and one tx queue and a mempool on
+ * the port's NUMA socket.  Ports are configured once per process and stay
+ * started until exit, because the EAL cannot be initialised twice and MX
+ * programs may call mx_init()/mx_finalize() repeatedly.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "glue.h"
+
+#define BURST_MAX	64
+
+void mxd_glue_set_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+struct port_priv {
+	struct rte_mempool *mp;
+};
+
+static struct mxd_link links[MXD_GLUE_MAX_PORTS];
+static struct port_priv privs[MXD_GLUE_MAX_PORTS];
+static unsigned nb_links;
+static int ports_ready;
+
+/* ---- datapath ---------------------------------------------------------- */
+
+static uint16_t
+port_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+{
+	struct rte_mbuf *m[BURST_MAX];
+	uint16_t got;
+
+	if (n > BURST_MAX)
+		n = BURST_MAX;
+	got = rte_eth_rx_burst(l->port_id, 0, m, n);
+	for (uint16_t i = 0; i < got; i++) {
+		f[i].h = m[i];
+		f[i].data = rte_pktmbuf_mtod(m[i], uint8_t *);
+		f[i].len = rte_pktmbuf_data_len(m[i]);
+	}
+	return got;
+}
+
+static uint16_t
+port_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+{
+	struct rte_mbuf *m[BURST_MAX];
+
+	if (n > BURST_MAX)
+		n = BURST_MAX;
+	for (uint16_t i = 0; i < n; i++) {
+		m[i] = f[i].h;
+		m[i]->data_len = (uint16_t)f[i].len;
+		m[i]->pkt_len = f[i].len;
+	}
+	return rte_eth_tx_burst(l->port_id, 0, m, n);
+}
+
+static int
+port_alloc(struct mxd_link *l, struct mxd_frame *f, unsigned n)
+{
+	struct port_priv *pp = l->priv;
+	struct rte_mbuf *m[BURST_MAX];
+
+	if (n > BURST_MAX || rte_pktmbuf_alloc_bulk(pp->mp, m, n) != 0)
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		f[i].h = m[i];
+		f[i].data = rte_pktmbuf_mtod(m[i], uint8_t *);
+		f[i].len = rte_pktmbuf_tailroom(m[i]);
+	}
+	return 0;
+}
+
+static void
+port_ref(struct mxd_frame *f, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		rte_mbuf_refcnt_update(f[i].h, 1);
+}
+
+static void
+port_free(struct mxd_frame *f, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		rte_pktmbuf_free(f[i].h);
+}
+
+/* ---- control path ------------------------------------------------------ */
+
+static int
+port_link_up(struct mxd_link *l)
+{
+	struct rte_eth_link el;
+
+	if (rte_eth_link_get_nowait(l->port_id, &el) != 0)
+		return 0;
+	return el.link_status == RTE_ETH_LINK_UP;
+}
+
+static uint32_t
+port_speed(struct mxd_link *l)
+{
+	struct rte_eth_link el;
+
+	if (rte_eth_link_get_nowait(l->port_id, &el) != 0 ||
+			el.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN)
+		return 0;
+	return el.link_speed;
+}
+
+static const struct mxd_link_ops port_ops = {
+	.rx_burst = port_rx,
+	.tx_burst = port_tx,
+	.alloc = port_alloc,
+	.ref = port_ref,
+	.free = port_free,
+	.link_up = port_link_up,
+	.speed_mbps = port_speed,
+};
+
+static int
+port_socket(uint16_t pid)
+{
+	int s = rte_eth_dev_socket_id(pid);
+
+	return s < 0 ? (int)rte_socket_id() : s;
+}
+
+static struct rte_mempool *
+port_pool(uint16_t pid, const struct mxd_glue_conf *conf, uint32_t room)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	snprintf(name, sizeof(name), "mxd_pool_%u", pid);
+	return rte_pktmbuf_pool_create(name, conf->nb_mbufs, 256, 0,
+			(uint16_t)(room + RTE_PKTMBUF_HEADROOM),
+			port_socket(pid));
+}
+
+static int
+port_queues(uint16_t pid, const struct mxd_glue_conf *conf,
+		struct rte_mempool *mp)
+{
+	struct rte_eth_conf ec;
+	int s = port_socket(pid), ret;
+
+	memset(&ec, 0, sizeof(ec));
+	ret = rte_eth_dev_configure(pid, 1, 1, &ec);
+	if (ret < 0)
+		return ret;
+	ret = rte_eth_rx_queue_setup(pid, 0, conf->nb_rxd, s, NULL, mp);
+	if (ret < 0)
+		return ret;
+	return rte_eth_tx_queue_setup(pid, 0, conf->nb_txd, s, NULL);
+}
+
+static uint32_t
+port_mtu(uint16_t pid, const struct mxd_glue_conf *conf)
+{
+	uint16_t mtu = RTE_ETHER_MTU;
+
+	if (conf->mtu != 0) {
+		/* Not every virtual PMD implements MTU setting: best effort. */
+		rte_eth_dev_set_mtu(pid, (uint16_t)conf->mtu);
+		return conf->mtu;
+	}
+	rte_eth_dev_get_mtu(pid, &mtu);
+	return mtu;
+}
+
+static void
+link_describe(struct mxd_link *l, uint16_t pid)
+{
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+
+	rte_eth_macaddr_get(pid, &mac);
+	memcpy(l->mac, mac.addr_bytes, 6);
+	rte_eth_dev_get_name_by_port(pid, l->name);
+	if (rte_eth_dev_info_get(pid, &info) == 0 && info.driver_name)
+		snprintf(l->driver, sizeof(l->driver), "%s", info.driver_name);
+	l->numa_node = rte_eth_dev_socket_id(pid);
+}
+
+static int
+port_setup(uint16_t pid, const struct mxd_glue_conf *conf)
+{
+	struct mxd_link *l = &links[nb_links];
+	struct port_priv *pp = &privs[nb_links];
+	uint32_t mtu = port_mtu(pid, conf);
+	uint32_t room = mtu + 14 > 2048 ? mtu + 14 : 2048;
+	int ret;
+
+	pp->mp = port_pool(pid, conf, room);
+	if (pp->mp == NULL) {
+		mxd_glue_set_error("port %u: mempool: %s", pid,
+				rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	ret = port_queues(pid, conf, pp->mp);
+	if (ret == 0)
+		ret = rte_eth_dev_start(pid);
+	if (ret < 0) {
+		mxd_glue_set_error("port %u: configure/start: %s", pid,
+				rte_strerror(-ret));
+		return ret;
+	}
+	l->ops = &port_ops;
+	l->port_id = pid;
+	l->mtu = mtu;
+	l->room = room;
+	l->priv = pp;
+	link_describe(l, pid);
+	nb_links++;
+	return 0;
+}
+
+int
+mxd_glue_ports_open(const struct mxd_glue_conf *conf, struct mxd_link **out,
+		unsigned *count)
+{
+	uint16_t pid;
+	int ret;
+
+	if (!ports_ready) {
+		RTE_ETH_FOREACH_DEV(pid) {
+			if (nb_links == MXD_GLUE_MAX_PORTS)
+				break;
+			ret = port_setup(pid, conf);
+			if (ret < 0)
+				return ret;
+		}
+		ports_ready = 1;
+	}
+	*out = links;
+	*count = nb_links;
+	return 0;
+}
+
+unsigned
+mxd_glue_links_wait(struct mxd_link *l, unsigned n, uint32_t ms)
+{
+	struct timespec ts = { 0, 1000000 };
+	unsigned up = 0;
+
+	for (uint32_t t = 0;; t++) {
+		up = 0;
+		for (unsigned i = 0; i < n; i++)
+			up += (unsigned)l[i].ops->link_up(&l[i]);
+		if (up == n || t >= ms)
+			return up;
+		nanosleep(&ts, NULL);
+	}
+}

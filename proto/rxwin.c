@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Receive window: see rxwin.h for the design. */
+#include <assert.h>
+#include "rxwin.h"
+
+#define SLOT(w, s)	(&(w)->slot[(s) & (MXD_WIN - 1)])
+
+void
+mxd_rxwin_init(struct mxd_rxwin *w, uint32_t first_seq)
+{
+	memset(w, 0, sizeof(*w));
+	w->next_match = first_seq;
+	w->base = first_seq;
+}
+
+static uint32_t
+window_low(const struct mxd_rxwin *w)
+{
+	return mxd_seq_lt(w->next_match, w->base) ? w->next_match : w->base;
+}
+
+static void
+slot_setup(struct mxd_rxslot *sl, const struct mxd_pkt *pkt)
+{
+	memset(sl, 0, sizeof(*sl));
+	sl->seq = pkt->u.eager.seq;
+	sl->msg_len = pkt->u.eager.msg_len;
+	sl->match = pkt->u.eager.match;
+	sl->frag_max = pkt->u.eager.frag_max;
+	sl->frag_count = pkt->u.eager.frag_count;
+	sl->active = 1;
+}
+
+static int
+slot_agrees(const struct mxd_rxslot *sl, const struct mxd_pkt *pkt)
+{
+	return sl->msg_len == pkt->u.eager.msg_len &&
+		sl->match == pkt->u.eager.match &&
+		sl->frag_max == pkt->u.eager.frag_max;
+}
+
+enum mxd_rx_verdict
+mxd_rxwin_frag(struct mxd_rxwin *w, const struct mxd_pkt *pkt,
+		struct mxd_rxslot **slotp)
+{
+	uint32_t s = pkt->u.eager.seq;
+	uint64_t bit = 1ull << pkt->u.eager.frag_idx;
+	enum mxd_rx_verdict v = MXD_RX_MORE;
+	struct mxd_rxslot *sl;
+
+	if (mxd_seq_lt(s, w->base))
+		return MXD_RX_DUP;
+	if (s - window_low(w) >= MXD_WIN)
+		return MXD_RX_WINDOW;
+	sl = SLOT(w, s);
+	if (!sl->active) {
+		slot_setup(sl, pkt);
+		v = MXD_RX_NEW;
+	} else if (sl->seq != s || !slot_agrees(sl, pkt)) {
+		return MXD_RX_BAD;
+	} else if (sl->have & bit) {
+		return MXD_RX_DUP;
+	}
+	sl->have |= bit;
+	sl->nfrags++;
+	sl->complete = sl->nfrags == sl->frag_count;
+	*slotp = sl;
+	return v;
+}
+
+struct mxd_rxslot *
+mxd_rxwin_matchable(struct mxd_rxwin *w)
+{
+	struct mxd_rxslot *sl = SLOT(w, w->next_match);
+
+	if (sl->active && sl->seq == w->next_match && !sl->matched)
+		return sl;
+	return NULL;
+}
+
+void
+mxd_rxwin_matched(struct mxd_rxwin *w, struct mxd_rxslot *sl)
+{
+	assert(sl->seq == w->next_match && sl->active && !sl->matched);
+	sl->matched = 1;
+	w->next_match++;
+	if (mxd_seq_lt(sl->seq, w->base))
+		sl->active = 0;
+}
+
+uint32_t
+mxd_rxwin_settle(struct mxd_rxwin *w)
+{
+	for (;;) {
+		struct mxd_rxslot *sl = SLOT(w, w->base);
+
+		if (!sl->active || sl->seq != w->base || !sl->complete)
+			break;
+		w->base++;
+		if (sl->matched)
+			sl->active = 0;
+	}
+	return w->base - 1;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receive window of one partner: in-order matching with out-of-order
+ * delivery.
+ *
+ * Messages carry per-partner sequence numbers.  Their fragments may arrive
+ * in any order and interleaved with other messages' fragments.  The window
+ * keeps one slot per message in flight and two cursors:
+ *
+ *   next_match  the next message to hand to the matcher.  Matching is
+ *               strictly in sequence order; a message whose header is
+ *               known (any fragment arrived) is matchable once every
+ *               earlier message was matched.
+ *   base        the oldest message not yet completely received.  The
+ *               cumulative ack is base - 1.
+ *
+ * A slot is free again once its message is both matched and below base.
+ * New sequence numbers are accepted in [min(base, next_match), +WIN).
+ *
+ * The window never touches payload bytes: the caller owns where they go
+ * (slot->owner) and calls mxd_rxwin_matched() when it has matched a slot.
+ */
+#ifndef MXD_RXWIN_H
+#define MXD_RXWIN_H
+
+#include <stdint.h>
+#include "wire.h"
+
+#define MXD_WIN		256u	/* messages in flight per partner, 2^n */
+
+struct mxd_rxslot {
+	uint32_t seq;
+	uint32_t msg_len;
+	uint64_t match;
+	uint64_t have;		/* bitmap of received fragments */
+	uint16_t frag_max;
+	uint8_t frag_count;
+	uint8_t nfrags;		/* fragments received so far */
+	uint8_t active;
+	uint8_t matched;
+	uint8_t complete;
+	uint8_t owner_kind;	/* caller's tag for owner */
+	void *owner;		/* caller's: request or buffer */
+};
+
+struct mxd_rxwin {
+	uint32_t next_match;
+	uint32_t base;
+	struct mxd_rxslot slot[MXD_WIN];
+};
+
+enum mxd_rx_verdict {
+	MXD_RX_NEW,	/* first fragment of a message: slot just set up */
+	MXD_RX_MORE,	/* another fragment of a known message */
+	MXD_RX_DUP,	/* already have it: drop, but re-ack */
+	MXD_RX_BAD,	/* inconsistent with the message: drop */
+	MXD_RX_WINDOW,	/* too far ahead: drop */
+};
+
+void mxd_rxwin_init(struct mxd_rxwin *w, uint32_t first_seq);
+
+/*
+ * Accounts one eager fragment.  On NEW and MORE, *slotp is the message's
+ * slot and slot->complete tells whether this fragment completed it.
+ */
+enum mxd_rx_verdict mxd_rxwin_frag(struct mxd_rxwin *w,
+		const struct mxd_pkt *pkt, struct mxd_rxslot **slotp);
+
+/* The slot that may be matched next, or NULL if its header is unknown. */
+struct mxd_rxslot *mxd_rxwin_matchable(struct mxd_rxwin *w);
+
+/* Records that the caller matched 'sl' (which must be matchable). */
+void mxd_rxwin_matched(struct mxd_rxwin *w, struct mxd_rxslot *sl);
+
+/* Moves base over completed messages; returns the cumulative ack. */
+uint32_t mxd_rxwin_settle(struct mxd_rxwin *w);
+
+static inline uint32_t
+mxd_rxwin_cum_ack(const struct mxd_rxwin *w)
+{
+	return w->base - 1;
+}
+
+#endif /* MXD_RXWIN_H */

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Encoding and the one validation function for received frames.
+ *
+ * mxd_wire_parse() is the only place that looks at untrusted bytes: it
+ * checks the EtherType, version, type, that the common header's length
+ * field fits the frame (Ethernet pads short frames, so the frame may be
+ * longer than the MX content), and each type's exact header size and
+ * bounds.  Everything it returns in struct mxd_pkt may be trusted as far
+ * as the frame's own consistency goes; session, endpoint and partner
+ * checks need endpoint state and are done by the receive path.
+ */
+#include "wire.h"
+
+/* Largest message any sender may send eagerly: a wire sanity cap. */
+#define MXD_WIRE_EAGER_CAP	(MXD_MAX_FRAGS * 16384u)
+
+size_t
+mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
+		const uint8_t src[MXD_ETH_ALEN], const struct mxd_hdr_args *a,
+		uint16_t length)
+{
+	uint8_t *h = frame + MXD_ETH_HLEN;
+
+	memcpy(frame, dst, MXD_ETH_ALEN);
+	memcpy(frame + MXD_ETH_ALEN, src, MXD_ETH_ALEN);
+	mxd_put16(frame + 12, MXD_ETHERTYPE);
+	h[0] = MXD_WIRE_VERSION;
+	h[1] = a->type;
+	h[2] = a->flags;
+	h[3] = 0;
+	h[4] = a->src_ep;
+	h[5] = a->dst_ep;
+	mxd_put16(h + 6, a->dst_peer);
+	mxd_put16(h + 8, a->src_peer);
+	mxd_put16(h + 10, length);
+	mxd_put32(h + 12, a->filter);
+	mxd_put32(h + 16, a->src_session);
+	mxd_put32(h + 20, a->dst_session);
+	mxd_put32(h + 24, a->ack);
+	mxd_put32(h + 28, 0);
+	return MXD_HDRS_LEN;
+}
+
+size_t
+mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len, uint64_t match,
+		uint16_t frag_max, uint8_t frag_idx)
+{
+	mxd_put32(p + 0, seq);
+	mxd_put32(p + 4, msg_len);
+	mxd_put64(p + 8, match);
+	mxd_put32(p + 16, (uint32_t)frag_idx * frag_max);
+	p[20] = frag_idx;
+	p[21] = (uint8_t)mxd_frag_count(msg_len, frag_max);
+	mxd_put16(p + 22, frag_max);
+	return sizeof(struct mxd_eager_hdr);
+}
+
+size_t
+mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
+		uint32_t src_filter, uint8_t status)
+{
+	mxd_put64(p + 0, src_nic);
+	mxd_put32(p + 8, conn_id);
+	mxd_put32(p + 12, src_filter);
+	p[16] = status;
+	memset(p + 17, 0, 7);
+	return sizeof(struct mxd_conn_hdr);
+}
+
+static void
+put_name(char *dst, const char *src)
+{
+	memset(dst, 0, MXD_NAME_LEN);
+	if (src != NULL)
+		strncpy(dst, src, MXD_NAME_LEN - 1);
+}
+
+size_t
+mxd_wire_put_disc(uint8_t *p, uint64_t src_nic, int query, const char *name,
+		const char *want)
+{
+	mxd_put64(p + 0, src_nic);
+	p[8] = query ? 1 : 0;
+	memset(p + 9, 0, 7);
+	put_name((char *)p + 16, name);
+	put_name((char *)p + 16 + MXD_NAME_LEN, want);
+	return sizeof(struct mxd_disc_hdr);
+}
+
+static enum mxd_drop
+parse_eager(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
+{
+	uint32_t count, want_len;
+
+	if (len < sizeof(struct mxd_eager_hdr))
+		return MXD_DROP_LENGTH;
+	pkt->u.eager.seq = mxd_get32(b);
+	pkt->u.eager.msg_len = mxd_get32(b + 4);
+	pkt->u.eager.match = mxd_get64(b + 8);
+	pkt->u.eager.frag_off = mxd_get32(b + 16);
+	pkt->u.eager.frag_idx = b[20];
+	pkt->u.eager.frag_count = b[21];
+	pkt->u.eager.frag_max = mxd_get16(b + 22);
+	pkt->u.eager.frag_len = len - (uint32_t)sizeof(struct mxd_eager_hdr);
+	pkt->payload = b + sizeof(struct mxd_eager_hdr);
+
+	if (pkt->u.eager.frag_max == 0 ||
+			pkt->u.eager.msg_len > MXD_WIRE_EAGER_CAP)
+		return MXD_DROP_FRAG;
+	count = mxd_frag_count(pkt->u.eager.msg_len, pkt->u.eager.frag_max);
+	if (count > MXD_MAX_FRAGS || count != pkt->u.eager.frag_count ||
+			pkt->u.eager.frag_idx >= count)
+		return MXD_DROP_FRAG;
+	if (pkt->u.eager.frag_off !=
+			(uint32_t)pkt->u.eager.frag_idx * pkt->u.eager.frag_max)
+		return MXD_DROP_FRAG;
+	want_len = pkt->u.eager.msg_len - pkt->u.eager.frag_off;
+	if (want_len > pkt->u.eager.frag_max)
+		want_len = pkt->u.eager.frag_max;
+	if (pkt->u.eager.frag_len != want_len)
+		return MXD_DROP_LENGTH;
+	return MXD_DROP_NONE;
+}
+
+static enum mxd_drop
+parse_conn(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
+{
+	if (len != sizeof(struct mxd_conn_hdr))
+		return MXD_DROP_LENGTH;
+	pkt->u.conn.src_nic = mxd_get64(b);
+	pkt->u.conn.conn_id = mxd_get32(b + 8);
+	pkt->u.conn.src_filter = mxd_get32(b + 12);
+	pkt->u.conn.status = b[16];
+	return MXD_DROP_NONE;
+}
+
+static enum mxd_drop
+parse_disc(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
+{
+	if (len != sizeof(struct mxd_disc_hdr))
+		return MXD_DROP_LENGTH;
+	pkt->u.disc.src_nic = mxd_get64(b);
+	pkt->u.disc.query = b[8];
+	memcpy(pkt->u.disc.name, b + 16, MXD_NAME_LEN);
+	memcpy(pkt->u.disc.want, b + 16 + MXD_NAME_LEN, MXD_NAME_LEN);
+	/* Names are NUL padded; force termination whatever was sent. */
+	pkt->u.disc.name[MXD_NAME_LEN - 1] = '\0';
+	pkt->u.disc.want[MXD_NAME_LEN - 1] = '\0';
+	return MXD_DROP_NONE;
+}
+
+static void
+parse_common(const uint8_t *h, struct mxd_pkt *pkt)
+{
+	pkt->type = h[1];
+	pkt->flags = h[2];
+	pkt->src_ep = h[4];
+	pkt->dst_ep = h[5];
+	pkt->dst_peer = mxd_get16(h + 6);
+	pkt->src_peer = mxd_get16(h + 8);
+	pkt->filter = mxd_get32(h + 12);
+	pkt->src_session = mxd_get32(h + 16);
+	pkt->dst_session = mxd_get32(h + 20);
+	pkt->ack = mxd_get32(h + 24);
+	pkt->payload = NULL;
+}
+
+enum mxd_drop
+mxd_wire_parse(const uint8_t *frame, size_t len, struct mxd_pkt *pkt)
+{
+	const uint8_t *h = frame + MXD_ETH_HLEN;
+	uint32_t body;
+
+	if (len < MXD_ETH_HLEN)
+		return MXD_DROP_SHORT;
+	if (mxd_get16(frame + 12) != MXD_ETHERTYPE)
+		return MXD_DROP_ETHERTYPE;
+	if (len < MXD_HDRS_LEN)
+		return MXD_DROP_SHORT;
+	if (h[0] != MXD_WIRE_VERSION)
+		return MXD_DROP_VERSION;
+	body = mxd_get16(h + 10);
+	if (body > len - MXD_HDRS_LEN)
+		return MXD_DROP_SHORT;
+	pkt->eth = (const struct mxd_eth_hdr *)(const void *)frame;
+	parse_common(h, pkt);
+	h += sizeof(struct mxd_hdr);
+	switch (pkt->type) {
+	case MXD_T_EAGER:
+		return parse_eager(h, body, pkt);
+	case MXD_T_ACK:
+		return body == 0 ? MXD_DROP_NONE : MXD_DROP_LENGTH;
+	case MXD_T_CONN_REQ:
+	case MXD_T_CONN_REP:
+		return parse_conn(h, body, pkt);
+	case MXD_T_DISCOVER:
+		return parse_disc(h, body, pkt);
+	default:
+		return MXD_DROP_TYPE;
+	}
+}
+
+const char *
+mxd_drop_name(enum mxd_drop d)
+{
+	static const char *const names[MXD_DROP_MAX] = {
+		[MXD_DROP_NONE] = "accepted",
+		[MXD_DROP_SHORT] = "drop: short frame",
+		[MXD_DROP_ETHERTYPE] = "drop: foreign ethertype",
+		[MXD_DROP_VERSION] = "drop: wire version",
+		[MXD_DROP_TYPE] = "drop: unknown type",
+		[MXD_DROP_LENGTH] = "drop: bad length",
+		[MXD_DROP_FRAG] = "drop: bad fragment",
+		[MXD_DROP_ENDPOINT] = "drop: no endpoint/session",
+		[MXD_DROP_FILTER] = "drop: filter mismatch",
+		[MXD_DROP_PEER] = "drop: unknown partner",
+		[MXD_DROP_WINDOW] = "drop: outside window",
+		[MXD_DROP_DUP] = "drop: duplicate",
+		[MXD_DROP_NOBUF] = "drop: no buffer",
+	};
+
+	if ((unsigned)d >= MXD_DROP_MAX)
+		return "drop: ?";
+	return names[d];
+}

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mx-dpdk wire format, version 1.  Every frame layout and protocol
+ * constant lives here and nowhere else; docs/wire.md describes the same
+ * layout for people.
+ *
+ * A frame is an Ethernet II frame with EtherType MXD_ETHERTYPE:
+ *
+ *   +----------------+----------------------+-------------------+---------+
+ *   | Ethernet (14)  | common header (32)   | type header       | payload |
+ *   +----------------+----------------------+-------------------+---------+
+ *
+ * All multi-byte fields are big-endian.  Offsets below are relative to the
+ * start of the structure; the common header starts at frame offset 14, so
+ * fields are naturally aligned relative to the MX header (not to the frame)
+ * and are always read with memcpy-based helpers.
+ *
+ * Receivers call mxd_wire_parse() exactly once per frame; it checks the
+ * type, exact lengths and bounds, and nothing downstream re-checks them.
+ */
+#ifndef MXD_WIRE_H
+#define MXD_WIRE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#define MXD_ETHERTYPE		0x88b5	/* IEEE 802 local experimental 1 */
+#define MXD_WIRE_VERSION	1
+#define MXD_ETH_HLEN		14
+#define MXD_ETH_ALEN		6
+#define MXD_NAME_LEN		64	/* board names on the wire, NUL padded */
+#define MXD_MAX_FRAGS		64	/* fragments of one eager message */
+#define MXD_NO_PEER		0xffff	/* dst_peer before connect completes */
+#define MXD_MAX_EP		256	/* endpoint ids fit one byte */
+
+enum mxd_frame_type {
+	MXD_T_EAGER = 1,	/* one fragment of a small/medium message */
+	MXD_T_ACK = 2,		/* explicit cumulative ack, no payload */
+	MXD_T_CONN_REQ = 3,	/* connect request, carries filter */
+	MXD_T_CONN_REP = 4,	/* connect reply, carries status */
+	MXD_T_DISCOVER = 5,	/* board name query / announcement */
+	MXD_T_MAX
+};
+
+/* Status carried by MXD_T_CONN_REP. */
+enum mxd_conn_status {
+	MXD_CONN_OK = 0,
+	MXD_CONN_CLOSED = 1,	/* no endpoint open with that id */
+	MXD_CONN_BAD_KEY = 2,	/* filter mismatch */
+	MXD_CONN_NO_RES = 3,	/* partner table full */
+};
+
+/* Ethernet II header. */
+struct mxd_eth_hdr {
+	uint8_t dst[MXD_ETH_ALEN];	/*  0 */
+	uint8_t src[MXD_ETH_ALEN];	/*  6 */
+	uint16_t ethertype;		/* 12 */
+} __attribute__((packed));
+_Static_assert(sizeof(struct mxd_eth_hdr) == 14, "eth header size");
+
+/* Common header, present in every MX frame. */
+struct mxd_hdr {
+	uint8_t version;	/*  0 MXD_WIRE_VERSION */
+	uint8_t type;		/*  1 enum mxd_frame_type */
+	uint8_t flags;		/*  2 MXD_F_* */
+	uint8_t pad0;		/*  3 zero */
+	uint8_t src_ep;		/*  4 sender's endpoint id */
+	uint8_t dst_ep;		/*  5 receiver's endpoint id */
+	uint16_t dst_peer;	/*  6 receiver's partner index (MXD_NO_PEER) */
+	uint16_t src_peer;	/*  8 sender's partner index */
+	uint16_t length;	/* 10 bytes after this header (type hdr+data) */
+	uint32_t filter;	/* 12 receiver's endpoint filter */
+	uint32_t src_session;	/* 16 sender endpoint's session id */
+	uint32_t dst_session;	/* 20 receiver endpoint's session (0: any) */
+	uint32_t ack;		/* 24 cumulative ack: all seq <= ack received */
+	uint32_t csum;		/* 28 reserved for the integrity check, zero */
+};
+_Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
+
+#define MXD_F_ACK_VALID	0x01	/* the ack field carries an ack */
+
+/* MXD_T_EAGER: one fragment of a message of at most MXD_MAX_FRAGS frags. */
+struct mxd_eager_hdr {
+	uint32_t seq;		/*  0 message sequence number, per partner */
+	uint32_t msg_len;	/*  4 total message length */
+	uint64_t match;		/*  8 match_info */
+	uint32_t frag_off;	/* 16 offset of this fragment in the message */
+	uint8_t frag_idx;	/* 20 index of this fragment */
+	uint8_t frag_count;	/* 21 number of fragments, 1..MXD_MAX_FRAGS */
+	uint16_t frag_max;	/* 22 payload bytes of every fragment but the
+				 *    last: frag_off == frag_idx * frag_max */
+};
+_Static_assert(sizeof(struct mxd_eager_hdr) == 24, "eager header size");
+
+/*
+ * MXD_T_CONN_REQ / MXD_T_CONN_REP.  The request carries the requester's
+ * own filter so that the accepting side can answer messages (reply to
+ * mx_status_t.source) without a connect of its own.
+ */
+struct mxd_conn_hdr {
+	uint64_t src_nic;	/*  0 sender's NIC id (board MAC) */
+	uint32_t conn_id;	/*  8 request id, echoed by the reply */
+	uint32_t src_filter;	/* 12 sender endpoint's own filter */
+	uint8_t status;		/* 16 enum mxd_conn_status (reply only) */
+	uint8_t pad0[7];	/* 17 zero */
+};
+_Static_assert(sizeof(struct mxd_conn_hdr) == 24, "conn header size");
+
+/* MXD_T_DISCOVER: announce own name, optionally ask for another's. */
+struct mxd_disc_hdr {
+	uint64_t src_nic;		/*   0 sender's NIC id */
+	uint8_t query;			/*   8 1: please answer if you are 'want' */
+	uint8_t pad0[7];		/*   9 zero */
+	char name[MXD_NAME_LEN];	/*  16 sender's board name */
+	char want[MXD_NAME_LEN];	/*  80 name asked for (query only) */
+};
+_Static_assert(sizeof(struct mxd_disc_hdr) == 144, "discover header size");
+
+#define MXD_HDRS_LEN	(MXD_ETH_HLEN + sizeof(struct mxd_hdr))
+#define MXD_EAGER_HLEN	(MXD_HDRS_LEN + sizeof(struct mxd_eager_hdr))
+
+/* Why a frame was dropped by the parser; indexes the drop counters. */
+enum mxd_drop {
+	MXD_DROP_NONE = 0,
+	MXD_DROP_SHORT,		/* shorter than the headers it claims */
+	MXD_DROP_ETHERTYPE,	/* not ours (IPv6 ND on veth, ...) */
+	MXD_DROP_VERSION,
+	MXD_DROP_TYPE,
+	MXD_DROP_LENGTH,	/* length field inconsistent with the type */
+	MXD_DROP_FRAG,		/* fragment outside its message */
+	MXD_DROP_ENDPOINT,	/* no such endpoint / stale session */
+	MXD_DROP_FILTER,	/* filter mismatch */
+	MXD_DROP_PEER,		/* unknown partner index or stale session */
+	MXD_DROP_WINDOW,	/* sequence outside the receive window */
+	MXD_DROP_DUP,		/* duplicate fragment */
+	MXD_DROP_NOBUF,		/* no buffer to hold an early message */
+	MXD_DROP_MAX
+};
+
+/* A parsed frame: pointers into the frame, fields in host order. */
+struct mxd_pkt {
+	const struct mxd_eth_hdr *eth;
+	uint8_t type;
+	uint8_t flags;
+	uint8_t src_ep;
+	uint8_t dst_ep;
+	uint16_t dst_peer;
+	uint16_t src_peer;
+	uint32_t filter;
+	uint32_t src_session;
+	uint32_t dst_session;
+	uint32_t ack;
+	union {
+		struct {
+			uint32_t seq;
+			uint32_t msg_len;
+			uint64_t match;
+			uint32_t frag_off;
+			uint32_t frag_len;
+			uint16_t frag_max;
+			uint8_t frag_idx;
+			uint8_t frag_count;
+		} eager;
+		struct {
+			uint64_t src_nic;
+			uint32_t conn_id;
+			uint32_t src_filter;
+			uint8_t status;
+		} conn;
+		struct {
+			uint64_t src_nic;
+			uint8_t query;
+			char name[MXD_NAME_LEN];
+			char want[MXD_NAME_LEN];
+		} disc;
+	} u;
+	const uint8_t *payload;	/* eager fragment data */
+};
+
+/* Fields a sender fills in the common header. */
+struct mxd_hdr_args {
+	uint8_t type;
+	uint8_t flags;
+	uint8_t src_ep;
+	uint8_t dst_ep;
+	uint16_t dst_peer;
+	uint16_t src_peer;
+	uint32_t filter;
+	uint32_t src_session;
+	uint32_t dst_session;
+	uint32_t ack;
+};
+
+/* Big-endian accessors that never assume alignment. */
+static inline void
+mxd_put16(void *p, uint16_t v)
+{
+	v = __builtin_bswap16(v);
+	memcpy(p, &v, 2);
+}
+
+static inline void
+mxd_put32(void *p, uint32_t v)
+{
+	v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+}
+
+static inline void
+mxd_put64(void *p, uint64_t v)
+{
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+}
+
+static inline uint16_t
+mxd_get16(const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return __builtin_bswap16(v);
+}
+
+static inline uint32_t
+mxd_get32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return __builtin_bswap32(v);
+}
+
+static inline uint64_t
+mxd_get64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return __builtin_bswap64(v);
+}
+
+/* Wrapping sequence comparison: a before b. */
+static inline int
+mxd_seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/* NIC id <-> MAC: the MAC in the low 48 bits, first octet most significant. */
+static inline uint64_t
+mxd_mac_to_nic(const uint8_t mac[MXD_ETH_ALEN])
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < MXD_ETH_ALEN; i++)
+		v = (v << 8) | mac[i];
+	return v;
+}
+
+static inline void
+mxd_nic_to_mac(uint64_t nic, uint8_t mac[MXD_ETH_ALEN])
+{
+	for (int i = MXD_ETH_ALEN - 1; i >= 0; i--, nic >>= 8)
+		mac[i] = (uint8_t)nic;
+}
+
+/*
+ * Writes the Ethernet and common headers at 'frame'; 'length' is the number
+ * of bytes after the common header.  Returns the size written (MXD_HDRS_LEN).
+ */
+size_t mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
+		const uint8_t src[MXD_ETH_ALEN],
+		const struct mxd_hdr_args *a, uint16_t length);
+
+/* Writes an eager header (after the common header) and returns its size. */
+size_t mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len,
+		uint64_t match, uint16_t frag_max, uint8_t frag_idx);
+
+size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
+		uint32_t src_filter, uint8_t status);
+
+size_t mxd_wire_put_disc(uint8_t *p, uint64_t src_nic, int query,
+		const char *name, const char *want);
+
+/* Number of fragments a message of 'len' bytes takes with 'frag_max'. */
+static inline uint32_t
+mxd_frag_count(uint32_t len, uint32_t frag_max)
+{
+	return len == 0 ? 1 : (len + frag_max - 1) / frag_max;
+}
+
+/*
+ * Validates a received frame of 'len' bytes and decodes it into 'pkt'.
+ * Returns MXD_DROP_NONE, or the reason the frame must be dropped.
+ */
+enum mxd_drop mxd_wire_parse(const uint8_t *frame, size_t len,
+		struct mxd_pkt *pkt);
+
+/* Human-readable name of a drop reason (counter label). */
+const char *mxd_drop_name(enum mxd_drop d);
+
+#endif /* MXD_WIRE_H */

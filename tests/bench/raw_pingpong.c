@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Raw frame ping-pong over the first DPDK port, through pmd-glue only: the
+ * baseline that mx_pingpong is compared with.  One frame per message, the
+ * same polling loop an MX endpoint uses, no protocol.
+ *
+ *   raw_pingpong pong                     echo frames until told to stop
+ *   raw_pingpong ping [-S len] [-E len] [-N iters]
+ *
+ * EAL arguments come from MX_DPDK_ARGS, as for MX programs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "glue.h"
+
+#define RAW_ETHERTYPE	0x88b6
+#define STOP_MARK	0xff
+
+static double
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int
+send_frame(struct mxd_link *l, uint32_t len, uint8_t mark)
+{
+	struct mxd_frame f;
+	double t0 = now_us();
+
+	if (l->ops->alloc(l, &f, 1) != 0)
+		return -1;
+	memset(f.data, 0xff, 6);
+	memcpy(f.data + 6, l->mac, 6);
+	f.data[12] = RAW_ETHERTYPE >> 8;
+	f.data[13] = RAW_ETHERTYPE & 0xff;
+	f.data[14] = mark;
+	f.len = len < 60 ? 60 : len;
+	while (l->ops->tx_burst(l, &f, 1) == 0)
+		if (now_us() - t0 > 5e6) {
+			l->ops->free(&f, 1);
+			return -1;
+		}
+	return 0;
+}
+
+/* Waits for one frame of ours; returns its mark, or -1 on timeout. */
+static int
+recv_frame(struct mxd_link *l, double timeout_us)
+{
+	struct mxd_frame f[32];
+	double t0 = now_us();
+
+	for (;;) {
+		uint16_t n = l->ops->rx_burst(l, f, 32);
+		int mark = -1;
+
+		for (uint16_t i = 0; i < n; i++)
+			if (f[i].len > 14 && f[i].data[12] == (RAW_ETHERTYPE >> 8)
+					&& f[i].data[13] == (RAW_ETHERTYPE & 0xff))
+				mark = f[i].data[14];
+		if (n)
+			l->ops->free(f, n);
+		if (mark >= 0)
+			return mark;
+		if (now_us() - t0 > timeout_us)
+			return -1;
+	}
+}
+
+static int
+pong(struct mxd_link *l)
+{
+	for (;;) {
+		int mark = recv_frame(l, 60e6);
+
+		if (mark < 0 || mark == STOP_MARK)
+			return mark < 0;
+		if (send_frame(l, 60, (uint8_t)mark) != 0)
+			return 1;
+	}
+}
+
+static int
+ping(struct mxd_link *l, uint32_t start, uint32_t end, uint32_t iters)
+{
+	printf("%-10s %12s\n", "length", "latency(us)");
+	for (uint32_t len = start; len <= end; len = len ? len * 2 : 1) {
+		double t0 = 0;
+
+		for (uint32_t i = 0; i < iters + iters / 10 + 1; i++) {
+			if (i == iters / 10 + 1)
+				t0 = now_us();
+			if (send_frame(l, len + 14, 1) != 0 ||
+					recv_frame(l, 5e6) < 0) {
+				fprintf(stderr, "raw_pingpong: peer not answering\n");
+				return 1;
+			}
+		}
+		printf("%-10u %12.3f\n", len, (now_us() - t0) / iters / 2);
+		fflush(stdout);
+	}
+	send_frame(l, 60, STOP_MARK);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct mxd_glue_conf conf = {
+		.eal_args = getenv("MX_DPDK_ARGS"), .nb_mbufs = 4095,
+		.nb_rxd = 512, .nb_txd = 512,
+	};
+	uint32_t start = 0, end = 1024, iters = 10000;
+	struct mxd_link *links;
+	unsigned n;
+	int reused, opt;
+
+	if (argc < 2 || (strcmp(argv[1], "ping") && strcmp(argv[1], "pong"))) {
+		fprintf(stderr, "usage: %s ping|pong [-S len] [-E len] [-N iters]\n",
+				argv[0]);
+		return 2;
+	}
+	optind = 2;
+	while ((opt = getopt(argc, argv, "S:E:N:")) != -1) {
+		if (opt == 'S')
+			start = (uint32_t)atoi(optarg);
+		else if (opt == 'E')
+			end = (uint32_t)atoi(optarg);
+		else if (opt == 'N')
+			iters = (uint32_t)atoi(optarg);
+		else
+			return 2;
+	}
+	if (end > 1400)
+		end = 1400;
+	if (mxd_glue_eal_init(&conf, &reused) < 0 ||
+			mxd_glue_ports_open(&conf, &links, &n) < 0 || n == 0) {
+		fprintf(stderr, "raw_pingpong: %s\n", n == 0 ? "no port" :
+				mxd_glue_error());
+		return 1;
+	}
+	if (mxd_glue_links_wait(links, 1, 10000) != 1) {
+		fprintf(stderr, "raw_pingpong: link down\n");
+		return 1;
+	}
+	return argv[1][1] == 'o' ? pong(&links[0]) :
+		ping(&links[0], start, end, iters);
+}
