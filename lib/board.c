@@ -96,7 +96,7 @@ board_new(struct mxd_lib *lib, unsigned idx, const int *ports)
 		return NULL;
 	b->index = idx;
 	for (unsigned i = 0; ports[i] >= 0; i++) {
-		b->port[i] = &lib->links[ports[i]];
+		b->port[i] = lib->links[ports[i]];
 		b->link_index[i] = (unsigned)ports[i];
 		b->nports++;
 	}

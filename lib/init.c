@@ -180,22 +180,26 @@ lib_start(struct mxd_lib *lib)
 		.nb_mbufs = lib->conf.nb_mbufs, .nb_rxd = 1024, .nb_txd = 1024,
 		.keep_affinity = 1,
 	};
+	struct mxd_link *ports;
+	unsigned n = 0;
 	int ret = mxd_glue_eal_init(&gc, &lib->eal_reused);
 
 	if (ret == 0)
-		ret = mxd_glue_ports_open(&gc, &lib->links, &lib->nlinks);
+		ret = mxd_glue_ports_open(&gc, &ports, &n);
 	if (ret < 0) {
 		fprintf(stderr, "mx: %s\n", mxd_glue_error());
 		return -MX_NO_DEV;
 	}
-	if (lib->nlinks == 0) {
+	if (n == 0) {
 		fprintf(stderr, "mx: DPDK found no port; give one in "
 				"MX_DPDK_ARGS (e.g. --vdev=net_memif0,...)\n");
 		return -MX_NO_DEV;
 	}
 	if (lib->conf.link_wait_ms)
-		mxd_glue_links_wait(lib->links, lib->nlinks,
-				lib->conf.link_wait_ms);
+		mxd_glue_links_wait(ports, n, lib->conf.link_wait_ms);
+	for (unsigned i = 0; i < n && i < MXD_GLUE_MAX_PORTS; i++)
+		lib->links[i] = &ports[i];
+	lib->nlinks = n;
 	return 0;
 }
 
@@ -212,6 +216,34 @@ print_boards(const struct mxd_lib *lib)
 	}
 }
 
+int
+mxd_init_links(struct mxd_link *const *links, unsigned n)
+{
+	struct mxd_lib *lib = &mxd_lib;
+	int ret;
+
+	if (n > MXD_GLUE_MAX_PORTS)
+		n = MXD_GLUE_MAX_PORTS;
+	for (unsigned i = 0; i < n; i++)
+		lib->links[i] = links[i];
+	lib->nlinks = n;
+	mxd_naming_init();
+	ret = mxd_boards_init(lib);
+	if (ret == 0 && lib->conf.peers_file != NULL &&
+			mxd_naming_load_file(lib->conf.peers_file) < 0)
+		ret = -MX_BAD_PARAM_VAL;
+	if (ret < 0) {
+		mxd_boards_fini(lib);
+		return ret;
+	}
+	for (unsigned i = 0; i < lib->nboards; i++)
+		mxd_naming_announce(lib->boards[i], NULL);
+	if (lib->conf.verbose)
+		print_boards(lib);
+	lib->initialized = 1;
+	return 0;
+}
+
 mx_return_t
 mx_init(void)
 {
@@ -224,23 +256,11 @@ mx_init(void)
 	ret = mxd_config_load(&lib->conf);
 	if (ret == 0)
 		ret = lib_start(lib);
-	if (ret == 0) {
-		mxd_naming_init();
-		ret = mxd_boards_init(lib);
-	}
-	if (ret == 0 && lib->conf.peers_file != NULL &&
-			mxd_naming_load_file(lib->conf.peers_file) < 0)
-		ret = -MX_BAD_PARAM_VAL;
-	if (ret < 0) {
-		mxd_boards_fini(lib);
+	if (ret == 0)
+		ret = mxd_init_links(lib->links, lib->nlinks);
+	if (ret < 0)
 		return mxd_error(NULL, (mx_return_t)-ret,
 				"mx_init failed (see messages above)");
-	}
-	for (unsigned i = 0; i < lib->nboards; i++)
-		mxd_naming_announce(lib->boards[i], NULL);
-	if (lib->conf.verbose)
-		print_boards(lib);
-	lib->initialized = 1;
 	return MX_SUCCESS;
 }
 

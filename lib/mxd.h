@@ -121,12 +121,16 @@ struct mxd_lib {
 	struct mxd_config conf;
 	unsigned nboards;
 	struct mxd_board *boards[MXD_MAX_BOARDS];
-	struct mxd_link *links;
+	struct mxd_link *links[MXD_GLUE_MAX_PORTS];
 	unsigned nlinks;
 	int eal_reused;
 };
 
 extern struct mxd_lib mxd_lib;
+
+/* Starts the engine on these links (mx_init passes the DPDK ports; tests
+ * pass fake links).  mxd_lib.conf must be loaded. */
+int mxd_init_links(struct mxd_link *const *links, unsigned n);
 
 int mxd_boards_init(struct mxd_lib *lib);
 void mxd_boards_fini(struct mxd_lib *lib);

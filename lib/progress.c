@@ -21,12 +21,20 @@ mxd_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Progress on the endpoint's board, and on the process's other boards too:
+ * they have no firmware of their own to answer connects or acks while the
+ * application waits elsewhere.
+ */
 void
 mxd_progress(struct mx_endpoint *ep)
 {
 	struct mxd_board *b = ep->board;
 
 	mxd_board_progress(b);
+	for (unsigned i = 0; mxd_lib.nboards > 1 && i < mxd_lib.nboards; i++)
+		if (mxd_lib.boards[i] != b)
+			mxd_board_progress(mxd_lib.boards[i]);
 	if (!mxd_list_empty(&ep->sending)) {
 		mxd_sends_pump(ep);
 		mxd_board_flush(b);

@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The whole engine over a fake wire (no DPDK): two boards in this process,
+ * joined by a fake link pair, one endpoint on each.  Covers matching order,
+ * masks, the unexpected queue, truncation, scatter/gather, request states,
+ * cancel, connect errors, loopback, error handlers and hostile frames.
+ * Every test ends with no frame buffer left allocated.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxd.h"
+#include "fake_link.h"
+
+#define MATCH 0x1234000000000000ull
+
+/* One progress pass, as any MX call makes. */
+#define mx_progress_for_tests(ep) mxd_progress(ep)
+
+static struct fake_port pa, pb;
+static mx_endpoint_t e0, e1;		/* board 0 ep 1, board 1 ep 2 */
+static mx_endpoint_addr_t to1, to0;	/* e0 -> e1, e1 -> e0 */
+static uint64_t nic0, nic1;
+
+static int
+setup(void **state)
+{
+	struct mxd_link *links[2] = { &pa.link, &pb.link };
+
+	(void)state;
+	setenv("MX_HOSTNAME", "unit", 1);
+	setenv("MX_DISCOVERY_MS", "100", 1);
+	mx_set_error_handler(MX_ERRORS_RETURN);
+	if (mxd_config_load(&mxd_lib.conf) < 0)
+		return -1;
+	fake_pair(&pa, &pb, 1, 2, 1500);
+	if (mxd_init_links(links, 2) < 0 ||
+			mx_open_endpoint(0, 1, 0xf00d, NULL, 0, &e0) ||
+			mx_open_endpoint(1, 2, 0xbeef, NULL, 0, &e1))
+		return -1;
+	mx_board_number_to_nic_id(0, &nic0);
+	mx_board_number_to_nic_id(1, &nic1);
+	if (mx_connect(e0, nic1, 2, 0xbeef, 1, &to1) ||
+			mx_connect(e1, nic0, 1, 0xf00d, 1, &to0))
+		return -1;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	mx_finalize();
+	fake_drain(&pa);
+	fake_drain(&pb);
+	if (fake_live_buffers() != 0) {
+		fprintf(stderr, "%ld frame buffers leaked\n",
+				fake_live_buffers());
+		return -1;
+	}
+	return 0;
+}
+
+static void
+pattern(uint8_t *b, uint32_t len, uint32_t seed)
+{
+	for (uint32_t i = 0; i < len; i++)
+		b[i] = (uint8_t)(seed + i * 13 + (i >> 9));
+}
+
+static mx_status_t
+wait_ok(mx_endpoint_t ep, mx_request_t *r)
+{
+	mx_status_t st;
+	uint32_t done = 0;
+
+	assert_int_equal(mx_wait(ep, r, 2000, &st, &done), MX_SUCCESS);
+	assert_int_equal(done, 1);
+	return st;
+}
+
+static mx_request_t
+post_recv(mx_endpoint_t ep, void *buf, uint32_t len, uint64_t m, uint64_t mask)
+{
+	mx_segment_t s = { buf, len };
+	mx_request_t r;
+
+	assert_int_equal(mx_irecv(ep, &s, 1, m, mask, buf, &r), MX_SUCCESS);
+	return r;
+}
+
+static void
+send_buf(mx_endpoint_t ep, mx_endpoint_addr_t to, const void *buf,
+		uint32_t len, uint64_t match)
+{
+	mx_segment_t s = { (void *)(uintptr_t)buf, len };
+	mx_request_t r;
+	mx_status_t st;
+
+	assert_int_equal(mx_isend(ep, &s, 1, to, match, NULL, &r), MX_SUCCESS);
+	st = wait_ok(ep, &r);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+}
+
+static void
+status_fields(void **state)
+{
+	uint8_t out[100], in[100];
+	mx_request_t r;
+	mx_status_t st;
+	uint64_t nic;
+	uint32_t id;
+
+	(void)state;
+	pattern(out, sizeof(out), 1);
+	r = post_recv(e1, in, sizeof(in), MATCH | 7, MX_MATCH_MASK_NONE);
+	send_buf(e0, to1, out, sizeof(out), MATCH | 7);
+	st = wait_ok(e1, &r);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+	assert_true(st.match_info == (MATCH | 7));
+	assert_int_equal(st.msg_length, 100);
+	assert_int_equal(st.xfer_length, 100);
+	assert_ptr_equal(st.context, in);
+	assert_memory_equal(in, out, sizeof(out));
+	mx_decompose_endpoint_addr(st.source, &nic, &id);
+	assert_true(nic == nic0);
+	assert_int_equal(id, 1);
+	/* The source is usable for a reply without a connect. */
+	r = post_recv(e0, in, sizeof(in), 9, MX_MATCH_MASK_NONE);
+	send_buf(e1, st.source, out, 10, 9);
+	st = wait_ok(e0, &r);
+	assert_int_equal(st.xfer_length, 10);
+}
+
+static void
+every_size_to_eager_max(void **state)
+{
+	uint32_t max = 0;
+	uint8_t *out, *in;
+
+	(void)state;
+	mx_get_info(e0, MX_COPY_SEND_MAX, NULL, 0, &max, sizeof(max));
+	assert_int_equal(max, 32768);
+	out = malloc(max);
+	in = malloc(max);
+	for (uint32_t len = 0; len <= max; len += len < 3000 ? 1 : 97) {
+		mx_request_t r = post_recv(e1, in, max, len, MX_MATCH_MASK_NONE);
+		mx_status_t st;
+
+		pattern(out, len, len);
+		send_buf(e0, to1, out, len, len);
+		st = wait_ok(e1, &r);
+		assert_int_equal(st.xfer_length, len);
+		if (memcmp(in, out, len) != 0)
+			fail_msg("data differs at length %u", len);
+	}
+	free(out);
+	free(in);
+}
+
+static void
+posted_order_and_masks(void **state)
+{
+	uint8_t b[4][8], d[8] = { 0 };
+	mx_request_t r[4];
+	mx_status_t st;
+
+	(void)state;
+	/* Two identical receives: the first posted matches first. */
+	r[0] = post_recv(e1, b[0], 8, MATCH, MX_MATCH_MASK_NONE);
+	r[1] = post_recv(e1, b[1], 8, MATCH, MX_MATCH_MASK_NONE);
+	/* Masked: matches any message whose top 16 bits are 0xabcd. */
+	r[2] = post_recv(e1, b[2], 8, 0xabcd000000000000ull,
+			0xffff000000000000ull);
+	/* Wildcard: matches anything. */
+	r[3] = post_recv(e1, b[3], 8, 0, 0);
+	d[0] = 1;
+	send_buf(e0, to1, d, 8, 0xabcd0000deadbeefull);
+	d[0] = 2;
+	send_buf(e0, to1, d, 8, MATCH);
+	d[0] = 3;
+	send_buf(e0, to1, d, 8, MATCH);
+	d[0] = 4;
+	send_buf(e0, to1, d, 8, 42);
+	st = wait_ok(e1, &r[2]);
+	assert_true(st.match_info == 0xabcd0000deadbeefull);
+	assert_int_equal(b[2][0], 1);
+	st = wait_ok(e1, &r[0]);
+	assert_int_equal(b[0][0], 2);
+	st = wait_ok(e1, &r[1]);
+	assert_int_equal(b[1][0], 3);
+	st = wait_ok(e1, &r[3]);
+	assert_int_equal(b[3][0], 4);
+	assert_true(st.match_info == 42);
+}
+
+static void
+bad_mask_refused(void **state)
+{
+	uint8_t b[8];
+	mx_segment_t s = { b, 8 };
+	mx_request_t r;
+
+	(void)state;
+	assert_int_equal(mx_irecv(e1, &s, 1, 0xff, 0x0f, NULL, &r),
+			MX_BAD_MATCH_MASK);
+}
+
+static void
+unexpected_in_order(void **state)
+{
+	enum { N = 40, LEN = 5000 };	/* medium: four frames each */
+	uint8_t out[LEN], in[LEN];
+	mx_status_t st;
+	uint32_t found = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < N; i++) {
+		pattern(out, LEN, i);
+		send_buf(e0, to1, out, LEN - i, MATCH | (i & 1));
+	}
+	/* Let them all arrive before any receive is posted. */
+	for (int i = 0; i < 100; i++)
+		mx_progress_for_tests(e1);
+	assert_int_equal(mx_iprobe(e1, MATCH | 1, MX_MATCH_MASK_NONE, &st,
+				&found), MX_SUCCESS);
+	assert_int_equal(found, 1);
+	assert_int_equal(st.msg_length, LEN - 1);
+	assert_true(e1->board->counters[MXD_C_UNEXP_MSGS] >= N);
+	/* Odd ones first, then even ones: order within each kept. */
+	for (uint32_t pass = 0; pass < 2; pass++)
+		for (uint32_t i = 1 - pass; i < N; i += 2) {
+			mx_request_t r = post_recv(e1, in, LEN, MATCH | (i & 1),
+					MX_MATCH_MASK_NONE);
+
+			st = wait_ok(e1, &r);
+			pattern(out, LEN, i);
+			assert_int_equal(st.xfer_length, LEN - i);
+			assert_memory_equal(in, out, LEN - i);
+		}
+	assert_int_equal(mx_iprobe(e1, 0, 0, &st, &found), MX_SUCCESS);
+	assert_int_equal(found, 0);
+	assert_int_equal(e1->unexp_bytes, 0);
+}
+
+static void
+truncation(void **state)
+{
+	uint8_t out[3000], in[100];
+	mx_request_t r;
+	mx_status_t st;
+
+	(void)state;
+	pattern(out, sizeof(out), 5);
+	r = post_recv(e1, in, sizeof(in), 1, MX_MATCH_MASK_NONE);
+	send_buf(e0, to1, out, sizeof(out), 1);
+	st = wait_ok(e1, &r);
+	assert_int_equal(st.code, MX_STATUS_TRUNCATED);
+	assert_int_equal(st.msg_length, 3000);
+	assert_int_equal(st.xfer_length, 100);
+	assert_memory_equal(in, out, 100);
+	/* Same through the unexpected queue. */
+	send_buf(e0, to1, out, sizeof(out), 2);
+	mx_progress_for_tests(e1);
+	r = post_recv(e1, in, 50, 2, MX_MATCH_MASK_NONE);
+	st = wait_ok(e1, &r);
+	assert_int_equal(st.code, MX_STATUS_TRUNCATED);
+	assert_int_equal(st.xfer_length, 50);
+}
+
+static void
+scatter_gather(void **state)
+{
+	uint8_t out[4000], in[4000], a[1000], b[1], c[3000];
+	mx_segment_t ss[4] = { { out, 10 }, { NULL, 0 }, { out + 10, 2990 },
+		{ out + 3000, 1000 } };
+	mx_segment_t rs[4] = { { a, 1000 }, { b, 0 }, { b, 1 }, { c, 3000 } };
+	mx_request_t sr, rr;
+	mx_status_t st;
+
+	(void)state;
+	pattern(out, sizeof(out), 9);
+	assert_int_equal(mx_irecv(e1, rs, 4, 3, MX_MATCH_MASK_NONE, NULL, &rr),
+			MX_SUCCESS);
+	assert_int_equal(mx_isend(e0, ss, 4, to1, 3, NULL, &sr), MX_SUCCESS);
+	wait_ok(e0, &sr);
+	st = wait_ok(e1, &rr);
+	assert_int_equal(st.xfer_length, 4000);
+	memcpy(in, a, 1000);
+	in[1000] = b[0];
+	memcpy(in + 1001, c, 2999);
+	assert_memory_equal(in, out, 4000);
+	/* An empty message with a NULL list. */
+	rr = post_recv(e1, in, 10, 4, MX_MATCH_MASK_NONE);
+	assert_int_equal(mx_isend(e0, NULL, 0, to1, 4, NULL, &sr), MX_SUCCESS);
+	wait_ok(e0, &sr);
+	st = wait_ok(e1, &rr);
+	assert_int_equal(st.msg_length, 0);
+}
+
+static void
+bad_segments(void **state)
+{
+	mx_segment_t s = { NULL, 10 };
+	mx_request_t r;
+
+	(void)state;
+	assert_int_equal(mx_isend(e0, NULL, 2, to1, 1, NULL, &r),
+			MX_BAD_SEG_LIST);
+	assert_int_equal(mx_isend(e0, &s, 1, to1, 1, NULL, &r), MX_BAD_SEG_MEM);
+	assert_int_equal(mx_irecv(e1, &s, 100000, 1, MX_MATCH_MASK_NONE, NULL,
+				&r), MX_BAD_SEG_CNT);
+}
+
+static void
+cancel_and_states(void **state)
+{
+	uint8_t in[8], out[8] = { 0 };
+	mx_request_t r, keep;
+	uint32_t res = 7;
+	void *ctx = NULL;
+
+	(void)state;
+	r = post_recv(e1, in, 8, 77, MX_MATCH_MASK_NONE);
+	assert_int_equal(mx_context(&r, &ctx), MX_SUCCESS);
+	assert_ptr_equal(ctx, in);
+	assert_int_equal(mx_test(e1, &r, NULL, &res), MX_SUCCESS);
+	assert_int_equal(res, 0);
+	assert_int_equal(mx_cancel(e1, &r, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	/* A cancelled receive no longer matches. */
+	keep = post_recv(e1, in, 8, 77, MX_MATCH_MASK_NONE);
+	send_buf(e0, to1, out, 8, 77);
+	mx_progress_for_tests(e1);
+	assert_int_equal(mx_cancel(e1, &keep, &res), MX_SUCCESS);
+	assert_int_equal(res, 0);	/* too late: matched */
+	wait_ok(e1, &keep);
+	assert_null(keep);
+	/* A released request is refused. */
+	assert_int_equal(mx_test(e1, &keep, NULL, &res), MX_BAD_REQUEST);
+}
+
+static void
+peek_and_wait_timeout(void **state)
+{
+	uint8_t in[8], out[8] = { 0 };
+	mx_request_t r, got = NULL;
+	uint32_t res = 9;
+	uint64_t t0;
+
+	(void)state;
+	r = post_recv(e1, in, 8, 5, MX_MATCH_MASK_NONE);
+	assert_int_equal(mx_ipeek(e1, &got, &res), MX_SUCCESS);
+	assert_int_equal(res, 0);
+	t0 = mxd_now_ns();
+	assert_int_equal(mx_wait(e1, &r, 30, NULL, &res), MX_SUCCESS);
+	assert_int_equal(res, 0);
+	assert_true(mxd_now_ns() - t0 >= 30000000ull);
+	assert_true(mxd_now_ns() - t0 < 2000000000ull);
+	send_buf(e0, to1, out, 8, 5);
+	assert_int_equal(mx_peek(e1, 1000, &got, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	assert_ptr_equal(got, r);
+	wait_ok(e1, &r);
+}
+
+static void
+connect_errors(void **state)
+{
+	mx_endpoint_addr_t a;
+
+	(void)state;
+	assert_int_equal(mx_connect(e0, nic1, 5, 0xbeef, 1, &a),
+			MX_CONNECTION_FAILED);
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbad, 1, &a),
+			MX_BAD_CONNECTION_KEY);
+	assert_int_equal(mx_connect(e0, 0x0203040506ull, 2, 0xbeef, 1, &a),
+			MX_NIC_NOT_FOUND);
+	assert_int_equal(mx_connect(e0, nic1, MX_MAX_ENDPOINTS, 0xbeef, 1, &a),
+			MX_BAD_ENDPOINT_ID);
+	/* The good connection still works. */
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1, &a), MX_SUCCESS);
+}
+
+static void
+loopback_same_board(void **state)
+{
+	mx_endpoint_t e2;
+	mx_endpoint_addr_t self, to2;
+	uint8_t out[6000], in[6000];
+	mx_request_t r;
+	uint64_t tx_before = pa.tx_frames;
+
+	(void)state;
+	pattern(out, sizeof(out), 3);
+	/* To itself, through its own address. */
+	mx_get_endpoint_addr(e0, &self);
+	r = post_recv(e0, in, sizeof(in), 11, MX_MATCH_MASK_NONE);
+	send_buf(e0, self, out, sizeof(out), 11);
+	assert_int_equal(wait_ok(e0, &r).xfer_length, sizeof(out));
+	assert_memory_equal(in, out, sizeof(out));
+	/* To another endpoint of the same board. */
+	assert_int_equal(mx_open_endpoint(0, MX_ANY_ENDPOINT, 3, NULL, 0, &e2),
+			MX_SUCCESS);
+	assert_int_equal(mx_connect(e0, nic0, e2->id, 3, 1, &to2), MX_SUCCESS);
+	r = post_recv(e2, in, sizeof(in), 12, MX_MATCH_MASK_NONE);
+	send_buf(e0, to2, out, 100, 12);
+	assert_int_equal(wait_ok(e2, &r).xfer_length, 100);
+	assert_int_equal(pa.tx_frames, tx_before);	/* nothing on the wire */
+	mx_close_endpoint(e2);
+}
+
+static int handler_calls;
+static mx_return_t handler_code;
+
+static mx_return_t
+count_handler(char *str, mx_return_t ret)
+{
+	(void)str;
+	handler_calls++;
+	handler_code = ret;
+	return ret;
+}
+
+static void
+error_handlers(void **state)
+{
+	mx_error_handler_t old;
+	mx_endpoint_t ep;
+
+	(void)state;
+	old = mx_set_error_handler(count_handler);
+	assert_ptr_equal(old, MX_ERRORS_RETURN);
+	assert_int_equal(mx_open_endpoint(7, 0, 0, NULL, 0, &ep),
+			MX_BOARD_UNKNOWN);
+	assert_int_equal(handler_calls, 1);
+	assert_int_equal(handler_code, MX_BOARD_UNKNOWN);
+	assert_int_equal(mx_open_endpoint(0, 1, 0, NULL, 0, &ep), MX_BUSY);
+	assert_int_equal(mx_open_endpoint(0, 99, 0, NULL, 0, &ep),
+			MX_BAD_ENDPOINT_ID);
+	assert_int_equal(mx_init(), MX_ALREADY_INITIALIZED);
+	assert_int_equal(handler_calls, 4);
+	assert_ptr_equal(mx_set_error_handler(MX_ERRORS_RETURN),
+			count_handler);
+	assert_string_equal(mx_strerror(MX_BUSY), "Busy");
+	assert_string_equal(mx_strerror((mx_return_t)9999), "Unknown error");
+	assert_string_equal(mx_strstatus(MX_STATUS_TRUNCATED), "Truncated");
+}
+
+static void
+names_and_boards(void **state)
+{
+	char name[MX_MAX_HOSTNAME_LEN];
+	uint64_t nic;
+	uint32_t board;
+
+	(void)state;
+	assert_int_equal(mx_hostname_to_nic_id((char *)"unit:1", &nic),
+			MX_SUCCESS);
+	assert_true(nic == nic1);
+	assert_int_equal(mx_nic_id_to_hostname(nic0, name), MX_SUCCESS);
+	assert_string_equal(name, "unit:0");
+	assert_int_equal(mx_hostname_to_nic_id((char *)"nosuch:0", &nic),
+			MX_HOST_NOT_FOUND);
+	assert_int_equal(mx_nic_id_to_board_number(nic1, &board), MX_SUCCESS);
+	assert_int_equal(board, 1);
+	assert_int_equal(mx_nic_id_to_board_number(12345, &board),
+			MX_BOARD_UNKNOWN);
+	assert_int_equal(mx_board_number_to_nic_id(2, &nic), MX_BOARD_UNKNOWN);
+}
+
+static void
+window_full_then_drains(void **state)
+{
+	enum { N = 3 * MXD_WIN };
+	uint32_t out = 0, in = 0;
+	mx_request_t r;
+	mx_status_t st;
+
+	(void)state;
+	/* More sends than the window holds, none received yet. */
+	for (out = 0; out < N; out++)
+		send_buf(e0, to1, &out, 4, 100 + out);
+	for (uint32_t i = 0; i < N; i++) {
+		r = post_recv(e1, &in, 4, 100 + i, MX_MATCH_MASK_NONE);
+		st = wait_ok(e1, &r);
+		assert_int_equal(st.xfer_length, 4);
+		assert_int_equal(in, i);
+	}
+}
+
+static void
+hostile_frames_counted(void **state)
+{
+	uint8_t junk[200];
+	uint64_t before = e1->board->counters[MXD_C_DROP_BASE +
+		MXD_DROP_ETHERTYPE];
+	struct mxd_hdr_args a = { .type = MXD_T_EAGER, .dst_ep = 2,
+		.dst_peer = 0, .filter = 0xbeef };
+	uint8_t out[8] = { 0 }, in[8];
+	mx_request_t r;
+
+	(void)state;
+	memset(junk, 0xa5, sizeof(junk));
+	fake_inject(&pb, junk, sizeof(junk));
+	/* Ours, but with a session that is not e1's. */
+	mxd_wire_put_hdr(junk, pb.link.mac, pa.link.mac, &a, 24);
+	mxd_wire_put_eager(junk + MXD_HDRS_LEN, 1, 0, 0, 1000, 0);
+	fake_inject(&pb, junk, 100);
+	r = post_recv(e1, in, 8, 6, MX_MATCH_MASK_NONE);
+	send_buf(e0, to1, out, 8, 6);
+	wait_ok(e1, &r);
+	assert_int_equal(e1->board->counters[MXD_C_DROP_BASE +
+			MXD_DROP_ETHERTYPE], before + 1);
+	assert_true(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_ENDPOINT]
+			>= 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(status_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(every_size_to_eager_max, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(posted_order_and_masks, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(bad_mask_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(unexpected_in_order, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(truncation, setup, teardown),
+		cmocka_unit_test_setup_teardown(scatter_gather, setup, teardown),
+		cmocka_unit_test_setup_teardown(bad_segments, setup, teardown),
+		cmocka_unit_test_setup_teardown(cancel_and_states, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(peek_and_wait_timeout, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(connect_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(loopback_same_board, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(error_handlers, setup, teardown),
+		cmocka_unit_test_setup_teardown(names_and_boards, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(window_full_then_drains, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(hostile_frames_counted, setup,
+				teardown),
+	};
+
+	return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
+}

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Wire format: encode/decode round trips and the validation table. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "wire.h"
+
+static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 1 };
+static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
+
+static const struct mxd_hdr_args args = {
+	.type = MXD_T_EAGER, .flags = MXD_F_ACK_VALID, .src_ep = 3,
+	.dst_ep = 7, .dst_peer = 0x1234, .src_peer = 0x4321,
+	.filter = 0xdeadbeef, .src_session = 0x11223344,
+	.dst_session = 0x55667788, .ack = 0xfffffffe,
+};
+
+/* Builds an eager fragment frame; returns its length. */
+static size_t
+eager_frame(uint8_t *f, uint32_t msg_len, uint16_t frag_max, uint8_t idx)
+{
+	uint32_t off = (uint32_t)idx * frag_max, len = msg_len - off;
+	size_t n;
+
+	if (len > frag_max)
+		len = frag_max;
+	n = mxd_wire_put_hdr(f, mac_b, mac_a, &args,
+			(uint16_t)(sizeof(struct mxd_eager_hdr) + len));
+	n += mxd_wire_put_eager(f + n, 42, msg_len, 0x0123456789abcdefull,
+			frag_max, idx);
+	for (uint32_t i = 0; i < len; i++)
+		f[n + i] = (uint8_t)(off + i);
+	return n + len;
+}
+
+static void
+eager_roundtrip(void **state)
+{
+	uint8_t f[2048];
+	struct mxd_pkt pkt;
+	size_t n = eager_frame(f, 3000, 1400, 2);
+
+	(void)state;
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	assert_int_equal(pkt.type, MXD_T_EAGER);
+	assert_int_equal(pkt.src_ep, 3);
+	assert_int_equal(pkt.dst_ep, 7);
+	assert_int_equal(pkt.dst_peer, 0x1234);
+	assert_int_equal(pkt.src_peer, 0x4321);
+	assert_int_equal(pkt.filter, 0xdeadbeef);
+	assert_int_equal(pkt.src_session, 0x11223344);
+	assert_int_equal(pkt.dst_session, 0x55667788);
+	assert_int_equal(pkt.ack, 0xfffffffe);
+	assert_int_equal(pkt.u.eager.seq, 42);
+	assert_int_equal(pkt.u.eager.msg_len, 3000);
+	assert_true(pkt.u.eager.match == 0x0123456789abcdefull);
+	assert_int_equal(pkt.u.eager.frag_idx, 2);
+	assert_int_equal(pkt.u.eager.frag_count, 3);
+	assert_int_equal(pkt.u.eager.frag_off, 2800);
+	assert_int_equal(pkt.u.eager.frag_len, 200);
+	assert_int_equal(pkt.payload[0], (uint8_t)2800);
+	assert_memory_equal(pkt.eth->src, mac_a, 6);
+}
+
+static void
+padded_frame_ok(void **state)
+{
+	uint8_t f[128] = { 0 };
+	struct mxd_pkt pkt;
+	size_t n = eager_frame(f, 0, 1400, 0);
+
+	(void)state;
+	/* Ethernet pads short frames: trailing bytes must be ignored. */
+	assert_true(n < 80);
+	assert_int_equal(mxd_wire_parse(f, 80, &pkt), MXD_DROP_NONE);
+	assert_int_equal(pkt.u.eager.frag_len, 0);
+}
+
+static void
+conn_and_disc_roundtrip(void **state)
+{
+	uint8_t f[512];
+	struct mxd_pkt pkt;
+	struct mxd_hdr_args a = args;
+	size_t n;
+
+	(void)state;
+	a.type = MXD_T_CONN_REP;
+	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_conn_hdr));
+	n += mxd_wire_put_conn(f + n, 0x020000000001ull, 77, 0xabcd,
+			MXD_CONN_BAD_KEY);
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	assert_true(pkt.u.conn.src_nic == 0x020000000001ull);
+	assert_int_equal(pkt.u.conn.conn_id, 77);
+	assert_int_equal(pkt.u.conn.src_filter, 0xabcd);
+	assert_int_equal(pkt.u.conn.status, MXD_CONN_BAD_KEY);
+
+	a.type = MXD_T_DISCOVER;
+	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_disc_hdr));
+	n += mxd_wire_put_disc(f + n, 99, 1, "hostA:0", "hostB:1");
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	assert_true(pkt.u.disc.src_nic == 99);
+	assert_int_equal(pkt.u.disc.query, 1);
+	assert_string_equal(pkt.u.disc.name, "hostA:0");
+	assert_string_equal(pkt.u.disc.want, "hostB:1");
+}
+
+static void
+unterminated_names_are_cut(void **state)
+{
+	uint8_t f[512];
+	struct mxd_pkt pkt;
+	struct mxd_hdr_args a = args;
+	size_t n;
+
+	(void)state;
+	a.type = MXD_T_DISCOVER;
+	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_disc_hdr));
+	mxd_wire_put_disc(f + n, 1, 0, "x", "y");
+	memset(f + n + 16, 'A', 2 * MXD_NAME_LEN);	/* no NUL anywhere */
+	n += sizeof(struct mxd_disc_hdr);
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	assert_int_equal(strlen(pkt.u.disc.name), MXD_NAME_LEN - 1);
+	assert_int_equal(strlen(pkt.u.disc.want), MXD_NAME_LEN - 1);
+}
+
+/* Each row damages a valid eager frame and names the expected verdict. */
+struct bad_case {
+	const char *what;
+	size_t off;		/* byte to overwrite */
+	int width;		/* 1, 2 or 4 */
+	uint32_t value;
+	int cut;		/* or: truncate the frame to this length */
+	enum mxd_drop want;
+};
+
+#define H(o) (MXD_ETH_HLEN + (o))
+#define E(o) (MXD_HDRS_LEN + (o))
+
+static const struct bad_case bad_cases[] = {
+	{ "too short for ethernet", 0, 0, 0, 10, MXD_DROP_SHORT },
+	{ "too short for mx header", 0, 0, 0, 40, MXD_DROP_SHORT },
+	{ "foreign ethertype", 12, 2, 0x86dd, 0, MXD_DROP_ETHERTYPE },
+	{ "wrong version", H(0), 1, 2, 0, MXD_DROP_VERSION },
+	{ "unknown type", H(1), 1, 99, 0, MXD_DROP_TYPE },
+	{ "type zero", H(1), 1, 0, 0, MXD_DROP_TYPE },
+	{ "length beyond frame", H(10), 2, 4000, 0, MXD_DROP_SHORT },
+	{ "length shorter than payload", H(10), 2, 100, 0, MXD_DROP_LENGTH },
+	{ "length shorter than eager hdr", H(10), 2, 10, 0, MXD_DROP_LENGTH },
+	{ "frame cut inside payload", 0, 0, 0, 200, MXD_DROP_SHORT },
+	{ "frag index beyond count", E(20), 1, 3, 0, MXD_DROP_FRAG },
+	{ "frag count inconsistent", E(21), 1, 5, 0, MXD_DROP_FRAG },
+	{ "frag offset not idx*max", E(16), 4, 1000, 0, MXD_DROP_FRAG },
+	{ "frag_max zero", E(22), 2, 0, 0, MXD_DROP_FRAG },
+	{ "frag_max changed", E(22), 2, 1000, 0, MXD_DROP_FRAG },
+	{ "msg_len enormous", E(4), 4, 0xffffffff, 0, MXD_DROP_FRAG },
+	{ "too many fragments", E(4), 4, 65 * 1400, 0, MXD_DROP_FRAG },
+};
+
+static void
+validation_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *c = &bad_cases[i];
+		uint8_t f[2048];
+		struct mxd_pkt pkt;
+		size_t n = eager_frame(f, 3000, 1400, 1);
+
+		if (c->cut)
+			n = (size_t)c->cut;
+		else if (c->width == 1)
+			f[c->off] = (uint8_t)c->value;
+		else if (c->width == 2)
+			mxd_put16(f + c->off, (uint16_t)c->value);
+		else
+			mxd_put32(f + c->off, c->value);
+		if (mxd_wire_parse(f, n, &pkt) != c->want)
+			fail_msg("case '%s': got %s, want %s", c->what,
+					mxd_drop_name(mxd_wire_parse(f, n, &pkt)),
+					mxd_drop_name(c->want));
+	}
+}
+
+static void
+fixed_size_types(void **state)
+{
+	uint8_t f[512] = { 0 };
+	struct mxd_pkt pkt;
+	struct mxd_hdr_args a = args;
+	size_t n;
+
+	(void)state;
+	a.type = MXD_T_ACK;
+	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, 0);
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	mxd_put16(f + H(10), 4);	/* an ack has no body */
+	assert_int_equal(mxd_wire_parse(f, n + 4, &pkt), MXD_DROP_LENGTH);
+	a.type = MXD_T_CONN_REQ;
+	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, 20);
+	assert_int_equal(mxd_wire_parse(f, n + 20, &pkt), MXD_DROP_LENGTH);
+	a.type = MXD_T_DISCOVER;
+	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, 100);
+	assert_int_equal(mxd_wire_parse(f, n + 100, &pkt), MXD_DROP_LENGTH);
+}
+
+static void
+random_bytes_never_accepted_blindly(void **state)
+{
+	uint8_t f[1600];
+	struct mxd_pkt pkt;
+
+	(void)state;
+	srand(1);
+	for (int i = 0; i < 200000; i++) {
+		size_t n = (size_t)(rand() % (int)sizeof(f));
+
+		for (size_t j = 0; j < n; j++)
+			f[j] = (uint8_t)rand();
+		if (i & 1) {	/* make many of them look like ours */
+			if (n > 14) {
+				mxd_put16(f + 12, MXD_ETHERTYPE);
+			}
+			if (n > 16) {
+				f[14] = MXD_WIRE_VERSION;
+				f[15] = (uint8_t)(1 + rand() % 5);
+			}
+		}
+		if (mxd_wire_parse(f, n, &pkt) == MXD_DROP_NONE &&
+				pkt.type == MXD_T_EAGER) {
+			/* Whatever was accepted must be inside the frame. */
+			assert_true(pkt.payload + pkt.u.eager.frag_len <= f + n);
+			assert_true(pkt.u.eager.frag_off + pkt.u.eager.frag_len <=
+					pkt.u.eager.msg_len);
+		}
+	}
+}
+
+static void
+seq_compare_wraps(void **state)
+{
+	(void)state;
+	assert_true(mxd_seq_lt(1, 2));
+	assert_false(mxd_seq_lt(2, 1));
+	assert_false(mxd_seq_lt(5, 5));
+	assert_true(mxd_seq_lt(0xfffffff0u, 3));
+	assert_false(mxd_seq_lt(3, 0xfffffff0u));
+}
+
+static void
+nic_mac_roundtrip(void **state)
+{
+	uint8_t mac[6] = { 0x02, 0xfe, 0x00, 0x10, 0x20, 0x30 }, back[6];
+
+	(void)state;
+	assert_true(mxd_mac_to_nic(mac) == 0x02fe00102030ull);
+	mxd_nic_to_mac(0x02fe00102030ull, back);
+	assert_memory_equal(mac, back, 6);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(eager_roundtrip),
+		cmocka_unit_test(padded_frame_ok),
+		cmocka_unit_test(conn_and_disc_roundtrip),
+		cmocka_unit_test(unterminated_names_are_cut),
+		cmocka_unit_test(validation_table),
+		cmocka_unit_test(fixed_size_types),
+		cmocka_unit_test(random_bytes_never_accepted_blindly),
+		cmocka_unit_test(seq_compare_wraps),
+		cmocka_unit_test(nic_mac_roundtrip),
+	};
+
+	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);
+}
