@@ -159,11 +159,34 @@ endpoint_release(struct mx_endpoint *ep)
 	mxd_reqpool_fini(&ep->reqs);
 }
 
+/* Everything this endpoint sent is out and acknowledged. */
+static int
+drained(void *arg)
+{
+	struct mx_endpoint *ep = arg;
+	struct mxd_board *b = ep->board;
+
+	for (uint32_t i = 0; i < ep->npartners; i++)
+		if (!mxd_list_empty(&ep->partners[i]->sendq) ||
+				mxd_txwin_in_flight(&ep->partners[i]->tx) != 0)
+			return 0;
+	for (unsigned p = 0; p < b->nports; p++)
+		if (mxd_txq_room(b, p) != MXD_TXQ_SIZE)
+			return 0;
+	return mxd_list_empty(&ep->acks);
+}
+
 mx_return_t
 mx_close_endpoint(mx_endpoint_t ep)
 {
 	CHECK_EP(ep, "mx_close_endpoint");
-	/* Give queued frames (acks among them) a last chance to leave. */
+	/*
+	 * A completed send only means its data is in our frames: linger
+	 * (bounded) until the partners have acknowledged it, so that a
+	 * program that sends and then closes or exits loses nothing.
+	 */
+	if (mxd_lib.conf.close_linger_ms && !drained(ep))
+		mxd_poll_until(ep, drained, ep, mxd_lib.conf.close_linger_ms);
 	mxd_board_flush(ep->board);
 	ep->board->ep[ep->id] = NULL;
 	endpoint_release(ep);

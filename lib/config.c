@@ -39,6 +39,8 @@ static const struct num_setting nums[] = {
 		"delay before an explicit ack when no reply carries it"),
 	NUM("MX_CONNECT_RETRY_MS", connect_retry_ms, 100, 1, 60000,
 		"interval between connect requests"),
+	NUM("MX_CLOSE_LINGER_MS", close_linger_ms, 2000, 0, 600000,
+		"mx_close_endpoint waits this long for sent data to be acked"),
 	NUM("MX_MBUFS", nb_mbufs, 16383, 1023, 1u << 22,
 		"frame buffers per port"),
 	NUM("MX_VERBOSE", verbose, 0, 0, 3,

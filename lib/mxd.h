@@ -57,6 +57,7 @@ struct mxd_config {
 	uint32_t ack_delay_us;		/* MX_ACK_DELAY_US */
 	uint32_t connect_retry_ms;	/* MX_CONNECT_RETRY_MS */
 	uint32_t nb_mbufs;		/* MX_MBUFS */
+	uint32_t close_linger_ms;	/* MX_CLOSE_LINGER_MS */
 	uint32_t verbose;		/* MX_VERBOSE */
 };
 

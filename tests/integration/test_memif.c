@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Two processes over a net_memif pair: every message size from 0 to the
+ * eager maximum in both directions with every byte checked, match masks,
+ * and unexpected messages (all sent before any receive is posted).
+ *
+ * Each test forks a receiver "nodeA" (memif server) and a sender "nodeB"
+ * (memif client); the children use only the public MX API and exit 0 on
+ * success.  The parent (cmocka) kills them after a time limit.
+ *
+ * MXD_TEST_HUGE=1 runs the same tests with hugepages instead of --no-huge
+ * (see tests/integration/hugepages.sh).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <myriexpress.h>
+
+#define FILTER		0x5eed
+#define EP_A		1
+#define EP_B		2
+#define LIMIT_S		120
+#define WAIT_MS		30000
+#define M_PARAM		0xffff000000000001ull
+#define M_DONE		0xffff000000000002ull
+#define M_BYE		0xffff000000000003ull
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "[%s] %s:%d: ", role, __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__); \
+		fprintf(stderr, "\n"); \
+		dump_counters(); \
+		exit(1); \
+	} \
+} while (0)
+
+static const char *role = "parent";
+static char sock_path[128];
+static char ready_path[160];
+
+/* Non-zero board counters, printed when a child fails. */
+static void
+dump_counters(void)
+{
+	uint32_t board = 0, n = 0, *v;
+	char (*label)[MX_MAX_STR_LEN];
+
+	if (mx_get_info(NULL, MX_COUNTERS_COUNT, &board, sizeof(board), &n,
+				sizeof(n)) != MX_SUCCESS)
+		return;
+	v = calloc(n, sizeof(*v));
+	label = calloc(n, MX_MAX_STR_LEN);
+	if (v != NULL && label != NULL &&
+			mx_get_info(NULL, MX_COUNTERS_LABELS, &board, sizeof(board),
+				label, n * MX_MAX_STR_LEN) == MX_SUCCESS &&
+			mx_get_info(NULL, MX_COUNTERS_VALUES, &board, sizeof(board),
+				v, n * sizeof(*v)) == MX_SUCCESS)
+		for (uint32_t i = 0; i < n; i++)
+			if (v[i])
+				fprintf(stderr, "[%s]   %-28s %u\n", role, label[i],
+						v[i]);
+	free(v);
+	free(label);
+}
+
+/* ---- helpers used by both children ------------------------------------- */
+
+static void
+pattern(uint8_t *b, uint32_t len, uint32_t seed)
+{
+	for (uint32_t i = 0; i < len; i++)
+		b[i] = (uint8_t)(seed * 7 + i * 13 + (i >> 8));
+}
+
+static void
+check_pattern(const uint8_t *b, uint32_t len, uint32_t seed)
+{
+	for (uint32_t i = 0; i < len; i++)
+		CHECK(b[i] == (uint8_t)(seed * 7 + i * 13 + (i >> 8)),
+				"message %u: byte %u of %u is wrong", seed, i, len);
+}
+
+static mx_status_t
+wait_req(mx_endpoint_t ep, mx_request_t *r)
+{
+	mx_status_t st;
+	uint32_t done = 0;
+
+	CHECK(mx_wait(ep, r, WAIT_MS, &st, &done) == MX_SUCCESS, "mx_wait");
+	CHECK(done, "request not complete after %d ms", WAIT_MS);
+	return st;
+}
+
+static mx_request_t
+post(mx_endpoint_t ep, void *buf, uint32_t len, uint64_t m, uint64_t mask)
+{
+	mx_segment_t s = { buf, len };
+	mx_request_t r;
+
+	CHECK(mx_irecv(ep, &s, 1, m, mask, NULL, &r) == MX_SUCCESS, "irecv");
+	return r;
+}
+
+static mx_request_t
+send_async(mx_endpoint_t ep, mx_endpoint_addr_t to, void *buf, uint32_t len,
+		uint64_t m)
+{
+	mx_segment_t s = { buf, len };
+	mx_request_t r;
+
+	CHECK(mx_isend(ep, &s, 1, to, m, NULL, &r) == MX_SUCCESS, "isend");
+	return r;
+}
+
+static void
+send_sync(mx_endpoint_t ep, mx_endpoint_addr_t to, void *buf, uint32_t len,
+		uint64_t m)
+{
+	mx_request_t r = send_async(ep, to, buf, len, m);
+
+	CHECK(wait_req(ep, &r).code == MX_STATUS_SUCCESS, "send status");
+}
+
+static mx_endpoint_t
+start(const char *name, int server, uint32_t ep_id)
+{
+	char args[512];
+	mx_endpoint_t ep;
+	mx_return_t rc;
+
+	role = name;
+	snprintf(args, sizeof(args), "%s --no-pci --log-level=error "
+			"--vdev=net_memif0,role=%s,socket=%s",
+			getenv("MXD_TEST_HUGE") ?
+				"--in-memory -m 256" : "--no-huge -m 256 --no-shconf",
+			server ? "server" : "client", sock_path);
+	setenv("MX_DPDK_ARGS", args, 1);
+	setenv("MX_HOSTNAME", name, 1);
+	mx_set_error_handler(MX_ERRORS_RETURN);
+	rc = mx_init();
+	CHECK(rc == MX_SUCCESS, "mx_init: %s", mx_strerror(rc));
+	rc = mx_open_endpoint(0, ep_id, FILTER, NULL, 0, &ep);
+	CHECK(rc == MX_SUCCESS, "mx_open_endpoint: %s", mx_strerror(rc));
+	if (server) {
+		/* The memif server listens from its probe on, but a client
+		 * that connects before the port is started gets a dead
+		 * link: tell the parent when we are ready. */
+		FILE *f = fopen(ready_path, "w");
+
+		CHECK(f != NULL, "cannot create %s", ready_path);
+		fclose(f);
+	}
+	return ep;
+}
+
+static void
+finish(mx_endpoint_t ep)
+{
+	CHECK(mx_close_endpoint(ep) == MX_SUCCESS, "close");
+	CHECK(mx_finalize() == MX_SUCCESS, "finalize");
+	exit(0);
+}
+
+/* B finds A by name over the wire and connects; A learns B from a first
+ * message and connects back. */
+static mx_endpoint_addr_t
+b_connect(mx_endpoint_t ep)
+{
+	mx_endpoint_addr_t to, self;
+	uint64_t nic, me[2];
+	uint32_t id;
+	mx_return_t rc;
+
+	rc = mx_hostname_to_nic_id((char *)"nodeA:0", &nic);
+	CHECK(rc == MX_SUCCESS, "resolve nodeA:0: %s", mx_strerror(rc));
+	rc = mx_connect(ep, nic, EP_A, FILTER, 20, &to);
+	CHECK(rc == MX_SUCCESS, "connect: %s", mx_strerror(rc));
+	mx_get_endpoint_addr(ep, &self);
+	mx_decompose_endpoint_addr(self, &me[0], &id);
+	me[1] = id;
+	send_sync(ep, to, me, sizeof(me), M_PARAM);
+	return to;
+}
+
+static mx_endpoint_addr_t
+a_accept(mx_endpoint_t ep)
+{
+	uint64_t peer[2];
+	mx_request_t r = post(ep, peer, sizeof(peer), M_PARAM,
+			MX_MATCH_MASK_NONE);
+	mx_endpoint_addr_t to;
+	mx_status_t st = wait_req(ep, &r);
+	uint64_t nic;
+	uint32_t id;
+	mx_return_t rc;
+
+	CHECK(st.xfer_length == sizeof(peer), "param length");
+	mx_decompose_endpoint_addr(st.source, &nic, &id);
+	CHECK(nic == peer[0] && id == peer[1], "status.source is not B");
+	rc = mx_connect(ep, peer[0], (uint32_t)peer[1], FILTER, 20, &to);
+	CHECK(rc == MX_SUCCESS, "connect back: %s", mx_strerror(rc));
+	return to;
+}
+
+static uint32_t
+eager_max(mx_endpoint_t ep)
+{
+	uint32_t v = 0;
+
+	CHECK(mx_get_info(ep, MX_COPY_SEND_MAX, NULL, 0, &v, sizeof(v)) ==
+			MX_SUCCESS, "get_info");
+	return v;
+}
+
+/* ---- every size, streamed with receives posted ahead ------------------- */
+
+#define AHEAD 64
+
+static void
+stream_send(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t max)
+{
+	uint8_t *buf[AHEAD];
+	mx_request_t r[AHEAD];
+
+	for (int i = 0; i < AHEAD; i++)
+		buf[i] = malloc(max);
+	for (uint32_t n = 0; n <= max + AHEAD; n++) {
+		uint32_t k = n % AHEAD;
+
+		if (n >= AHEAD)
+			CHECK(wait_req(ep, &r[k]).code == MX_STATUS_SUCCESS,
+					"send %u", n - AHEAD);
+		if (n <= max) {
+			pattern(buf[k], n, n);
+			r[k] = send_async(ep, to, buf[k], n, n);
+		}
+	}
+	for (int i = 0; i < AHEAD; i++)
+		free(buf[i]);
+}
+
+static void
+stream_recv(mx_endpoint_t ep, uint32_t max)
+{
+	uint8_t *buf[AHEAD];
+	mx_request_t r[AHEAD];
+
+	for (int i = 0; i < AHEAD; i++)
+		buf[i] = malloc(max + 16);
+	for (uint32_t n = 0; n <= max + AHEAD; n++) {
+		uint32_t k = n % AHEAD;
+
+		if (n >= AHEAD) {
+			uint32_t m = n - AHEAD;
+			mx_status_t st = wait_req(ep, &r[k]);
+
+			CHECK(st.code == MX_STATUS_SUCCESS && st.xfer_length == m &&
+					st.msg_length == m && st.match_info == m,
+					"message %u: code %d length %u", m, st.code,
+					st.xfer_length);
+			check_pattern(buf[k], m, m);
+		}
+		if (n <= max)
+			r[k] = post(ep, buf[k], max + 16, n, MX_MATCH_MASK_NONE);
+	}
+	for (int i = 0; i < AHEAD; i++)
+		free(buf[i]);
+}
+
+static void
+all_sizes_a(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	mx_endpoint_addr_t to = a_accept(ep);
+	uint32_t max = eager_max(ep);
+
+	stream_recv(ep, max);
+	stream_send(ep, to, max);
+	finish(ep);
+}
+
+static void
+all_sizes_b(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	mx_endpoint_addr_t to = b_connect(ep);
+	uint32_t max = eager_max(ep);
+
+	stream_send(ep, to, max);
+	stream_recv(ep, max);
+	finish(ep);
+}
+
+/* ---- masks ---------------------------------------------------------------- */
+
+#define NMASK 200
+
+static void
+masks_a(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	uint32_t v[NMASK];
+	mx_request_t r[NMASK];
+	mx_endpoint_addr_t to = a_accept(ep);
+
+	/* Even i go to receives that look at the low byte only (tag 0xe),
+	 * odd i to a wildcard on the high word; posted before any arrive. */
+	for (uint32_t i = 0; i < NMASK; i++)
+		r[i] = (i & 1) ?
+			post(ep, &v[i], 4, 0x0dd0000000000000ull,
+				0xffff000000000000ull) :
+			post(ep, &v[i], 4, 0xe, 0xff);
+	for (uint32_t i = 0; i < NMASK; i++) {
+		mx_status_t st = wait_req(ep, &r[i]);
+
+		CHECK(v[i] == i, "receive %u got message %u", i, v[i]);
+		CHECK(st.match_info == ((i & 1) ?
+				0x0dd0000000000000ull | i : ((uint64_t)i << 8 | 0xe)),
+				"match info of %u", i);
+	}
+	send_sync(ep, to, v, 4, M_BYE);
+	finish(ep);
+}
+
+static void
+masks_b(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	mx_endpoint_addr_t to = b_connect(ep);
+	uint32_t v[NMASK];
+	mx_request_t r[NMASK];
+
+	for (uint32_t i = 0; i < NMASK; i++) {
+		v[i] = i;
+		r[i] = send_async(ep, to, &v[i], 4, (i & 1) ?
+				0x0dd0000000000000ull | i :
+				((uint64_t)i << 8 | 0xe));
+	}
+	for (uint32_t i = 0; i < NMASK; i++)
+		wait_req(ep, &r[i]);
+	r[0] = post(ep, v, 4, M_BYE, MX_MATCH_MASK_NONE);
+	wait_req(ep, &r[0]);
+	finish(ep);
+}
+
+/* ---- unexpected ------------------------------------------------------------ */
+
+#define NUNEXP 300
+
+static uint32_t
+unexp_len(uint32_t i, uint32_t max)
+{
+	return (i * 2654435761u) % (max + 1);
+}
+
+static void
+unexpected_a(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	mx_endpoint_addr_t to = a_accept(ep);
+	uint32_t max = eager_max(ep), found = 0, bye = 0;
+	uint8_t *buf = malloc(max);
+	mx_status_t st;
+
+	/* In-order matching: DONE is in the unexpected queue only once
+	 * every message sent before it is too. */
+	CHECK(mx_probe(ep, WAIT_MS, M_DONE, MX_MATCH_MASK_NONE, &st, &found) ==
+			MX_SUCCESS && found, "DONE never arrived");
+	for (uint32_t i = 0; i < NUNEXP; i++) {
+		CHECK(mx_iprobe(ep, i, MX_MATCH_MASK_NONE, &st, &found) ==
+				MX_SUCCESS && found, "message %u not queued", i);
+		CHECK(st.msg_length == unexp_len(i, max), "probe length %u", i);
+	}
+	/* Receive them newest first: matching by match info, not position. */
+	for (uint32_t i = NUNEXP; i-- > 0;) {
+		mx_request_t r = post(ep, buf, max, i, MX_MATCH_MASK_NONE);
+
+		st = wait_req(ep, &r);
+		CHECK(st.xfer_length == unexp_len(i, max), "length %u", i);
+		check_pattern(buf, st.xfer_length, i);
+	}
+	send_sync(ep, to, &bye, 4, M_BYE);
+	free(buf);
+	finish(ep);
+}
+
+static void
+unexpected_b(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	mx_endpoint_addr_t to = b_connect(ep);
+	uint32_t max = eager_max(ep), bye;
+	uint8_t *buf = malloc(max);
+	mx_request_t r;
+
+	for (uint32_t i = 0; i < NUNEXP; i++) {
+		pattern(buf, unexp_len(i, max), i);
+		send_sync(ep, to, buf, unexp_len(i, max), i);
+	}
+	send_sync(ep, to, buf, 0, M_DONE);
+	r = post(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
+	wait_req(ep, &r);
+	free(buf);
+	finish(ep);
+}
+
+/* ---- parent ----------------------------------------------------------------- */
+
+static pid_t
+spawn(void (*fn)(void))
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		alarm(LIMIT_S);
+		fn();
+		_exit(1);
+	}
+	return pid;
+}
+
+static int
+reap(pid_t pid, const char *who)
+{
+	int status = 0;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	fprintf(stderr, "%s: %s %d\n", who, WIFSIGNALED(status) ?
+			"killed by signal" : "exit code", WIFSIGNALED(status) ?
+			WTERMSIG(status) : WEXITSTATUS(status));
+	return -1;
+}
+
+static void
+run_pair(void (*a)(void), void (*b)(void))
+{
+	static int n;
+	pid_t pa, pb;
+	int ra, rb;
+
+	snprintf(sock_path, sizeof(sock_path), "/tmp/mxd-test-%d-%d.sock",
+			(int)getpid(), n++);
+	snprintf(ready_path, sizeof(ready_path), "%s.ready", sock_path);
+	unlink(sock_path);
+	unlink(ready_path);
+	pa = spawn(a);
+	for (int i = 0; i < 3000 && access(ready_path, F_OK) != 0; i++)
+		usleep(10000);
+	pb = spawn(b);
+	ra = reap(pa, "receiver nodeA");
+	rb = reap(pb, "sender nodeB");
+	unlink(sock_path);
+	unlink(ready_path);
+	assert_int_equal(ra, 0);
+	assert_int_equal(rb, 0);
+}
+
+static void
+every_size_both_ways(void **state)
+{
+	(void)state;
+	run_pair(all_sizes_a, all_sizes_b);
+}
+
+static void
+match_masks(void **state)
+{
+	(void)state;
+	run_pair(masks_a, masks_b);
+}
+
+static void
+unexpected_messages(void **state)
+{
+	(void)state;
+	run_pair(unexpected_a, unexpected_b);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_size_both_ways),
+		cmocka_unit_test(match_masks),
+		cmocka_unit_test(unexpected_messages),
+	};
+
+	return cmocka_run_group_tests_name(getenv("MXD_TEST_HUGE") ?
+			"memif-hugepages" : "memif", tests, NULL, NULL);
+}
