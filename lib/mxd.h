@@ -115,6 +115,7 @@ struct mxd_board {
 	uint32_t loop_head, loop_tail;
 	struct mxd_frame loop[MXD_LOOP_SIZE];
 	uint64_t counters[MXD_C_MAX];
+	uint32_t nic_collision;		/* peers seen with our NIC id */
 };
 
 struct mxd_lib {

@@ -154,11 +154,26 @@ mxd_naming_announce(struct mxd_board *b, const char *want)
 	mxd_board_flush(b);
 }
 
+/* Another board with our NIC id (MAC): nothing can reach either. */
+static void
+nic_collision(struct mxd_board *b, const struct mxd_pkt *pkt)
+{
+	if (b->nic_collision++ == 0)
+		fprintf(stderr, "mx: board %s: peer \"%s\" has the same NIC id "
+				"%012llx (MAC); give the ports distinct MACs "
+				"(memif: mac=...)\n", b->name, pkt->u.disc.name,
+				(unsigned long long)b->nic_id);
+}
+
 void
 mxd_naming_rx(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 {
-	if (pkt->u.disc.src_nic == b->nic_id)
-		return;		/* our own broadcast, looped by a switch */
+	if (pkt->u.disc.src_nic == b->nic_id) {
+		/* Our own broadcast looped back, or a clash of MACs. */
+		if (strcmp(pkt->u.disc.name, b->name) != 0)
+			nic_collision(b, pkt);
+		return;
+	}
 	mxd_naming_add(pkt->u.disc.src_nic, pkt->u.disc.name,
 			(int)b->link_index[port], pkt->eth->src);
 	if (pkt->u.disc.query && !strcmp(pkt->u.disc.want, b->name))

@@ -6,7 +6,9 @@
  *
  * Each test forks a receiver "nodeA" (memif server) and a sender "nodeB"
  * (memif client); the children use only the public MX API and exit 0 on
- * success.  The parent (cmocka) kills them after a time limit.
+ * success.  The parent (cmocka) kills them after a time limit.  Forked
+ * children share DPDK's random state, so memif's random MACs would be
+ * equal: each side gets an explicit MAC.
  *
  * MXD_TEST_HUGE=1 runs the same tests with hugepages instead of --no-huge
  * (see tests/integration/hugepages.sh).
@@ -141,10 +143,11 @@ start(const char *name, int server, uint32_t ep_id)
 
 	role = name;
 	snprintf(args, sizeof(args), "%s --no-pci --log-level=error "
-			"--vdev=net_memif0,role=%s,socket=%s",
+			"--vdev=net_memif0,role=%s,socket=%s,mac=02:00:00:00:00:%s",
 			getenv("MXD_TEST_HUGE") ?
 				"--in-memory -m 256" : "--no-huge -m 256 --no-shconf",
-			server ? "server" : "client", sock_path);
+			server ? "server" : "client", sock_path,
+			server ? "0a" : "0b");
 	setenv("MX_DPDK_ARGS", args, 1);
 	setenv("MX_HOSTNAME", name, 1);
 	mx_set_error_handler(MX_ERRORS_RETURN);
@@ -153,9 +156,9 @@ start(const char *name, int server, uint32_t ep_id)
 	rc = mx_open_endpoint(0, ep_id, FILTER, NULL, 0, &ep);
 	CHECK(rc == MX_SUCCESS, "mx_open_endpoint: %s", mx_strerror(rc));
 	if (server) {
-		/* The memif server listens from its probe on, but a client
-		 * that connects before the port is started gets a dead
-		 * link: tell the parent when we are ready. */
+		/* A memif client whose server is not up yet fails to start
+		 * its port (and 22.11's abstract socket leaves no file to
+		 * wait for): tell the parent when we are ready. */
 		FILE *f = fopen(ready_path, "w");
 
 		CHECK(f != NULL, "cannot create %s", ready_path);
