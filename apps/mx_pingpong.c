@@ -176,7 +176,8 @@ run_sizes(mx_endpoint_t ep, mx_endpoint_addr_t peer, const struct params *p,
 		int sender)
 {
 	uint8_t *sbuf = malloc(p->end + 1), *rbuf = malloc(p->end + 1);
-	uint32_t warm = p->iters / 10 + 1;
+	/* Long enough for the CPUs to settle before the first size. */
+	uint32_t warm = p->iters / 10 + 1000;
 
 	if (sbuf == NULL || rbuf == NULL)
 		die("malloc", MX_NO_RESOURCES);

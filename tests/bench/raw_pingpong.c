@@ -51,9 +51,9 @@ send_frame(struct mxd_link *l, uint32_t len, uint8_t mark)
 	return 0;
 }
 
-/* Waits for one frame of ours; returns its mark, or -1 on timeout. */
+/* Waits for one frame of ours; returns its mark (and length), or -1. */
 static int
-recv_frame(struct mxd_link *l, double timeout_us)
+recv_frame(struct mxd_link *l, double timeout_us, uint32_t *len)
 {
 	struct mxd_frame f[32];
 	double t0 = now_us();
@@ -64,8 +64,10 @@ recv_frame(struct mxd_link *l, double timeout_us)
 
 		for (uint16_t i = 0; i < n; i++)
 			if (f[i].len > 14 && f[i].data[12] == (RAW_ETHERTYPE >> 8)
-					&& f[i].data[13] == (RAW_ETHERTYPE & 0xff))
+					&& f[i].data[13] == (RAW_ETHERTYPE & 0xff)) {
 				mark = f[i].data[14];
+				*len = f[i].len;
+			}
 		if (n)
 			l->ops->free(f, n);
 		if (mark >= 0)
@@ -75,15 +77,17 @@ recv_frame(struct mxd_link *l, double timeout_us)
 	}
 }
 
+/* Echoes every frame with its own length, as mx_pingpong's receiver. */
 static int
 pong(struct mxd_link *l)
 {
 	for (;;) {
-		int mark = recv_frame(l, 60e6);
+		uint32_t len = 0;
+		int mark = recv_frame(l, 60e6, &len);
 
 		if (mark < 0 || mark == STOP_MARK)
 			return mark < 0;
-		if (send_frame(l, 60, (uint8_t)mark) != 0)
+		if (send_frame(l, len, (uint8_t)mark) != 0)
 			return 1;
 	}
 }
@@ -95,11 +99,16 @@ ping(struct mxd_link *l, uint32_t start, uint32_t end, uint32_t iters)
 	for (uint32_t len = start; len <= end; len = len ? len * 2 : 1) {
 		double t0 = 0;
 
-		for (uint32_t i = 0; i < iters + iters / 10 + 1; i++) {
-			if (i == iters / 10 + 1)
+		/* Warm-up as long as mx_pingpong's. */
+		uint32_t warm = iters / 10 + 1000;
+
+		for (uint32_t i = 0; i < iters + warm; i++) {
+			if (i == warm)
 				t0 = now_us();
+			uint32_t got;
+
 			if (send_frame(l, len + 14, 1) != 0 ||
-					recv_frame(l, 5e6) < 0) {
+					recv_frame(l, 5e6, &got) < 0) {
 				fprintf(stderr, "raw_pingpong: peer not answering\n");
 				return 1;
 			}
@@ -119,8 +128,8 @@ main(int argc, char **argv)
 		.nb_rxd = 512, .nb_txd = 512,
 	};
 	uint32_t start = 0, end = 1024, iters = 10000;
+	unsigned n = 0;
 	struct mxd_link *links;
-	unsigned n;
 	int reused, opt;
 
 	if (argc < 2 || (strcmp(argv[1], "ping") && strcmp(argv[1], "pong"))) {
@@ -142,10 +151,17 @@ main(int argc, char **argv)
 	if (end > 1400)
 		end = 1400;
 	if (mxd_glue_eal_init(&conf, &reused) < 0 ||
-			mxd_glue_ports_open(&conf, &links, &n) < 0 || n == 0) {
-		fprintf(stderr, "raw_pingpong: %s\n", n == 0 ? "no port" :
-				mxd_glue_error());
+			mxd_glue_ports_open(&conf, &links, &n) < 0) {
+		fprintf(stderr, "raw_pingpong: %s\n", mxd_glue_error());
 		return 1;
+	}
+	if (n == 0) {
+		fprintf(stderr, "raw_pingpong: no port\n");
+		return 1;
+	}
+	if (argv[1][1] == 'o') {
+		printf("raw_pingpong: pong ready\n");
+		fflush(stdout);
 	}
 	if (mxd_glue_links_wait(links, 1, 10000) != 1) {
 		fprintf(stderr, "raw_pingpong: link down\n");
