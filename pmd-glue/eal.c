@@ -6,6 +6,8 @@
  * is itself a DPDK program initialises the EAL first; rte_eal_init() then
  * fails with EALREADY and we use what it set up.
  *
+ * (Before rte_eal_init() the lcore count is 0: that is how we tell.)
+ *
  * A library must not move its caller to another CPU: unless the argument
  * string chooses cores, the EAL is given a single lcore and the calling
  * thread's affinity is restored afterwards.
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include <rte_eal.h>
+#include <rte_lcore.h>
 #include <rte_errno.h>
 #include <rte_log.h>
 
@@ -114,6 +117,8 @@ mxd_glue_eal_init(const struct mxd_glue_conf *conf, int *reused)
 	char *buf;
 	int ret;
 
+	if (eal_state == 0 && rte_lcore_count() > 0)
+		eal_state = 2;	/* the application initialised it */
 	if (eal_state != 0) {
 		*reused = eal_state == 2;
 		return 0;

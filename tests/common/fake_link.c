@@ -8,10 +8,27 @@
 struct fbuf {
 	int refs;
 	uint32_t len;
+	struct fbuf *next_free;
 	uint8_t data[FAKE_ROOM];
 };
 
 static long live;
+static struct fbuf *free_bufs;	/* recycled, like a mempool */
+
+static struct fbuf *
+buf_new(void)
+{
+	struct fbuf *b = free_bufs;
+
+	if (b != NULL)
+		free_bufs = b->next_free;
+	else
+		b = malloc(sizeof(*b));
+	b->refs = 1;
+	b->len = 0;
+	live++;
+	return b;
+}
 
 long
 fake_live_buffers(void)
@@ -23,7 +40,8 @@ static void
 buf_unref(struct fbuf *b)
 {
 	if (--b->refs == 0) {
-		free(b);
+		b->next_free = free_bufs;
+		free_bufs = b;
 		live--;
 	}
 }
@@ -58,12 +76,10 @@ fake_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 
 		b->len = f[sent].len;
 		/* The wire copies: the receiver gets a buffer of its own. */
-		struct fbuf *c = malloc(sizeof(*c));
+		struct fbuf *c = buf_new();
 
 		memcpy(c->data, b->data, b->len);
 		c->len = b->len;
-		c->refs = 1;
-		live++;
 		q->ring[q->tail++ % FAKE_RING] = c;
 		buf_unref(b);
 		sent++;
@@ -77,11 +93,8 @@ fake_alloc(struct mxd_link *l, struct mxd_frame *f, unsigned n)
 {
 	(void)l;
 	for (unsigned i = 0; i < n; i++) {
-		struct fbuf *b = malloc(sizeof(*b));
+		struct fbuf *b = buf_new();
 
-		b->refs = 1;
-		b->len = 0;
-		live++;
 		f[i].h = b;
 		f[i].data = b->data;
 		f[i].len = FAKE_ROOM;
@@ -167,10 +180,8 @@ fake_inject(struct fake_port *p, const uint8_t *bytes, uint32_t len)
 
 	if (p->tail - p->head >= FAKE_RING || len > FAKE_ROOM)
 		return;
-	c = malloc(sizeof(*c));
+	c = buf_new();
 	memcpy(c->data, bytes, len);
 	c->len = len;
-	c->refs = 1;
-	live++;
 	p->ring[p->tail++ % FAKE_RING] = c;
 }

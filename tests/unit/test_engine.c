@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "mxd.h"
@@ -521,6 +522,176 @@ hostile_frames_counted(void **state)
 			>= 1);
 }
 
+/* ---- no malloc on the message path -------------------------------------- */
+
+/* test_engine is linked with --wrap for the allocator: count calls. */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+static unsigned long allocs;
+
+void *
+__wrap_malloc(size_t n)
+{
+	allocs++;
+	return __real_malloc(n);
+}
+
+void *
+__wrap_calloc(size_t n, size_t m)
+{
+	allocs++;
+	return __real_calloc(n, m);
+}
+
+void *
+__wrap_realloc(void *p, size_t n)
+{
+	allocs++;
+	return __real_realloc(p, n);
+}
+
+static void
+pingpong_rounds(unsigned n, uint32_t len)
+{
+	static uint8_t a[2000], b[2000];
+
+	for (unsigned i = 0; i < n; i++) {
+		mx_request_t r1 = post_recv(e1, b, sizeof(b), 1,
+				MX_MATCH_MASK_NONE);
+		mx_request_t r0 = post_recv(e0, a, sizeof(a), 2,
+				MX_MATCH_MASK_NONE);
+
+		send_buf(e0, to1, a, len, 1);
+		wait_ok(e1, &r1);
+		send_buf(e1, to0, b, len, 2);
+		wait_ok(e0, &r0);
+	}
+}
+
+static void
+no_malloc_small_path(void **state)
+{
+	(void)state;
+	pingpong_rounds(1000, 1000);	/* pools reach their size */
+	allocs = 0;
+	pingpong_rounds(10000, 8);
+	pingpong_rounds(1000, 1400);
+	assert_int_equal(allocs, 0);
+}
+
+/* ---- boards of several ports, peers file, bad settings ------------------ */
+
+static struct fake_port q[4];
+
+static int
+start_with(const char *boards, const char *peers, unsigned nports)
+{
+	struct mxd_link *links[4];
+
+	for (unsigned i = 0; i < 4; i++)
+		fake_drain(&q[i]);	/* frames of an earlier start */
+	fake_pair(&q[0], &q[2], 0x10, 0x20, 1500);
+	fake_pair(&q[1], &q[3], 0x11, 0x21, 1500);
+	for (unsigned i = 0; i < 4; i++)
+		links[i] = &q[i].link;
+	setenv("MX_HOSTNAME", "multi", 1);
+	if (mxd_config_load(&mxd_lib.conf) < 0)
+		return -1;
+	mxd_lib.conf.boards = boards;
+	mxd_lib.conf.peers_file = peers;
+	return mxd_init_links(links, nports);
+}
+
+static int
+teardown_multi(void **state)
+{
+	(void)state;
+	if (mxd_lib.initialized)
+		mx_finalize();
+	for (unsigned i = 0; i < 4; i++)
+		fake_drain(&q[i]);
+	return fake_live_buffers() == 0 ? 0 : -1;
+}
+
+static void
+two_port_boards(void **state)
+{
+	mx_endpoint_t a, b;
+	mx_endpoint_addr_t ab;
+	uint32_t ports = 0, board = 1, nics = 0;
+	uint64_t nic;
+	uint8_t out[20000], in[20000];
+	mx_request_t r;
+
+	(void)state;
+	assert_int_equal(start_with("0+1,2+3", NULL, 4), 0);
+	assert_int_equal(mx_get_info(NULL, MX_NIC_COUNT, NULL, 0, &nics,
+				sizeof(nics)), MX_SUCCESS);
+	assert_int_equal(nics, 2);
+	assert_int_equal(mx_get_info(NULL, MX_PORT_COUNT, &board,
+				sizeof(board), &ports, sizeof(ports)), MX_SUCCESS);
+	assert_int_equal(ports, 2);
+	/* A board's NIC id is the MAC of its first port. */
+	mx_board_number_to_nic_id(1, &nic);
+	assert_true(nic == 0x020000000020ull);
+	assert_int_equal(mx_open_endpoint(0, 0, 1, NULL, 0, &a), MX_SUCCESS);
+	assert_int_equal(mx_open_endpoint(1, 0, 2, NULL, 0, &b), MX_SUCCESS);
+	assert_int_equal(mx_connect(a, nic, 0, 2, 1, &ab), MX_SUCCESS);
+	pattern(out, sizeof(out), 4);
+	r = post_recv(b, in, sizeof(in), 1, MX_MATCH_MASK_NONE);
+	send_buf(a, ab, out, sizeof(out), 1);
+	assert_int_equal(wait_ok(b, &r).xfer_length, sizeof(out));
+	assert_memory_equal(in, out, sizeof(out));
+}
+
+static void
+bad_board_specs(void **state)
+{
+	const char *bad[] = { "0+0", "5", "0,,1", "a", "0+1+", "0;1" };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (start_with(bad[i], NULL, 4) != -MX_BAD_PARAM_VAL)
+			fail_msg("MX_BOARDS=\"%s\" was accepted", bad[i]);
+	}
+	assert_int_equal(start_with("1,0", NULL, 2), 0);
+	mx_finalize();
+}
+
+static void
+peers_file(void **state)
+{
+	char path[] = "/tmp/mxd-peers.XXXXXX";
+	int fd = mkstemp(path);
+	char name[MX_MAX_HOSTNAME_LEN];
+	uint64_t nic;
+	FILE *f = fdopen(fd, "w");
+
+	(void)state;
+	fprintf(f, "# name mac\n\nfar:0 02:aa:bb:cc:dd:01\n"
+			"far:1\t02:aa:bb:cc:dd:02\n");
+	fclose(f);
+	assert_int_equal(start_with(NULL, path, 2), 0);
+	assert_int_equal(mx_hostname_to_nic_id((char *)"far:1", &nic),
+			MX_SUCCESS);
+	assert_true(nic == 0x02aabbccdd02ull);
+	assert_int_equal(mx_nic_id_to_hostname(0x02aabbccdd01ull, name),
+			MX_SUCCESS);
+	assert_string_equal(name, "far:0");
+	mx_finalize();
+	f = fopen(path, "w");
+	fprintf(f, "far:0 not-a-mac\n");
+	fclose(f);
+	assert_int_equal(start_with(NULL, path, 2), -MX_BAD_PARAM_VAL);
+	assert_int_equal(start_with(NULL, "/nonexistent/peers", 2),
+			-MX_BAD_PARAM_VAL);
+	unlink(path);
+}
+
 int
 main(void)
 {
@@ -550,6 +721,11 @@ main(void)
 				teardown),
 		cmocka_unit_test_setup_teardown(hostile_frames_counted, setup,
 				teardown),
+		cmocka_unit_test_setup_teardown(no_malloc_small_path, setup,
+				teardown),
+		cmocka_unit_test_teardown(two_port_boards, teardown_multi),
+		cmocka_unit_test_teardown(bad_board_specs, teardown_multi),
+		cmocka_unit_test_teardown(peers_file, teardown_multi),
 	};
 
 	return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
