@@ -52,6 +52,14 @@ fake_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 	struct fake_port *p = (struct fake_port *)l;
 	uint16_t got = 0;
 
+	if (p->reverse)		/* everything pending, last first */
+		for (uint32_t i = p->head, j = p->tail - 1; p->head != p->tail &&
+				i < j; i++, j--) {
+			void *t = p->ring[i % FAKE_RING];
+
+			p->ring[i % FAKE_RING] = p->ring[j % FAKE_RING];
+			p->ring[j % FAKE_RING] = t;
+		}
 	while (got < n && p->head != p->tail) {
 		struct fbuf *b = p->ring[p->head++ % FAKE_RING];
 

@@ -19,6 +19,7 @@ struct fake_port {
 	uint32_t head, tail;
 	void *ring[FAKE_RING];
 	int up;
+	int reverse;		/* rx: reverse what is pending at each poll */
 	unsigned long tx_frames;
 };
 

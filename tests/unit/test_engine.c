@@ -522,6 +522,47 @@ hostile_frames_counted(void **state)
 			>= 1);
 }
 
+/* ---- frames out of order ------------------------------------------------- */
+
+/*
+ * The receiving port hands over what is pending last first: fragments of
+ * a message arrive in reverse and later messages overtake earlier ones, so
+ * matching must wait for order and hold early messages aside.  Sent as a window of async sends, half of
+ * them to posted receives and half unexpected.
+ */
+static void
+reordered_delivery(void **state)
+{
+	enum { N = 200, MAX = 9000 };
+	static uint8_t out[N][MAX], in[N][MAX];
+	mx_request_t s[N], r[N];
+	mx_status_t st;
+
+	(void)state;
+	pb.reverse = 1;
+	for (uint32_t i = 0; i < N; i += 2)
+		r[i] = post_recv(e1, in[i], MAX, 0x500, 0xf00);
+	for (uint32_t i = 0; i < N; i++) {
+		mx_segment_t seg = { out[i], (i * 997) % MAX };
+
+		pattern(out[i], MAX, i);
+		assert_int_equal(mx_isend(e0, &seg, 1, to1, (i & 1) ? 0x600 | i :
+					0x500 | (i & 0xff), NULL, &s[i]), MX_SUCCESS);
+	}
+	for (uint32_t i = 0; i < N; i++)
+		wait_ok(e0, &s[i]);
+	for (uint32_t i = 1; i < N; i += 2)
+		r[i] = post_recv(e1, in[i], MAX, 0x600, 0xf00);
+	for (uint32_t i = 0; i < N; i++) {
+		st = wait_ok(e1, &r[i]);
+		if (st.xfer_length != (i * 997) % MAX ||
+				memcmp(in[i], out[i], st.xfer_length) != 0)
+			fail_msg("message %u: wrong length or data", i);
+	}
+	assert_true(e1->board->counters[MXD_C_EARLY_MSGS] > 0);
+	pb.reverse = 0;
+}
+
 /* ---- no malloc on the message path -------------------------------------- */
 
 /* test_engine is linked with --wrap for the allocator: count calls. */
@@ -720,6 +761,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(window_full_then_drains, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(hostile_frames_counted, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(reordered_delivery, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(no_malloc_small_path, setup,
 				teardown),
