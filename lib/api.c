@@ -268,51 +268,73 @@ check_segs(const mx_segment_t *segs, uint32_t n)
 	return 0;
 }
 
-mx_return_t
-mx_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+static mx_return_t
+post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		mx_endpoint_addr_t dest, uint64_t match, void *context,
-		mx_request_t *request)
+		mx_request_t *request, int sync, const char *fn)
 {
 	struct mxd_partner *p;
 	struct mx_request *r;
 	int ret;
 
-	CHECK_EP(ep, "mx_isend");
 	if (request == NULL)
-		return mxd_error(ep, MX_BAD_REQUEST, "mx_isend: NULL request");
+		return mxd_error(ep, MX_BAD_REQUEST, "%s: NULL request", fn);
 	ret = check_segs(segs, nseg);
 	if (ret < 0)
-		return mxd_error(ep, (mx_return_t)-ret, "mx_isend: segments");
+		return mxd_error(ep, (mx_return_t)-ret, "%s: segments", fn);
 	p = mxd_addr_partner(ep, &dest);
-	if (p == NULL || !p->connected)
+	if (p == NULL || (!p->connected && !p->dead))
 		return mxd_error(ep, MX_BAD_ENDPOINT,
-				"mx_isend: address not connected to this endpoint");
+				"%s: address not connected to this endpoint", fn);
 	r = mxd_req_get(ep, MXD_REQ_SEND, context);
 	if (r == NULL)
-		return mxd_error(ep, MX_NO_RESOURCES, "mx_isend: no request");
+		return mxd_error(ep, MX_NO_RESOURCES, "%s: no request", fn);
 	ret = mxd_req_set_segs(r, segs, nseg);
 	if (ret == 0 && r->length > ep->board->eager_max) {
 		uint32_t len = r->length;
 
 		mxd_req_put(r);
-		return mxd_error(ep, MX_NO_RESOURCES, "mx_isend: %u bytes is "
-				"above the eager limit %u (rendezvous is not "
-				"implemented yet)", len, ep->board->eager_max);
-	}
-	if (ret == 0) {
-		r->partner = p;
-		r->match_recv = match;
-		r->status.match_info = match;
-		mxd_partner_addr(p, &r->status.source);
-		ret = mxd_send_post(r);
+		return mxd_error(ep, MX_NO_RESOURCES, "%s: %u bytes is above "
+				"the eager limit %u (rendezvous is not "
+				"implemented yet)", fn, len, ep->board->eager_max);
 	}
 	if (ret < 0) {
 		mxd_req_put(r);
-		return mxd_error(ep, (mx_return_t)-ret, "mx_isend failed");
+		return mxd_error(ep, (mx_return_t)-ret, "%s failed", fn);
 	}
+	r->partner = p;
+	r->sync = (uint8_t)sync;
+	r->match_recv = match;
+	r->status.match_info = match;
+	r->status.msg_length = r->length;
+	mxd_partner_addr(p, &r->status.source);
+	if (p->dead)
+		mxd_req_complete(r, p->dead);	/* refused before: say so */
+	else
+		mxd_send_post(r);
 	mxd_board_flush(ep->board);
 	*request = r;
 	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		mx_endpoint_addr_t dest, uint64_t match, void *context,
+		mx_request_t *request)
+{
+	CHECK_EP(ep, "mx_isend");
+	return post_send(ep, segs, nseg, dest, match, context, request, 0,
+			"mx_isend");
+}
+
+mx_return_t
+mx_issend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		mx_endpoint_addr_t dest, uint64_t match, void *context,
+		mx_request_t *request)
+{
+	CHECK_EP(ep, "mx_issend");
+	return post_send(ep, segs, nseg, dest, match, context, request, 1,
+			"mx_issend");
 }
 
 mx_return_t
@@ -411,9 +433,9 @@ mx_ibuffered(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 	if (check_req(ep, request) < 0 || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_ibuffered: bad request");
 	mxd_progress(ep);
-	/* Eager sends copy the data into frames before completing. */
-	*result = (*request)->type == MXD_REQ_SEND &&
-		(*request)->state == MXD_RS_COMPLETE;
+	/* A send's buffers are free once its data is in frames. */
+	*result = (*request)->state == MXD_RS_COMPLETE ||
+		(*request)->state == MXD_RS_BUFFERED;
 	return MX_SUCCESS;
 }
 

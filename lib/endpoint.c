@@ -108,6 +108,7 @@ mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 	p->port = p->local ? 0 : -1;
 	p->conn_status = -1;
 	mxd_list_init(&p->sendq);
+	mxd_list_init(&p->syncq);
 	mxd_list_init(&p->sending);
 	mxd_list_init(&p->ackq);
 	mxd_partner_reset(p, 0);

@@ -161,6 +161,9 @@ mxd_counter_name(unsigned c)
 		[MXD_C_BAD_ACK] = "bad acks",
 		[MXD_C_CONN_REQ] = "connect requests sent",
 		[MXD_C_DISCOVERY] = "discovery frames sent",
+		[MXD_C_NACK_SENT] = "refusals (nack) sent",
+		[MXD_C_NACK_RCVD] = "refusals (nack) received",
+		[MXD_C_NOTIFY_LOST] = "matched notices not sent",
 	};
 
 	if (c < MXD_C_DROP_BASE)

@@ -40,6 +40,7 @@
 #define MXD_SEG_INLINE		4
 #define MXD_MAX_PEERS		256
 #define MXD_MAX_SEGMENTS	256
+#define MXD_NOTIFY_MAX		64	/* queued MATCHED notices per partner */
 
 /* ---- settings (config.c) ------------------------------------------------ */
 
@@ -88,6 +89,9 @@ enum mxd_counter {
 	MXD_C_BAD_ACK,
 	MXD_C_CONN_REQ,
 	MXD_C_DISCOVERY,
+	MXD_C_NACK_SENT,
+	MXD_C_NACK_RCVD,
+	MXD_C_NOTIFY_LOST,
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
 };
@@ -193,6 +197,7 @@ enum mxd_req_type {
 enum mxd_req_state {
 	MXD_RS_FREE = 0,	/* in the pool */
 	MXD_RS_QUEUED,		/* send waiting for window or tx space */
+	MXD_RS_BUFFERED,	/* send: data in frames, waiting for ack/match */
 	MXD_RS_POSTED,		/* receive in the posted queue */
 	MXD_RS_MATCHED,		/* receive matched, data arriving */
 	MXD_RS_COMPLETE,	/* on the completion list */
@@ -211,6 +216,11 @@ struct mx_request {
 	uint64_t match_recv;		/* send: match_info; recv: value */
 	uint64_t match_mask;
 	struct mxd_partner *partner;	/* send: destination */
+	uint32_t seq;			/* send: message sequence number */
+	uint8_t sync;			/* mx_issend */
+	uint8_t acked;			/* send: partner has the data */
+	uint8_t matched;		/* issend: partner matched it */
+	uint8_t forget;			/* mx_forget: release on completion */
 	mx_status_t status;
 	struct mx_request *pool_next;
 };
@@ -247,6 +257,8 @@ struct mxd_unexp {
 	uint32_t msg_len;
 	uint8_t complete;
 	uint8_t queued;			/* on the unexpected queue */
+	uint8_t sync;			/* sender waits for MATCHED */
+	uint32_t seq;
 	uint8_t cls;			/* buffer size class */
 	struct mx_request *req;		/* receive waiting for the rest */
 	uint8_t *buf;
@@ -270,6 +282,7 @@ void mxd_unexp_deliver(struct mx_endpoint *ep, struct mxd_unexp *u,
 struct mxd_txrec {
 	uint32_t seq;
 	uint32_t nframes;
+	struct mx_request *req;		/* the send, until acknowledged */
 	struct mxd_txrec *pool_next;
 	struct mxd_frame frames[MXD_MAX_FRAGS];
 };
@@ -296,6 +309,10 @@ struct mxd_partner {
 	struct mxd_rxwin rx;
 	struct mxd_txrec *inflight[MXD_WIN];
 	struct mxd_list sendq;		/* sends waiting for window/tx */
+	struct mxd_list syncq;		/* issends acked, waiting for MATCHED */
+	uint32_t notify[MXD_NOTIFY_MAX];	/* MATCHED not sent yet */
+	uint32_t notify_n;
+	mx_status_code_t dead;		/* non-zero: why sends to it fail */
 	struct mxd_list sending;	/* on the endpoint's sending list */
 	struct mxd_list ackq;		/* on the endpoint's ack list */
 	uint32_t ack_sent;		/* last cumulative ack sent */
@@ -350,11 +367,20 @@ void mxd_hdr_for(struct mxd_partner *p, uint8_t type,
 void mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f);
 int mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
 		struct mxd_frame *f);
-int mxd_send_post(struct mx_request *r);
+void mxd_send_post(struct mx_request *r);
 void mxd_send_pump(struct mxd_partner *p);
 void mxd_sends_pump(struct mx_endpoint *ep);
 void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
+void mxd_send_matched(struct mxd_partner *p, uint32_t seq);
+/* Fails every send to p with 'code' and forgets its session. */
+void mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code);
+void mxd_seq_send(struct mxd_partner *p, uint8_t type, uint32_t seq,
+		uint8_t reason);
+/* Tells p that its synchronous message seq matched a receive. */
+void mxd_notify_matched(struct mxd_partner *p, uint32_t seq);
 void mxd_ack_send(struct mxd_partner *p);
+/* Puts p on its endpoint's list of partners owing an ack by 'due' (ns). */
+void mxd_ack_later(struct mxd_partner *p, uint64_t due);
 void mxd_acks_flush(struct mx_endpoint *ep, uint64_t now);
 
 void mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f);

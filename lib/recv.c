@@ -30,6 +30,55 @@ drop(struct mxd_board *b, enum mxd_drop why)
 	mxd_count(b, (enum mxd_counter)(MXD_C_DROP_BASE + why));
 }
 
+/* ---- answers to frames without a partner --------------------------------- */
+
+/*
+ * Starts an answer to pkt addressed from its sender's own fields (used
+ * before, or instead of, a partner: connect replies and refusals).
+ */
+static int
+answer_start(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
+		struct mxd_hdr_args *a, uint16_t body, struct mxd_frame *f)
+{
+	int local = !memcmp(pkt->eth->src, b->port[port]->mac, MXD_ETH_ALEN);
+
+	a->src_ep = pkt->dst_ep;
+	a->dst_ep = pkt->src_ep;
+	a->dst_peer = pkt->src_peer;
+	a->dst_session = pkt->src_session;
+	if ((local ? mxd_loop_room(b) : mxd_txq_room(b, port)) == 0 ||
+			mxd_frame_start(b, port, pkt->eth->src, a, body, f) < 0)
+		return -1;	/* the sender retries */
+	return local;
+}
+
+static void
+answer_send(struct mxd_board *b, unsigned port, int local,
+		struct mxd_frame *f)
+{
+	if (local)
+		mxd_loop_push(b, f);
+	else
+		mxd_txq_push(b, port, f);
+}
+
+/* Refuses an EAGER fragment: its sender fails the message. */
+static void
+nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
+		uint8_t reason)
+{
+	struct mxd_hdr_args a = { .type = MXD_T_NACK };
+	struct mxd_frame f;
+	int local = answer_start(b, port, pkt, &a,
+			sizeof(struct mxd_seq_hdr), &f);
+
+	if (local < 0)
+		return;
+	mxd_wire_put_seq(f.data + MXD_HDRS_LEN, pkt->u.eager.seq, reason);
+	answer_send(b, port, local, &f);
+	mxd_count(b, MXD_C_NACK_SENT);
+}
+
 /* ---- connect ---------------------------------------------------------- */
 
 static void
@@ -37,26 +86,20 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 		struct mx_endpoint *ep, struct mxd_partner *p, uint8_t status)
 {
 	struct mxd_hdr_args a = {
-		.type = MXD_T_CONN_REP, .src_ep = pkt->dst_ep,
-		.dst_ep = pkt->src_ep, .dst_peer = pkt->src_peer,
+		.type = MXD_T_CONN_REP,
 		.src_peer = p ? p->index : MXD_NO_PEER,
 		.filter = pkt->u.conn.src_filter,
 		.src_session = ep ? ep->session : 0,
-		.dst_session = pkt->src_session,
 	};
-	int local = pkt->u.conn.src_nic == b->nic_id;
 	struct mxd_frame f;
+	int local = answer_start(b, port, pkt, &a,
+			sizeof(struct mxd_conn_hdr), &f);
 
-	if ((local ? mxd_loop_room(b) : mxd_txq_room(b, port)) == 0 ||
-			mxd_frame_start(b, port, pkt->eth->src, &a,
-				sizeof(struct mxd_conn_hdr), &f) < 0)
-		return;		/* the requester retries */
+	if (local < 0)
+		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
 			pkt->u.conn.conn_id, ep ? ep->filter : 0, status);
-	if (local)
-		mxd_loop_push(b, &f);
-	else
-		mxd_txq_push(b, port, &f);
+	answer_send(b, port, local, &f);
 }
 
 /* Points p at the sender of pkt: session, index, route. */
@@ -73,6 +116,7 @@ partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 		memcpy(p->mac, p->ep->board->port[0]->mac, MXD_ETH_ALEN);
 	}
 	p->connected = 1;
+	p->dead = 0;
 }
 
 static void
@@ -180,6 +224,8 @@ match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
 
 	if (r != NULL) {
 		recv_matched(r, p, sl->match, sl->msg_len);
+		if (sl->sync)
+			mxd_notify_matched(p, sl->seq);
 		if (u == NULL) {
 			sl->owner = r;
 			sl->owner_kind = MXD_OWN_REQ;
@@ -199,6 +245,8 @@ match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
 		}
 		u->partner = p;
 		u->match = sl->match;
+		u->sync = sl->sync;
+		u->seq = sl->seq;
 		u->queued = 1;
 		mxd_list_add_tail(&ep->unexp, &u->link);
 		mxd_count(ep->board, MXD_C_UNEXP_MSGS);
@@ -260,11 +308,7 @@ ack_schedule(struct mxd_partner *p, uint32_t delay_ns)
 		mxd_ack_send(p);
 		return;
 	}
-	if (!p->ack_queued) {
-		p->ack_due = mxd_now_ns() + delay_ns;
-		p->ack_queued = 1;
-		mxd_list_add_tail(&p->ep->acks, &p->ackq);
-	}
+	mxd_ack_later(p, mxd_now_ns() + delay_ns);
 }
 
 static void
@@ -309,19 +353,29 @@ rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 
 /* ---- dispatch ---------------------------------------------------------- */
 
+/*
+ * The partner an EAGER/ACK/MATCHED frame belongs to, or NULL (counted).
+ * A message for a closed endpoint, an old session of it, or with the wrong
+ * filter is refused with a NACK so that its sender learns why.
+ */
 static struct mxd_partner *
-rx_partner(struct mxd_board *b, const struct mxd_pkt *pkt)
+rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 {
 	struct mx_endpoint *ep = pkt->dst_ep < MX_MAX_ENDPOINTS ?
 		b->ep[pkt->dst_ep] : NULL;
+	int eager = pkt->type == MXD_T_EAGER;
 	struct mxd_partner *p;
 
 	if (ep == NULL || pkt->dst_session != ep->session) {
 		drop(b, MXD_DROP_ENDPOINT);
+		if (eager)
+			nack(b, port, pkt, MXD_NACK_CLOSED);
 		return NULL;
 	}
 	if (pkt->filter != ep->filter) {
 		drop(b, MXD_DROP_FILTER);
+		if (eager)
+			nack(b, port, pkt, MXD_NACK_BAD_KEY);
 		return NULL;
 	}
 	if (pkt->dst_peer >= ep->npartners) {
@@ -335,6 +389,37 @@ rx_partner(struct mxd_board *b, const struct mxd_pkt *pkt)
 		return NULL;
 	}
 	return p;
+}
+
+/*
+ * A refusal of one of our messages.  Its sender has no session with us
+ * (that is the point), so it is checked against what we know of the
+ * partner: endpoint id, the MAC it is reached at, a message in flight.
+ */
+static void
+rx_nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = pkt->dst_ep < MX_MAX_ENDPOINTS ?
+		b->ep[pkt->dst_ep] : NULL;
+	struct mxd_partner *p;
+	uint32_t seq = pkt->u.seq.seq;
+
+	if (ep == NULL || pkt->dst_session != ep->session ||
+			pkt->dst_peer >= ep->npartners) {
+		drop(b, MXD_DROP_ENDPOINT);
+		return;
+	}
+	p = ep->partners[pkt->dst_peer];
+	if (p->remote_ep != pkt->src_ep || (int)port != p->port ||
+			memcmp(pkt->eth->src, p->mac, MXD_ETH_ALEN) != 0 ||
+			!mxd_seq_lt(p->tx.acked, seq) ||
+			!mxd_seq_lt(seq, p->tx.next_seq)) {
+		drop(b, MXD_DROP_PEER);		/* stale or forged */
+		return;
+	}
+	mxd_count(b, MXD_C_NACK_RCVD);
+	mxd_partner_fail(p, pkt->u.seq.reason == MXD_NACK_BAD_KEY ?
+			MX_STATUS_BAD_KEY : MX_STATUS_ENDPOINT_CLOSED);
 }
 
 void
@@ -358,15 +443,21 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 	case MXD_T_CONN_REP:
 		rx_conn_rep(b, port, &pkt);
 		return;
+	case MXD_T_NACK:
+		rx_nack(b, port, &pkt);
+		return;
 	case MXD_T_EAGER:
 	case MXD_T_ACK:
-		p = rx_partner(b, &pkt);
+	case MXD_T_MATCHED:
+		p = rx_partner(b, port, &pkt);
 		if (p == NULL)
 			return;
 		if (pkt.flags & MXD_F_ACK_VALID)
 			mxd_send_acked(p, pkt.ack);
 		if (pkt.type == MXD_T_EAGER)
 			rx_eager(p->ep, p, &pkt);
+		else if (pkt.type == MXD_T_MATCHED)
+			mxd_send_matched(p, pkt.u.seq.seq);
 		return;
 	}
 	drop(b, MXD_DROP_TYPE);		/* the parser knows no other type */
@@ -403,6 +494,8 @@ mxd_recv_post(struct mx_request *r)
 	mxd_list_del(&u->link);
 	u->queued = 0;
 	recv_matched(r, u->partner, u->match, u->msg_len);
+	if (u->sync)
+		mxd_notify_matched(u->partner, u->seq);
 	if (u->complete) {
 		mxd_unexp_deliver(ep, u, r);
 		mxd_count(ep->board, MXD_C_RX_MSGS);

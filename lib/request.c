@@ -3,8 +3,10 @@
  * Requests: a per-endpoint pool (grown in chunks, never freed per message)
  * and the request state machine.
  *
- *   send:  QUEUED --> COMPLETE          (eager: complete once in frames)
- *          (fresh) -> COMPLETE
+ *   send:  QUEUED --> BUFFERED --> COMPLETE    (data in frames; complete
+ *          (fresh) -> BUFFERED                  when acked, and for
+ *          QUEUED --> COMPLETE                  mx_issend when matched;
+ *          (fresh) -> COMPLETE                  or failed early)
  *   recv:  POSTED --> MATCHED --> COMPLETE
  *          (fresh) -> MATCHED            (matched an unexpected message)
  *          POSTED --> COMPLETE           (cancel, close)
@@ -82,6 +84,7 @@ mxd_req_get(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
 	r->type = (uint8_t)t;
 	r->state = MXD_RS_FREE;
 	r->partner = NULL;
+	r->sync = r->acked = r->matched = r->forget = 0;
 	memset(&r->status, 0, sizeof(r->status));
 	r->status.code = MX_STATUS_PENDING;
 	r->status.context = context;
@@ -113,6 +116,9 @@ transition_ok(const struct mx_request *r, enum mxd_req_state to)
 	switch (to) {
 	case MXD_RS_QUEUED:
 		return r->type == MXD_REQ_SEND && from == MXD_RS_FREE;
+	case MXD_RS_BUFFERED:
+		return r->type == MXD_REQ_SEND &&
+			(from == MXD_RS_FREE || from == MXD_RS_QUEUED);
 	case MXD_RS_POSTED:
 		return r->type == MXD_REQ_RECV && from == MXD_RS_FREE;
 	case MXD_RS_MATCHED:
@@ -163,7 +169,10 @@ mxd_req_complete(struct mx_request *r, mx_status_code_t code)
 	mxd_req_set_state(r, MXD_RS_COMPLETE);
 	r->status.code = code;
 	mxd_list_del(&r->link);
-	mxd_list_add_tail(&r->ep->done, &r->done);
+	if (r->forget)
+		mxd_req_put(r);		/* nobody will test it */
+	else
+		mxd_list_add_tail(&r->ep->done, &r->done);
 }
 
 /* Walks the segments over message bytes [off, off + len). */

@@ -5,8 +5,12 @@
  * An eager message is cut into fragments of the board's frag_max bytes,
  * each copied once from the user's buffers into a frame.  The frames are
  * kept (one extra reference) until the partner acknowledges the message's
- * sequence number, so the send completes as soon as the data is in the
- * frames: the user's buffer is free again (MX "buffered" and complete).
+ * sequence number.  Once the data is in the frames the user's buffer is
+ * free again (MX "buffered", mx_ibuffered); the send completes when the
+ * partner acknowledged it, and an mx_issend when the partner also matched
+ * it (MATCHED).  A NACK (endpoint closed, bad filter) fails the partner's
+ * sends with the matching status, so no send completes "successfully"
+ * while its message was refused.
  *
  * A send that finds the window full or the tx queue without room waits on
  * its partner's send queue, in order, and is pumped when acks or tx room
@@ -33,7 +37,7 @@ mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
 	a->dst_session = p->remote_session;
 	a->ack = mxd_rxwin_cum_ack(&p->rx);
 	p->ack_sent = a->ack;
-	if (p->ack_queued) {
+	if (p->ack_queued && p->notify_n == 0) {
 		mxd_list_del(&p->ackq);
 		p->ack_queued = 0;
 	}
@@ -128,6 +132,8 @@ eager_try(struct mx_request *r)
 	}
 	seq = mxd_txwin_take(&p->tx);
 	mxd_hdr_for(p, MXD_T_EAGER, &a);
+	if (r->sync)
+		a.flags |= MXD_F_SYNC;
 	for (unsigned i = 0; i < n; i++) {
 		eager_fill(p, r, seq, i, &a, &rec->frames[i]);
 		mxd_partner_xmit(p, &rec->frames[i]);
@@ -136,25 +142,87 @@ eager_try(struct mx_request *r)
 	ep->board->port[0]->ops->ref(rec->frames, n);
 	rec->nframes = n;
 	rec->seq = seq;
+	rec->req = r;
 	p->inflight[seq & (MXD_WIN - 1)] = rec;
 	mxd_count(ep->board, MXD_C_TX_MSGS);
+	r->seq = seq;
 	r->status.msg_length = r->status.xfer_length = r->length;
-	mxd_req_complete(r, MX_STATUS_SUCCESS);
+	mxd_list_del(&r->link);		/* off the send queue, if on it */
+	mxd_req_set_state(r, MXD_RS_BUFFERED);
 	return 1;
 }
 
-int
+/* The partner has message r: complete it, or wait for MATCHED. */
+static void
+send_delivered(struct mxd_partner *p, struct mx_request *r)
+{
+	r->acked = 1;
+	if (!r->sync || r->matched)
+		mxd_req_complete(r, MX_STATUS_SUCCESS);
+	else
+		mxd_list_add_tail(&p->syncq, &r->link);
+}
+
+void
+mxd_send_matched(struct mxd_partner *p, uint32_t seq)
+{
+	struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+	struct mxd_list *pos, *tmp;
+
+	if (rec != NULL && rec->seq == seq && rec->req != NULL) {
+		rec->req->matched = 1;	/* completes with its ack */
+		return;
+	}
+	mxd_list_foreach(pos, tmp, &p->syncq) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+
+		if (r->seq == seq) {
+			mxd_req_complete(r, MX_STATUS_SUCCESS);
+			return;
+		}
+	}
+}
+
+static void
+fail_list(struct mxd_list *q, mx_status_code_t code)
+{
+	while (!mxd_list_empty(q))
+		mxd_req_complete(mxd_container_of(q->next, struct mx_request,
+					link), code);
+}
+
+void
+mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code)
+{
+	for (unsigned i = 0; i < MXD_WIN; i++) {
+		struct mxd_txrec *rec = p->inflight[i];
+
+		if (rec != NULL && rec->req != NULL &&
+				rec->req->state != MXD_RS_COMPLETE) {
+			mxd_req_complete(rec->req, code);
+			rec->req = NULL;
+		}
+	}
+	fail_list(&p->sendq, code);
+	fail_list(&p->syncq, code);
+	mxd_list_del(&p->sending);
+	mxd_partner_reset(p, 0);
+	p->connected = 0;
+	p->dead = code;
+}
+
+void
 mxd_send_post(struct mx_request *r)
 {
 	struct mxd_partner *p = r->partner;
 
 	if (mxd_list_empty(&p->sendq) && eager_try(r))
-		return 0;
+		return;
 	mxd_req_set_state(r, MXD_RS_QUEUED);
 	mxd_list_add_tail(&p->sendq, &r->link);
 	if (mxd_list_empty(&p->sending))
 		mxd_list_add_tail(&p->ep->sending, &p->sending);
-	return 0;
 }
 
 void
@@ -194,10 +262,12 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 		struct mxd_txrec **slot =
 			&p->inflight[(first + (uint32_t)i) & (MXD_WIN - 1)];
 
-		if (*slot != NULL) {
-			mxd_txrec_put(p->ep, *slot);
-			*slot = NULL;
-		}
+		if (*slot == NULL)
+			continue;
+		if ((*slot)->req != NULL)
+			send_delivered(p, (*slot)->req);
+		mxd_txrec_put(p->ep, *slot);
+		*slot = NULL;
 	}
 	if (n > 0 && !mxd_list_empty(&p->sendq))
 		mxd_send_pump(p);
@@ -215,16 +285,92 @@ mxd_ack_send(struct mxd_partner *p)
 	mxd_count(p->ep->board, MXD_C_ACKS_SENT);
 }
 
+/* NACK or MATCHED for message 'seq' of p; returns 0 if queued for tx. */
+static int
+seq_send(struct mxd_partner *p, uint8_t type, uint32_t seq, uint8_t reason)
+{
+	struct mxd_frame f;
+
+	if (partner_room(p) == 0 || mxd_partner_frame(p, type,
+				sizeof(struct mxd_seq_hdr), &f) < 0)
+		return -1;
+	mxd_wire_put_seq(f.data + MXD_HDRS_LEN, seq, reason);
+	mxd_partner_xmit(p, &f);
+	return 0;
+}
+
+void
+mxd_seq_send(struct mxd_partner *p, uint8_t type, uint32_t seq,
+		uint8_t reason)
+{
+	seq_send(p, type, seq, reason);
+}
+
+void
+mxd_ack_later(struct mxd_partner *p, uint64_t due)
+{
+	if (!p->ack_queued) {
+		p->ack_due = due;
+		p->ack_queued = 1;
+		mxd_list_add_tail(&p->ep->acks, &p->ackq);
+	}
+}
+
+void
+mxd_notify_matched(struct mxd_partner *p, uint32_t seq)
+{
+	if (p->notify_n == 0 && seq_send(p, MXD_T_MATCHED, seq, 0) == 0)
+		return;
+	/* No room now: the ack timer sends it (in order, with the rest). */
+	if (p->notify_n == MXD_NOTIFY_MAX) {
+		mxd_count(p->ep->board, MXD_C_NOTIFY_LOST);
+		return;
+	}
+	p->notify[p->notify_n++] = seq;
+	mxd_ack_later(p, 0);
+}
+
+static void
+notify_flush(struct mxd_partner *p)
+{
+	uint32_t done = 0;
+
+	while (done < p->notify_n &&
+			seq_send(p, MXD_T_MATCHED, p->notify[done], 0) == 0)
+		done++;
+	memmove(p->notify, p->notify + done,
+			(p->notify_n - done) * sizeof(p->notify[0]));
+	p->notify_n -= done;
+}
+
+/*
+ * Partners owing an ack (or a MATCHED notice) whose time has come.  The
+ * list is detached first: a partner that still owes something after its
+ * turn (tx queue full, or not due yet) goes back for the next pass.
+ */
 void
 mxd_acks_flush(struct mx_endpoint *ep, uint64_t now)
 {
-	struct mxd_list *pos, *tmp;
+	struct mxd_list work = ep->acks;
 
-	mxd_list_foreach(pos, tmp, &ep->acks) {
-		struct mxd_partner *p = mxd_container_of(pos,
+	if (mxd_list_empty(&ep->acks))
+		return;
+	work.next->prev = &work;
+	work.prev->next = &work;
+	mxd_list_init(&ep->acks);
+	while (!mxd_list_empty(&work)) {
+		struct mxd_partner *p = mxd_container_of(work.next,
 				struct mxd_partner, ackq);
+		uint64_t due = p->ack_due;
 
-		if (now >= p->ack_due)
+		mxd_list_del(&p->ackq);
+		p->ack_queued = 0;
+		if (p->notify_n != 0)
+			notify_flush(p);	/* carries the ack too */
+		if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent && now >= due)
 			mxd_ack_send(p);
+		if (p->notify_n != 0 ||
+				mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
+			mxd_ack_later(p, now >= due ? now : due);
 	}
 }

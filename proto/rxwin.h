@@ -40,6 +40,7 @@ struct mxd_rxslot {
 	uint8_t matched;
 	uint8_t complete;
 	uint8_t owner_kind;	/* caller's tag for owner */
+	uint8_t sync;		/* sender waits for a MATCHED notice */
 	void *owner;		/* caller's: request or buffer */
 };
 

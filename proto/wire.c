@@ -68,6 +68,15 @@ mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
 	return sizeof(struct mxd_conn_hdr);
 }
 
+size_t
+mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason)
+{
+	mxd_put32(p, seq);
+	p[4] = reason;
+	memset(p + 5, 0, 3);
+	return sizeof(struct mxd_seq_hdr);
+}
+
 static void
 put_name(char *dst, const char *src)
 {
@@ -150,6 +159,19 @@ parse_disc(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 	return MXD_DROP_NONE;
 }
 
+static enum mxd_drop
+parse_seq(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
+{
+	if (len != sizeof(struct mxd_seq_hdr))
+		return MXD_DROP_LENGTH;
+	pkt->u.seq.seq = mxd_get32(b);
+	pkt->u.seq.reason = b[4];
+	if (pkt->type == MXD_T_NACK && pkt->u.seq.reason != MXD_NACK_CLOSED &&
+			pkt->u.seq.reason != MXD_NACK_BAD_KEY)
+		return MXD_DROP_LENGTH;
+	return MXD_DROP_NONE;
+}
+
 static void
 parse_common(const uint8_t *h, struct mxd_pkt *pkt)
 {
@@ -196,6 +218,9 @@ mxd_wire_parse(const uint8_t *frame, size_t len, struct mxd_pkt *pkt)
 		return parse_conn(h, body, pkt);
 	case MXD_T_DISCOVER:
 		return parse_disc(h, body, pkt);
+	case MXD_T_NACK:
+	case MXD_T_MATCHED:
+		return parse_seq(h, body, pkt);
 	default:
 		return MXD_DROP_TYPE;
 	}

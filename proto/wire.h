@@ -40,7 +40,15 @@ enum mxd_frame_type {
 	MXD_T_CONN_REQ = 3,	/* connect request, carries filter */
 	MXD_T_CONN_REP = 4,	/* connect reply, carries status */
 	MXD_T_DISCOVER = 5,	/* board name query / announcement */
+	MXD_T_NACK = 6,		/* a message was refused: status inside */
+	MXD_T_MATCHED = 7,	/* a synchronous message matched a receive */
 	MXD_T_MAX
+};
+
+/* Why a message was refused (MXD_T_NACK). */
+enum mxd_nack_reason {
+	MXD_NACK_CLOSED = 1,	/* no such endpoint, or an old session */
+	MXD_NACK_BAD_KEY = 2,	/* filter mismatch */
 };
 
 /* Status carried by MXD_T_CONN_REP. */
@@ -79,6 +87,7 @@ struct mxd_hdr {
 _Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
 
 #define MXD_F_ACK_VALID	0x01	/* the ack field carries an ack */
+#define MXD_F_SYNC	0x02	/* EAGER: mx_issend, answer with MATCHED */
 
 /* MXD_T_EAGER: one fragment of a message of at most MXD_MAX_FRAGS frags. */
 struct mxd_eager_hdr {
@@ -116,6 +125,18 @@ struct mxd_disc_hdr {
 	char want[MXD_NAME_LEN];	/*  80 name asked for (query only) */
 };
 _Static_assert(sizeof(struct mxd_disc_hdr) == 144, "discover header size");
+
+/*
+ * MXD_T_NACK and MXD_T_MATCHED name one message of the partner by its
+ * sequence number.  A NACK is sent for every refused EAGER fragment and
+ * carries the refusal; MATCHED is sent once the message was matched.
+ */
+struct mxd_seq_hdr {
+	uint32_t seq;		/*  0 the message's sequence number */
+	uint8_t reason;		/*  4 NACK: enum mxd_nack_reason; else 0 */
+	uint8_t pad0[3];	/*  5 zero */
+};
+_Static_assert(sizeof(struct mxd_seq_hdr) == 8, "seq header size");
 
 #define MXD_HDRS_LEN	(MXD_ETH_HLEN + sizeof(struct mxd_hdr))
 #define MXD_EAGER_HLEN	(MXD_HDRS_LEN + sizeof(struct mxd_eager_hdr))
@@ -174,6 +195,10 @@ struct mxd_pkt {
 			char name[MXD_NAME_LEN];
 			char want[MXD_NAME_LEN];
 		} disc;
+		struct {
+			uint32_t seq;
+			uint8_t reason;
+		} seq;
 	} u;
 	const uint8_t *payload;	/* eager fragment data */
 };
@@ -280,6 +305,8 @@ size_t mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len,
 
 size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
 		uint32_t src_filter, uint8_t status);
+
+size_t mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason);
 
 size_t mxd_wire_put_disc(uint8_t *p, uint64_t src_nic, int query,
 		const char *name, const char *want);

@@ -288,13 +288,26 @@ mx_return_t mx_get_endpoint_addr(mx_endpoint_t endpoint,
 		mx_endpoint_addr_t *endpoint_addr);
 
 /**
- * Starts sending the gather list to 'destination' with 'match_send'.
- * Completes when the buffers may be reused.  A NULL list with count 0
- * sends an empty message.
+ * Starts sending the gather list to 'destination' with 'match_send'.  The
+ * buffers may be reused once mx_ibuffered() says so (for messages up to
+ * MX_PIO_SEND_MAX/MX_COPY_SEND_MAX: as soon as mx_isend() returns); the
+ * request completes when the destination has the message, with
+ * MX_STATUS_SUCCESS, or fails (MX_STATUS_ENDPOINT_CLOSED, MX_STATUS_BAD_KEY
+ * when the destination refused it).  A NULL list with count 0 sends an
+ * empty message.
  * @return MX_SUCCESS, MX_BAD_SEG_LIST, MX_BAD_SEG_CNT, MX_BAD_ENDPOINT,
  * MX_BAD_REQUEST, MX_NO_RESOURCES.
  */
 mx_return_t mx_isend(mx_endpoint_t endpoint, mx_segment_t *segments_list,
+		uint32_t segments_count, mx_endpoint_addr_t destination,
+		uint64_t match_send, void *context, mx_request_t *request);
+
+/**
+ * Synchronous send: like mx_isend(), but completes only once the receiver
+ * has matched the message with a receive.  mx_ibuffered() tells earlier
+ * when the buffers may be reused.
+ */
+mx_return_t mx_issend(mx_endpoint_t endpoint, mx_segment_t *segments_list,
 		uint32_t segments_count, mx_endpoint_addr_t destination,
 		uint64_t match_send, void *context, mx_request_t *request);
 
@@ -310,8 +323,8 @@ mx_return_t mx_irecv(mx_endpoint_t endpoint, mx_segment_t *segments_list,
 		uint64_t match_mask, void *context, mx_request_t *request);
 
 /**
- * Sets *result to non-zero if the send request is buffered or complete
- * (its buffers may be reused).
+ * Sets *result to non-zero if the request's buffers may be reused: a send
+ * whose data has been copied out (buffered) or any complete request.
  */
 mx_return_t mx_ibuffered(mx_endpoint_t endpoint, mx_request_t *request,
 		uint32_t *result);

@@ -522,6 +522,104 @@ hostile_frames_counted(void **state)
 			>= 1);
 }
 
+/* ---- send completion: buffered, acked, matched, refused ----------------- */
+
+static void
+buffered_then_complete(void **state)
+{
+	uint8_t out[3000] = { 1 }, in[3000];
+	mx_segment_t seg = { out, sizeof(out) };
+	mx_request_t s, r;
+	uint32_t res = 0;
+
+	(void)state;
+	r = post_recv(e1, in, sizeof(in), 3, MX_MATCH_MASK_NONE);
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 3, NULL, &s), MX_SUCCESS);
+	/* Data copied out: reusable now, but not acknowledged yet. */
+	assert_int_equal(s->state, MXD_RS_BUFFERED);
+	assert_int_equal(mx_ibuffered(e0, &s, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	memset(out, 0xee, sizeof(out));	/* reuse must not change the message */
+	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_SUCCESS);
+	wait_ok(e1, &r);
+	assert_int_equal(in[0], 1);
+}
+
+static void
+issend_waits_for_match(void **state)
+{
+	uint8_t out[100] = { 7 }, in[100];
+	mx_segment_t seg = { out, sizeof(out) };
+	mx_request_t s, r;
+	mx_status_t st;
+	uint32_t res = 0;
+
+	(void)state;
+	assert_int_equal(mx_issend(e0, &seg, 1, to1, 8, out, &s), MX_SUCCESS);
+	/* Delivered and acknowledged, but nobody matched it yet. */
+	assert_int_equal(mx_wait(e0, &s, 50, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 0);
+	assert_true(s->acked);
+	assert_int_equal(mx_ibuffered(e0, &s, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	r = post_recv(e1, in, sizeof(in), 8, MX_MATCH_MASK_NONE);
+	st = wait_ok(e0, &s);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+	assert_ptr_equal(st.context, out);
+	assert_int_equal(wait_ok(e1, &r).xfer_length, 100);
+	/* And to a receive that is already posted. */
+	r = post_recv(e1, in, sizeof(in), 9, MX_MATCH_MASK_NONE);
+	assert_int_equal(mx_issend(e0, &seg, 1, to1, 9, NULL, &s), MX_SUCCESS);
+	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_SUCCESS);
+	wait_ok(e1, &r);
+}
+
+static void
+send_to_closed_endpoint(void **state)
+{
+	uint8_t out[5000] = { 0 }, in[5000];
+	mx_segment_t seg = { out, sizeof(out) };
+	mx_request_t s[3], r;
+	mx_status_t st;
+
+	(void)state;
+	assert_int_equal(mx_close_endpoint(e1), MX_SUCCESS);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[i]),
+				MX_SUCCESS);
+	for (int i = 0; i < 3; i++) {
+		st = wait_ok(e0, &s[i]);
+		assert_int_equal(st.code, MX_STATUS_ENDPOINT_CLOSED);
+	}
+	/* Known closed: a new send fails at once. */
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[0]), MX_SUCCESS);
+	assert_int_equal(s[0]->state, MXD_RS_COMPLETE);
+	assert_int_equal(wait_ok(e0, &s[0]).code, MX_STATUS_ENDPOINT_CLOSED);
+	assert_true(e0->board->counters[MXD_C_NACK_RCVD] >= 1);
+	/* Reopened (a new session) and reconnected: works again. */
+	assert_int_equal(mx_open_endpoint(1, 2, 0xbeef, NULL, 0, &e1),
+			MX_SUCCESS);
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1, &to1), MX_SUCCESS);
+	r = post_recv(e1, in, sizeof(in), 2, MX_MATCH_MASK_NONE);
+	send_buf(e0, to1, out, sizeof(out), 2);
+	assert_int_equal(wait_ok(e1, &r).xfer_length, sizeof(out));
+}
+
+static void
+send_with_wrong_filter(void **state)
+{
+	uint8_t out[10] = { 0 };
+	mx_segment_t seg = { out, sizeof(out) };
+	mx_request_t s;
+
+	(void)state;
+	/* As if the peer had changed its filter under the same session. */
+	mxd_addr_partner(e0, &to1)->remote_filter = 0xbad;
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
+	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_BAD_KEY);
+	assert_true(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_FILTER] >= 1);
+}
+
 /* ---- frames out of order ------------------------------------------------- */
 
 /*
@@ -763,6 +861,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(hostile_frames_counted, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(reordered_delivery, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(buffered_then_complete, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(issend_waits_for_match, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(send_to_closed_endpoint, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(send_with_wrong_filter, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(no_malloc_small_path, setup,
 				teardown),
