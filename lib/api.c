@@ -83,6 +83,7 @@ endpoint_new(struct mxd_board *b, uint32_t id, uint32_t filter)
 	mxd_list_init(&ep->done);
 	mxd_list_init(&ep->acks);
 	mxd_list_init(&ep->sending);
+	mxd_list_init(&ep->connects);
 	mxd_list_init(&ep->txrec_chunks);
 	mxd_reqpool_init(&ep->reqs);
 	return ep;
@@ -308,6 +309,10 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	r->status.match_info = match;
 	r->status.msg_length = r->length;
 	mxd_partner_addr(p, &r->status.source);
+	if (ep->req_timeout_ms) {
+		r->deadline = mxd_now_ns() + ep->req_timeout_ms * 1000000ull;
+		ep->ntimed++;
+	}
 	if (p->dead)
 		mxd_req_complete(r, p->dead);	/* refused before: say so */
 	else

@@ -270,6 +270,10 @@ mxd_board_progress(struct mxd_board *b)
 {
 	uint64_t now = 0;
 
+	/* An unexpected handler may call back into MX: no second pass. */
+	if (b->busy)
+		return;
+	b->busy = 1;
 	for (unsigned p = 0; p < b->nports; p++)
 		rx_port(b, p);
 	if (b->loop_head != b->loop_tail)
@@ -284,6 +288,7 @@ mxd_board_progress(struct mxd_board *b)
 		mxd_acks_flush(ep, now);
 	}
 	mxd_board_flush(b);
+	b->busy = 0;
 }
 
 int

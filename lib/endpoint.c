@@ -203,69 +203,146 @@ conn_req_round(struct mx_endpoint *ep, struct mxd_partner *p, uint32_t filter)
 	mxd_board_flush(b);
 }
 
-struct conn_wait {
-	struct mxd_partner *p;
-	uint32_t filter;
-	uint64_t next;
-	uint32_t retry_ns;
-};
-
-static int
-conn_done(void *arg)
+static mx_status_code_t
+conn_status_code(int st)
 {
-	struct conn_wait *w = arg;
-	uint64_t now;
-
-	if (w->p->conn_status >= 0)
-		return 1;
-	now = mxd_now_ns();
-	if (now >= w->next) {
-		conn_req_round(w->p->ep, w->p, w->filter);
-		w->next = now + w->retry_ns;
+	switch (st) {
+	case MXD_CONN_OK:
+		return MX_STATUS_SUCCESS;
+	case MXD_CONN_CLOSED:
+		return MX_STATUS_ENDPOINT_CLOSED;
+	case MXD_CONN_BAD_KEY:
+		return MX_STATUS_BAD_KEY;
+	default:
+		return MX_STATUS_NO_RESOURCES;
 	}
+}
+
+static void
+connect_finish(struct mx_request *r, mx_status_code_t code)
+{
+	struct mxd_partner *p = r->partner;
+
+	if (code == MX_STATUS_SUCCESS)
+		mxd_partner_addr(p, &r->status.source);
+	mxd_req_complete(r, code);
+}
+
+void
+mxd_connects_answered(struct mxd_partner *p)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &p->ep->connects) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+
+		if (r->partner == p)
+			connect_finish(r, conn_status_code(p->conn_status));
+	}
+	p->conn_id = 0;
+}
+
+void
+mxd_connects_progress(struct mx_endpoint *ep, uint64_t now)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->connects) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+		struct mxd_partner *p = r->partner;
+
+		if (r->deadline && now >= r->deadline) {
+			connect_finish(r, MX_STATUS_TIMEOUT);
+		} else if (now >= p->conn_next) {
+			conn_req_round(ep, p, p->conn_filter);
+			p->conn_next = now +
+				mxd_lib.conf.connect_retry_ms * 1000000ull;
+		}
+	}
+}
+
+int
+mxd_connect_start(struct mx_request *r, uint64_t nic, uint32_t remote_ep,
+		uint32_t filter, uint32_t timeout_ms)
+{
+	struct mx_endpoint *ep = r->ep;
+	struct mxd_partner *p = mxd_partner_find(ep, nic, remote_ep);
+
+	if (p == NULL && (p = mxd_partner_new(ep, nic, remote_ep)) == NULL)
+		return -MX_NO_RESOURCES;
+	/* Connects to one partner share its handshake; a new filter starts
+	 * a new one. */
+	if (p->conn_id == 0 || p->conn_filter != filter) {
+		p->conn_id = ++ep->next_conn_id;
+		p->conn_status = -1;
+		p->conn_filter = filter;
+		p->conn_next = 0;
+	}
+	r->partner = p;
+	mxd_req_set_state(r, MXD_RS_QUEUED);
+	mxd_list_add_tail(&ep->connects, &r->link);
+	if (timeout_ms) {
+		r->deadline = mxd_now_ns() + timeout_ms * 1000000ull;
+		ep->ntimed++;
+	}
+	mxd_connects_progress(ep, mxd_now_ns());
+	mxd_board_flush(ep->board);
 	return 0;
 }
 
 static int
-conn_result(struct mxd_partner *p, int done)
+req_complete(void *arg)
 {
-	if (!done)
-		return mxd_naming_by_nic(p->nic_id) == NULL ?
-			-MX_NIC_NOT_FOUND : -MX_TIMEOUT;
-	switch (p->conn_status) {
-	case MXD_CONN_OK:
-		return 0;
-	case MXD_CONN_CLOSED:
-		return -MX_CONNECTION_FAILED;
-	case MXD_CONN_BAD_KEY:
-		return -MX_BAD_CONNECTION_KEY;
-	default:
-		return -MX_NO_RESOURCES;
-	}
+	return ((struct mx_request *)arg)->state == MXD_RS_COMPLETE;
 }
 
 int
 mxd_connect(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep,
 		uint32_t filter, uint32_t timeout_ms, struct mxd_partner **out)
 {
-	struct mxd_partner *p = mxd_partner_find(ep, nic, remote_ep);
-	struct conn_wait w;
+	struct mx_request *r = mxd_req_get(ep, MXD_REQ_CONNECT, NULL);
+	mx_status_code_t code;
+	struct mxd_partner *p;
 	int ret;
 
-	if (p == NULL && (p = mxd_partner_new(ep, nic, remote_ep)) == NULL)
+	if (r == NULL)
 		return -MX_NO_RESOURCES;
-	p->conn_id = ++ep->next_conn_id;
-	p->conn_status = -1;
-	w.p = p;
-	w.filter = filter;
-	w.next = 0;
-	w.retry_ns = mxd_lib.conf.connect_retry_ms * 1000000u;
-	ret = conn_result(p, mxd_poll_until(ep, conn_done, &w,
-			timeout_ms ? timeout_ms : 1));
-	p->conn_id = 0;
-	if (ret == 0) {
-		p->remote_filter = filter;
+	ret = mxd_connect_start(r, nic, remote_ep, filter,
+			timeout_ms ? timeout_ms : 1);
+	while (ret == 0 && !req_complete(r))	/* bounded by r's deadline */
+		mxd_poll_until(ep, req_complete, r, 0);
+	code = r->status.code;
+	p = r->partner;
+	mxd_req_put(r);
+	if (ret < 0)
+		return ret;
+	switch (code) {
+	case MX_STATUS_SUCCESS:
 		*out = p;
+		return 0;
+	case MX_STATUS_ENDPOINT_CLOSED:
+		return -MX_CONNECTION_FAILED;
+	case MX_STATUS_BAD_KEY:
+		return -MX_BAD_CONNECTION_KEY;
+	case MX_STATUS_TIMEOUT:
+		return mxd_naming_by_nic(nic) == NULL ?
+			-MX_NIC_NOT_FOUND : -MX_TIMEOUT;
+	default:
+		return -MX_NO_RESOURCES;
 	}
-	return ret;
+}
+
+struct mx_endpoint *
+mxd_ep_by_session(uint32_t session)
+{
+	for (unsigned i = 0; i < mxd_lib.nboards; i++)
+		for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++) {
+			struct mx_endpoint *ep = mxd_lib.boards[i]->ep[e];
+
+			if (ep != NULL && ep->session == session)
+				return ep;
+		}
+	return NULL;
 }

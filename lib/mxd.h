@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "myriexpress.h"
+#include "mx_extensions.h"
 #include "list.h"
 #include "glue.h"
 #include "wire.h"
@@ -117,6 +118,7 @@ struct mxd_board {
 	struct mx_endpoint *ep[MX_MAX_ENDPOINTS];
 	struct mxd_txq txq[MXD_BOARD_PORTS];
 	uint32_t loop_head, loop_tail;
+	uint8_t busy;			/* inside a progress pass */
 	struct mxd_frame loop[MXD_LOOP_SIZE];
 	uint64_t counters[MXD_C_MAX];
 	uint32_t nic_collision;		/* peers seen with our NIC id */
@@ -192,6 +194,7 @@ int mxd_naming_resolve(const char *name, uint32_t ms, uint64_t *nic_id);
 enum mxd_req_type {
 	MXD_REQ_SEND = 1,
 	MXD_REQ_RECV,
+	MXD_REQ_CONNECT,
 };
 
 enum mxd_req_state {
@@ -221,6 +224,7 @@ struct mx_request {
 	uint8_t acked;			/* send: partner has the data */
 	uint8_t matched;		/* issend: partner matched it */
 	uint8_t forget;			/* mx_forget: release on completion */
+	uint64_t deadline;		/* ns; 0: no timeout */
 	mx_status_t status;
 	struct mx_request *pool_next;
 };
@@ -291,6 +295,7 @@ enum mxd_owner_kind {
 	MXD_OWN_NONE = 0,
 	MXD_OWN_REQ,
 	MXD_OWN_UNEXP,
+	MXD_OWN_DISCARD,	/* consumed by the unexpected handler */
 };
 
 struct mxd_partner {
@@ -320,6 +325,9 @@ struct mxd_partner {
 	uint8_t ack_queued;
 	uint32_t conn_id;		/* connect in progress */
 	int conn_status;		/* -1 waiting, else enum mxd_conn_status */
+	uint32_t conn_filter;		/* filter asked for by that connect */
+	uint64_t conn_next;		/* ns: next connect request */
+	void *addr_context;		/* mx_set_endpoint_addr_context */
 };
 
 struct mx_endpoint {
@@ -342,6 +350,13 @@ struct mx_endpoint {
 	struct mxd_txrec *free_txrec;
 	struct mxd_list txrec_chunks;
 	uint32_t next_conn_id;
+	struct mxd_list connects;	/* connect requests in progress */
+	uint32_t req_timeout_ms;	/* default for new sends/connects */
+	uint32_t ntimed;		/* requests with a deadline */
+	uint64_t next_timeout_scan;	/* ns */
+	mx_unexp_handler_t unexp_handler;
+	void *unexp_context;
+	uint8_t progression_off;	/* mx_disable_progression */
 	volatile int wakeup;
 };
 
@@ -357,6 +372,18 @@ struct mxd_txrec *mxd_txrec_get(struct mx_endpoint *ep);
 void mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r);
 int mxd_connect(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep,
 		uint32_t filter, uint32_t timeout_ms, struct mxd_partner **out);
+/* Starts a connect request r (type CONNECT) to (nic, remote_ep). */
+int mxd_connect_start(struct mx_request *r, uint64_t nic, uint32_t remote_ep,
+		uint32_t filter, uint32_t timeout_ms);
+/* Completes the connect requests of p that have an answer. */
+void mxd_connects_answered(struct mxd_partner *p);
+/* Resends due connect requests and fails expired ones. */
+void mxd_connects_progress(struct mx_endpoint *ep, uint64_t now);
+/* Fails sends and connects whose deadline passed. */
+void mxd_timeouts_scan(struct mx_endpoint *ep, uint64_t now);
+struct mx_endpoint *mxd_ep_by_session(uint32_t session);
+/* Matches what became matchable on p (after progression resumed). */
+void mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p);
 
 /* ---- protocol engine (send.c, recv.c) ----------------------------------- */
 
@@ -372,7 +399,7 @@ void mxd_send_pump(struct mxd_partner *p);
 void mxd_sends_pump(struct mx_endpoint *ep);
 void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
 void mxd_send_matched(struct mxd_partner *p, uint32_t seq);
-/* Fails every send to p with 'code' and forgets its session. */
+/* Fails every send to p with 'code'; p is unusable until reconnected. */
 void mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code);
 void mxd_seq_send(struct mxd_partner *p, uint8_t type, uint32_t seq,
 		uint8_t reason);

@@ -26,19 +26,36 @@ mxd_now_ns(void)
  * they have no firmware of their own to answer connects or acks while the
  * application waits elsewhere.
  */
+/* Timers of the endpoint: connect retries, request deadlines. */
+static void
+ep_timers(struct mx_endpoint *ep)
+{
+	uint64_t now = mxd_now_ns();
+
+	if (!mxd_list_empty(&ep->connects))
+		mxd_connects_progress(ep, now);
+	if (ep->ntimed != 0 && now >= ep->next_timeout_scan) {
+		mxd_timeouts_scan(ep, now);
+		ep->next_timeout_scan = now + 1000000;	/* every ms */
+	}
+}
+
 void
 mxd_progress(struct mx_endpoint *ep)
 {
 	struct mxd_board *b = ep->board;
 
+	if (ep->progression_off)
+		return;
 	mxd_board_progress(b);
 	for (unsigned i = 0; mxd_lib.nboards > 1 && i < mxd_lib.nboards; i++)
 		if (mxd_lib.boards[i] != b)
 			mxd_board_progress(mxd_lib.boards[i]);
-	if (!mxd_list_empty(&ep->sending)) {
+	if (!mxd_list_empty(&ep->sending))
 		mxd_sends_pump(ep);
-		mxd_board_flush(b);
-	}
+	if (!mxd_list_empty(&ep->connects) || ep->ntimed != 0)
+		ep_timers(ep);
+	mxd_board_flush(b);
 }
 
 int

@@ -169,9 +169,12 @@ rx_conn_rep(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		drop(b, MXD_DROP_PEER);		/* stale or forged reply */
 		return;
 	}
-	if (pkt->u.conn.status == MXD_CONN_OK)
+	if (pkt->u.conn.status == MXD_CONN_OK) {
 		partner_learn(p, port, pkt);
+		p->remote_filter = p->conn_filter;
+	}
 	p->conn_status = pkt->u.conn.status;
+	mxd_connects_answered(p);
 }
 
 /* ---- eager messages ------------------------------------------------------ */
@@ -212,45 +215,102 @@ recv_finish(struct mx_request *r)
 }
 
 /*
- * Matches slot sl, the next message of p in sequence.  Its data so far is
- * either nowhere (first fragment being handled) or in an early buffer.
+ * No receive is posted for sl: the unexpected handler, if any, may post
+ * one or consume the message.  Returns the receive to use, or NULL; sets
+ * *drop when the handler consumed it.
+ */
+static struct mx_request *
+unexp_handler(struct mx_endpoint *ep, struct mxd_partner *p,
+		struct mxd_rxslot *sl, const uint8_t *data, int *drop)
+{
+	mx_endpoint_addr_t src;
+	mx_unexp_handler_action_t act;
+
+	mxd_partner_addr(p, &src);
+	act = ep->unexp_handler(ep->unexp_context, src, sl->match, sl->msg_len,
+			(void *)(uintptr_t)data);
+	*drop = act == MX_RECV_FINISHED;
+	return *drop ? NULL : posted_find(ep, sl->match);
+}
+
+static void
+slot_discard(struct mx_endpoint *ep, struct mxd_rxslot *sl)
+{
+	if (sl->owner != NULL)
+		mxd_unexp_put(ep, sl->owner);	/* an early buffer */
+	sl->owner = NULL;
+	sl->owner_kind = MXD_OWN_DISCARD;
+}
+
+/* A receive takes sl: its data so far is nowhere yet, or in a buffer. */
+static void
+slot_to_request(struct mx_endpoint *ep, struct mxd_partner *p,
+		struct mxd_rxslot *sl, struct mx_request *r)
+{
+	struct mxd_unexp *u = sl->owner;
+
+	recv_matched(r, p, sl->match, sl->msg_len);
+	if (sl->sync)
+		mxd_notify_matched(p, sl->seq);
+	if (u == NULL) {
+		sl->owner = r;
+		sl->owner_kind = MXD_OWN_REQ;
+	} else if (u->complete) {
+		mxd_unexp_deliver(ep, u, r);
+		mxd_count(ep->board, MXD_C_RX_MSGS);
+	} else {
+		u->req = r;
+	}
+}
+
+static int
+slot_to_unexpected(struct mx_endpoint *ep, struct mxd_partner *p,
+		struct mxd_rxslot *sl)
+{
+	struct mxd_unexp *u = sl->owner;
+
+	if (u == NULL) {
+		u = mxd_unexp_get(ep, sl->msg_len);
+		if (u == NULL)
+			return -1;
+		sl->owner = u;
+		sl->owner_kind = MXD_OWN_UNEXP;
+	}
+	u->partner = p;
+	u->match = sl->match;
+	u->sync = sl->sync;
+	u->seq = sl->seq;
+	u->queued = 1;
+	mxd_list_add_tail(&ep->unexp, &u->link);
+	mxd_count(ep->board, MXD_C_UNEXP_MSGS);
+	return 0;
+}
+
+/*
+ * Matches slot sl, the next message of p in sequence: to the earliest
+ * posted receive that wants it, else (after the unexpected handler) to the
+ * unexpected queue.  'data' is the whole message if it is at hand.
+ * Returns 0, -1 when out of buffers, 1 when matching is paused
+ * (mx_disable_progression).
  */
 static int
 match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
-		struct mxd_rxslot *sl)
+		struct mxd_rxslot *sl, const uint8_t *data)
 {
-	struct mx_request *r = posted_find(ep, sl->match);
-	struct mxd_unexp *u = sl->owner;
+	struct mx_request *r;
+	int drop = 0;
 
-	if (r != NULL) {
-		recv_matched(r, p, sl->match, sl->msg_len);
-		if (sl->sync)
-			mxd_notify_matched(p, sl->seq);
-		if (u == NULL) {
-			sl->owner = r;
-			sl->owner_kind = MXD_OWN_REQ;
-		} else if (u->complete) {
-			mxd_unexp_deliver(ep, u, r);
-			mxd_count(ep->board, MXD_C_RX_MSGS);
-		} else {
-			u->req = r;
-		}
-	} else {
-		if (u == NULL) {
-			u = mxd_unexp_get(ep, sl->msg_len);
-			if (u == NULL)
-				return -1;
-			sl->owner = u;
-			sl->owner_kind = MXD_OWN_UNEXP;
-		}
-		u->partner = p;
-		u->match = sl->match;
-		u->sync = sl->sync;
-		u->seq = sl->seq;
-		u->queued = 1;
-		mxd_list_add_tail(&ep->unexp, &u->link);
-		mxd_count(ep->board, MXD_C_UNEXP_MSGS);
-	}
+	if (ep->progression_off)
+		return 1;
+	r = posted_find(ep, sl->match);
+	if (r == NULL && ep->unexp_handler != NULL)
+		r = unexp_handler(ep, p, sl, data, &drop);
+	if (drop)
+		slot_discard(ep, sl);
+	else if (r != NULL)
+		slot_to_request(ep, p, sl, r);
+	else if (slot_to_unexpected(ep, p, sl) < 0)
+		return -1;
 	mxd_rxwin_matched(&p->rx, sl);
 	return 0;
 }
@@ -278,6 +338,8 @@ frag_store(struct mx_endpoint *ep, struct mxd_rxslot *sl,
 {
 	uint32_t off = pkt->u.eager.frag_off, len = pkt->u.eager.frag_len;
 
+	if (sl->owner_kind == MXD_OWN_DISCARD)
+		return;
 	if (sl->owner_kind == MXD_OWN_REQ) {
 		struct mx_request *r = sl->owner;
 
@@ -311,6 +373,44 @@ ack_schedule(struct mxd_partner *p, uint32_t delay_ns)
 	mxd_ack_later(p, mxd_now_ns() + delay_ns);
 }
 
+/* The early buffer's bytes, if the whole message is in it. */
+static const uint8_t *
+early_data(const struct mxd_rxslot *sl)
+{
+	const struct mxd_unexp *u = sl->owner;
+
+	return sl->owner_kind == MXD_OWN_UNEXP && u->complete ? u->buf : NULL;
+}
+
+void
+mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p)
+{
+	struct mxd_rxslot *sl;
+
+	/* Later messages whose header is already here may now match. */
+	while ((sl = mxd_rxwin_matchable(&p->rx)) != NULL)
+		if (match_slot(ep, p, sl, early_data(sl)) != 0)
+			break;
+	mxd_rxwin_settle(&p->rx);
+	if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
+		ack_schedule(p, mxd_lib.conf.ack_delay_us * 1000u);
+}
+
+/* The first fragment of a message: match it now, or hold it aside. */
+static int
+first_fragment(struct mx_endpoint *ep, struct mxd_partner *p,
+		struct mxd_rxslot *sl, const struct mxd_pkt *pkt)
+{
+	int ret = 1;
+
+	if (sl->seq == p->rx.next_match)
+		ret = match_slot(ep, p, sl, sl->frag_count == 1 ?
+				pkt->payload : NULL);
+	if (ret == 1)
+		ret = hold_early(ep, p, sl);
+	return ret;
+}
+
 static void
 rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 		const struct mxd_pkt *pkt)
@@ -331,8 +431,7 @@ rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 		drop(b, MXD_DROP_WINDOW);
 		return;
 	case MXD_RX_NEW:
-		if ((sl->seq == p->rx.next_match ? match_slot(ep, p, sl) :
-					hold_early(ep, p, sl)) < 0) {
+		if (first_fragment(ep, p, sl, pkt) < 0) {
 			sl->active = 0;		/* forget it: resent later */
 			drop(b, MXD_DROP_NOBUF);
 			return;
@@ -342,13 +441,7 @@ rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 		break;
 	}
 	frag_store(ep, sl, pkt);
-	/* Later messages whose header is already here may now match. */
-	while ((sl = mxd_rxwin_matchable(&p->rx)) != NULL)
-		if (match_slot(ep, p, sl) < 0)
-			break;
-	mxd_rxwin_settle(&p->rx);
-	if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
-		ack_schedule(p, mxd_lib.conf.ack_delay_us * 1000u);
+	mxd_partner_drain(ep, p);
 }
 
 /* ---- dispatch ---------------------------------------------------------- */

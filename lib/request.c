@@ -7,6 +7,7 @@
  *          (fresh) -> BUFFERED                  when acked, and for
  *          QUEUED --> COMPLETE                  mx_issend when matched;
  *          (fresh) -> COMPLETE                  or failed early)
+ *   connect: QUEUED --> COMPLETE
  *   recv:  POSTED --> MATCHED --> COMPLETE
  *          (fresh) -> MATCHED            (matched an unexpected message)
  *          POSTED --> COMPLETE           (cancel, close)
@@ -85,6 +86,7 @@ mxd_req_get(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
 	r->state = MXD_RS_FREE;
 	r->partner = NULL;
 	r->sync = r->acked = r->matched = r->forget = 0;
+	r->deadline = 0;
 	memset(&r->status, 0, sizeof(r->status));
 	r->status.code = MX_STATUS_PENDING;
 	r->status.context = context;
@@ -115,7 +117,8 @@ transition_ok(const struct mx_request *r, enum mxd_req_state to)
 
 	switch (to) {
 	case MXD_RS_QUEUED:
-		return r->type == MXD_REQ_SEND && from == MXD_RS_FREE;
+		return (r->type == MXD_REQ_SEND || r->type == MXD_REQ_CONNECT)
+			&& from == MXD_RS_FREE;
 	case MXD_RS_BUFFERED:
 		return r->type == MXD_REQ_SEND &&
 			(from == MXD_RS_FREE || from == MXD_RS_QUEUED);
@@ -168,6 +171,10 @@ mxd_req_complete(struct mx_request *r, mx_status_code_t code)
 {
 	mxd_req_set_state(r, MXD_RS_COMPLETE);
 	r->status.code = code;
+	if (r->deadline) {
+		r->deadline = 0;
+		r->ep->ntimed--;
+	}
 	mxd_list_del(&r->link);
 	if (r->forget)
 		mxd_req_put(r);		/* nobody will test it */

@@ -192,6 +192,7 @@ fail_list(struct mxd_list *q, mx_status_code_t code)
 					link), code);
 }
 
+/* Completes every send (and sync send) to p with 'code'. */
 void
 mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code)
 {
@@ -207,7 +208,11 @@ mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code)
 	fail_list(&p->sendq, code);
 	fail_list(&p->syncq, code);
 	mxd_list_del(&p->sending);
-	mxd_partner_reset(p, 0);
+	/*
+	 * The windows stay: frames in flight may still be acked, and after
+	 * mx_disconnect + mx_connect both sessions go on with the same
+	 * sequence numbers.  A new session of the peer resets them.
+	 */
 	p->connected = 0;
 	p->dead = code;
 }
@@ -372,5 +377,51 @@ mxd_acks_flush(struct mx_endpoint *ep, uint64_t now)
 		if (p->notify_n != 0 ||
 				mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
 			mxd_ack_later(p, now >= due ? now : due);
+	}
+}
+
+static int
+expired(const struct mx_request *r, uint64_t now)
+{
+	return r->deadline != 0 && now >= r->deadline;
+}
+
+static void
+expire_list(struct mxd_list *q, uint64_t now)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, q) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+
+		if (expired(r, now))
+			mxd_req_complete(r, MX_STATUS_TIMEOUT);
+	}
+}
+
+/*
+ * mx_set_request_timeout(): a send still unacknowledged at its deadline
+ * completes with MX_STATUS_TIMEOUT.  Its frames stay in flight (a late
+ * ack just releases them).  Run every millisecond while any request of
+ * the endpoint has a deadline.
+ */
+void
+mxd_timeouts_scan(struct mx_endpoint *ep, uint64_t now)
+{
+	for (uint32_t i = 0; i < ep->npartners; i++) {
+		struct mxd_partner *p = ep->partners[i];
+
+		for (unsigned s = 0; s < MXD_WIN; s++) {
+			struct mxd_txrec *rec = p->inflight[s];
+
+			if (rec != NULL && rec->req != NULL &&
+					expired(rec->req, now)) {
+				mxd_req_complete(rec->req, MX_STATUS_TIMEOUT);
+				rec->req = NULL;
+			}
+		}
+		expire_list(&p->sendq, now);
+		expire_list(&p->syncq, now);
 	}
 }

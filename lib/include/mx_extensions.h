@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mx_extensions.h
- * Calls beyond MX 1.0: for now the mx-dpdk introspection used by mx_info.
- * (MX 1.2's own extensions will be declared here as they are implemented.)
+ * Calls beyond MX 1.0: the MX 1.1/1.2 additions that MPI libraries and
+ * parallel file-system clients use, and mx-dpdk's own introspection
+ * (mx_dpdk_*), used by mx_info.
  */
 #ifndef MX_EXTENSIONS_H
 #define MX_EXTENSIONS_H
@@ -12,6 +13,101 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- MX 1.2 ------------------------------------------------------------- */
+
+/**
+ * Completes (like mx_test()) one complete request of the endpoint whose
+ * match information matches (match_info & match_mask) == (request's &
+ * match_mask); *result 1 if there was one.
+ */
+mx_return_t mx_test_any(mx_endpoint_t endpoint, uint64_t match_info,
+		uint64_t match_mask, mx_status_t *status, uint32_t *result);
+
+/** Like mx_test_any(), waiting up to 'timeout' ms (MX_INFINITE: no limit). */
+mx_return_t mx_wait_any(mx_endpoint_t endpoint, uint32_t timeout,
+		uint64_t match_info, uint64_t match_mask, mx_status_t *status,
+		uint32_t *result);
+
+/**
+ * Gives up the handle: the request goes on and is released by the library
+ * when it completes; it must not be used again.
+ */
+mx_return_t mx_forget(mx_endpoint_t endpoint, mx_request_t *request);
+
+/** Makes progress on the endpoint (receives, acks, queued sends). */
+mx_return_t mx_progress(mx_endpoint_t endpoint);
+
+/**
+ * Like mx_decompose_endpoint_addr(), also giving the remote endpoint's
+ * session id (0 if it is not known or the address is not connected).
+ */
+mx_return_t mx_decompose_endpoint_addr2(mx_endpoint_addr_t endpoint_addr,
+		uint64_t *nic_id, uint32_t *endpoint_id, uint32_t *session_id);
+
+/** Attaches an application pointer to a connected address. */
+mx_return_t mx_set_endpoint_addr_context(mx_endpoint_addr_t endpoint_addr,
+		void *context);
+
+/** Returns the pointer attached by mx_set_endpoint_addr_context(). */
+mx_return_t mx_get_endpoint_addr_context(mx_endpoint_addr_t endpoint_addr,
+		void **context);
+
+/**
+ * Non-blocking mx_connect(): completes as a request whose status carries
+ * 'match_info', 'context' and, on success, the address in status.source.
+ * Failure statuses: MX_STATUS_ENDPOINT_CLOSED (no such endpoint),
+ * MX_STATUS_BAD_KEY (filter), MX_STATUS_TIMEOUT (no answer within the
+ * endpoint's request timeout, 10 s by default).
+ */
+mx_return_t mx_iconnect(mx_endpoint_t endpoint, uint64_t nic_id,
+		uint32_t endpoint_id, uint32_t filter, uint64_t match_info,
+		void *context, mx_request_t *request);
+
+/**
+ * Forgets a connected address: its pending and queued sends complete with
+ * MX_STATUS_CANCELLED; a later mx_connect() makes it usable again.
+ */
+mx_return_t mx_disconnect(mx_endpoint_t endpoint,
+		mx_endpoint_addr_t endpoint_addr);
+
+/**
+ * Sets the timeout, in milliseconds, of a send or connect request, or with
+ * request NULL the endpoint's default for later ones (0: none).  A send
+ * not acknowledged in time completes with MX_STATUS_TIMEOUT.  Receives do
+ * not time out.
+ */
+mx_return_t mx_set_request_timeout(mx_endpoint_t endpoint,
+		mx_request_t request, uint32_t milliseconds);
+
+/** What an unexpected-message handler decides. */
+typedef enum {
+	MX_RECV_CONTINUE = 0,	/**< queue it as unexpected (or match the
+				     receive the handler just posted) */
+	MX_RECV_FINISHED = 1	/**< the handler consumed it: drop it */
+} mx_unexp_handler_action_t;
+
+/**
+ * Called, during progress, for each message that matches no posted
+ * receive, before it is queued.  data_if_available points at the whole
+ * message when it fits one frame (else NULL).  The handler may post
+ * receives (mx_irecv) on the endpoint.
+ */
+typedef mx_unexp_handler_action_t (*mx_unexp_handler_t)(void *context,
+		mx_endpoint_addr_t source, uint64_t match_value,
+		uint32_t length, void *data_if_available);
+
+/** Installs (or with NULL removes) the endpoint's unexpected handler. */
+mx_return_t mx_register_unexp_handler(mx_endpoint_t endpoint,
+		mx_unexp_handler_t handler, void *context);
+
+/** Stops progress (and so handler calls) on the endpoint until re-enabled. */
+mx_return_t mx_disable_progression(mx_endpoint_t endpoint);
+
+/** Undoes mx_disable_progression(). */
+mx_return_t mx_reenable_progression(mx_endpoint_t endpoint);
+
+/* ---- mx-dpdk introspection ----------------------------------------------- */
 
 /** One effective setting of the library (an MX_* environment variable). */
 typedef struct {

@@ -620,6 +620,246 @@ send_with_wrong_filter(void **state)
 	assert_true(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_FILTER] >= 1);
 }
 
+/* ---- MX 1.2 calls ---------------------------------------------------------- */
+
+static void
+test_any_wait_any_forget(void **state)
+{
+	uint32_t v[3] = { 10, 11, 12 }, in[3];
+	mx_request_t r[3], f;
+	mx_status_t st;
+	uint32_t res = 9;
+
+	(void)state;
+	for (uint32_t i = 0; i < 3; i++)
+		r[i] = post_recv(e1, &in[i], 4, 0x700 | i, MX_MATCH_MASK_NONE);
+	assert_int_equal(mx_test_any(e1, 0x700, 0xf00, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 0);
+	for (uint32_t i = 0; i < 3; i++)
+		send_buf(e0, to1, &v[i], 4, 0x700 | (2 - i));
+	/* Only the request whose match info is 0x701. */
+	assert_int_equal(mx_wait_any(e1, 1000, 0x701, MX_MATCH_MASK_NONE, &st,
+				&res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	assert_true(st.match_info == 0x701);
+	assert_int_equal(in[1], 11);
+	assert_int_equal(mx_wait_any(e1, 1000, 0x700, 0xf00, &st, &res),
+			MX_SUCCESS);
+	assert_int_equal(res, 1);
+	assert_int_equal(mx_wait_any(e1, 1000, 0x700, 0xf00, &st, &res),
+			MX_SUCCESS);
+	assert_int_equal(res, 1);
+	assert_int_equal(mx_test_any(e1, 0, 0, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 0);
+	/* A forgotten send completes and is released by the library. */
+	f = NULL;
+	{
+		mx_segment_t seg = { v, 4 };
+		mx_request_t rr = post_recv(e1, in, 4, 0x800, MX_MATCH_MASK_NONE);
+
+		assert_int_equal(mx_isend(e0, &seg, 1, to1, 0x800, NULL, &f),
+				MX_SUCCESS);
+		assert_int_equal(mx_forget(e0, &f), MX_SUCCESS);
+		assert_null(f);
+		wait_ok(e1, &rr);
+	}
+	for (int i = 0; i < 200; i++)
+		assert_int_equal(mx_progress(e0), MX_SUCCESS);
+	assert_true(mxd_list_empty(&e0->done));
+	assert_int_equal(mx_forget(e0, &f), MX_BAD_REQUEST);
+	(void)r;
+}
+
+static void
+addr_context_and_decompose2(void **state)
+{
+	uint64_t nic;
+	uint32_t id, session;
+	void *ctx = NULL;
+	mx_endpoint_addr_t self;
+
+	(void)state;
+	assert_int_equal(mx_decompose_endpoint_addr2(to1, &nic, &id, &session),
+			MX_SUCCESS);
+	assert_true(nic == nic1);
+	assert_int_equal(id, 2);
+	assert_int_equal(session, e1->session);
+	assert_int_equal(mx_set_endpoint_addr_context(to1, &nic), MX_SUCCESS);
+	assert_int_equal(mx_get_endpoint_addr_context(to1, &ctx), MX_SUCCESS);
+	assert_ptr_equal(ctx, &nic);
+	/* Not a connected address. */
+	mx_get_endpoint_addr(e0, &self);
+	assert_int_equal(mx_set_endpoint_addr_context(self, NULL),
+			MX_BAD_ENDPOINT);
+}
+
+static void
+iconnect_statuses(void **state)
+{
+	mx_request_t r;
+	mx_status_t st;
+	uint8_t out[10] = { 3 }, in[10];
+	mx_request_t rr;
+
+	(void)state;
+	assert_int_equal(mx_iconnect(e1, nic0, 1, 0xf00d, 0x42, out, &r),
+			MX_SUCCESS);
+	st = wait_ok(e1, &r);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+	assert_true(st.match_info == 0x42);
+	assert_ptr_equal(st.context, out);
+	rr = post_recv(e0, in, 10, 5, MX_MATCH_MASK_NONE);
+	send_buf(e1, st.source, out, 10, 5);	/* the address works */
+	wait_ok(e0, &rr);
+	assert_int_equal(mx_iconnect(e1, nic0, 9, 0xf00d, 0, NULL, &r),
+			MX_SUCCESS);
+	assert_int_equal(wait_ok(e1, &r).code, MX_STATUS_ENDPOINT_CLOSED);
+	assert_int_equal(mx_iconnect(e1, nic0, 1, 0x1, 0, NULL, &r),
+			MX_SUCCESS);
+	assert_int_equal(wait_ok(e1, &r).code, MX_STATUS_BAD_KEY);
+	assert_int_equal(mx_set_request_timeout(e1, NULL, 30), MX_SUCCESS);
+	assert_int_equal(mx_iconnect(e1, 0x020000777777ull, 1, 0, 0, NULL, &r),
+			MX_SUCCESS);
+	assert_int_equal(wait_ok(e1, &r).code, MX_STATUS_TIMEOUT);
+}
+
+static void
+disconnect_then_reconnect(void **state)
+{
+	uint32_t v = 1, in = 0;
+	mx_segment_t seg = { &v, 4 };
+	mx_request_t s[MXD_WIN + 8], r;
+
+	(void)state;
+	/* More than the window: some sends are still queued. */
+	for (unsigned i = 0; i < MXD_WIN + 8; i++)
+		assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[i]),
+				MX_SUCCESS);
+	assert_int_equal(mx_disconnect(e0, to1), MX_SUCCESS);
+	for (unsigned i = 0; i < MXD_WIN + 8; i++)
+		assert_int_equal(wait_ok(e0, &s[i]).code, MX_STATUS_CANCELLED);
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[0]),
+			MX_BAD_ENDPOINT);
+	/* Same sessions on both sides: sequence numbers must go on. */
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1, &to1), MX_SUCCESS);
+	for (uint32_t i = 0; i < MXD_WIN; i++) {
+		r = post_recv(e1, &in, 4, 2, MX_MATCH_MASK_NONE);
+		v = i;
+		send_buf(e0, to1, &v, 4, 2);
+		wait_ok(e1, &r);
+		assert_int_equal(in, i);
+	}
+}
+
+static void
+send_timeout(void **state)
+{
+	uint8_t out[100] = { 0 };
+	mx_segment_t seg = { out, sizeof(out) };
+	mx_request_t s;
+	uint64_t t0;
+
+	(void)state;
+	pa.up = 0;		/* the wire is cut: frames stay queued */
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
+	assert_int_equal(mx_set_request_timeout(e0, s, 40), MX_SUCCESS);
+	t0 = mxd_now_ns();
+	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_TIMEOUT);
+	assert_true(mxd_now_ns() - t0 >= 39000000ull);
+	pa.up = 1;		/* late delivery: acked, nothing completes twice */
+	for (int i = 0; i < 1000; i++)
+		mx_progress(e0);
+	assert_true(mxd_list_empty(&e0->done));
+	assert_int_equal(mx_set_request_timeout(e0, NULL, 0), MX_SUCCESS);
+}
+
+static int handler_seen;
+static uint32_t handler_len;
+static uint8_t handler_first;
+static uint8_t handler_buf[64];
+static mx_request_t handler_req;
+
+static mx_unexp_handler_action_t
+test_unexp_handler(void *ctx, mx_endpoint_addr_t src, uint64_t match,
+		uint32_t len, void *data)
+{
+	uint64_t nic;
+	uint32_t id;
+
+	assert_ptr_equal(ctx, &handler_seen);
+	mx_decompose_endpoint_addr(src, &nic, &id);
+	assert_true(nic == nic0 && id == 1);
+	handler_seen++;
+	handler_len = len;
+	handler_first = data ? *(uint8_t *)data : 0;
+	if (match == 1)
+		return MX_RECV_FINISHED;	/* consumed here */
+	if (match == 2) {			/* post a receive for it */
+		mx_segment_t seg = { handler_buf, sizeof(handler_buf) };
+
+		assert_int_equal(mx_irecv(e1, &seg, 1, 2, MX_MATCH_MASK_NONE,
+					NULL, &handler_req), MX_SUCCESS);
+	}
+	return MX_RECV_CONTINUE;
+}
+
+static void
+unexpected_handler(void **state)
+{
+	uint8_t out[40] = { 0x5a }, in[40];
+	mx_status_t st;
+	mx_request_t r;
+	uint32_t found = 1;
+
+	(void)state;
+	assert_int_equal(mx_register_unexp_handler(e1, test_unexp_handler,
+				&handler_seen), MX_SUCCESS);
+	send_buf(e0, to1, out, 40, 1);		/* finished by the handler */
+	send_buf(e0, to1, out, 20, 2);		/* handler posts a receive */
+	send_buf(e0, to1, out, 30, 3);		/* queued as unexpected */
+	for (int i = 0; i < 100; i++)
+		mx_progress(e1);
+	assert_int_equal(handler_seen, 3);
+	assert_int_equal(handler_first, 0x5a);
+	assert_int_equal(handler_len, 30);
+	assert_int_equal(mx_iprobe(e1, 1, MX_MATCH_MASK_NONE, &st, &found),
+			MX_SUCCESS);
+	assert_int_equal(found, 0);		/* really dropped */
+	st = wait_ok(e1, &handler_req);
+	assert_int_equal(st.xfer_length, 20);
+	assert_int_equal(handler_buf[0], 0x5a);
+	r = post_recv(e1, in, 40, 3, MX_MATCH_MASK_NONE);
+	assert_int_equal(wait_ok(e1, &r).xfer_length, 30);
+	/* A posted receive does not involve the handler. */
+	r = post_recv(e1, in, 40, 4, MX_MATCH_MASK_NONE);
+	send_buf(e0, to1, out, 10, 4);
+	wait_ok(e1, &r);
+	assert_int_equal(handler_seen, 3);
+	mx_register_unexp_handler(e1, NULL, NULL);
+}
+
+static void
+progression_paused(void **state)
+{
+	uint32_t v, in[5];
+	mx_request_t r[5];
+
+	(void)state;
+	assert_int_equal(mx_disable_progression(e1), MX_SUCCESS);
+	for (v = 0; v < 5; v++)
+		send_buf(e0, to1, &v, 4, 0x900 | v);	/* arrive, not matched */
+	for (int i = 0; i < 100; i++)
+		mx_progress(e0);		/* runs board 1's rx too */
+	assert_true(mxd_list_empty(&e1->unexp));
+	assert_int_equal(mx_reenable_progression(e1), MX_SUCCESS);
+	assert_false(mxd_list_empty(&e1->unexp));
+	for (v = 0; v < 5; v++) {
+		r[v] = post_recv(e1, &in[v], 4, 0x900 | v, MX_MATCH_MASK_NONE);
+		wait_ok(e1, &r[v]);
+		assert_int_equal(in[v], v);
+	}
+}
+
 /* ---- frames out of order ------------------------------------------------- */
 
 /*
@@ -869,6 +1109,19 @@ main(void)
 		cmocka_unit_test_setup_teardown(send_to_closed_endpoint, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(send_with_wrong_filter, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(test_any_wait_any_forget, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(addr_context_and_decompose2,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(iconnect_statuses, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(disconnect_then_reconnect, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(send_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(unexpected_handler, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(progression_paused, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(no_malloc_small_path, setup,
 				teardown),

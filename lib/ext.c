@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The MX 1.1/1.2 calls of mx_extensions.h.  Same rules as api.c: check,
+ * call the engine, report errors through mxd_error().
+ */
+#include <string.h>
+
+#include "mxd.h"
+
+#define CHECK_EP(ep, fn) do { \
+	if ((ep) == NULL || !mxd_lib.initialized) \
+		return mxd_error(NULL, MX_BAD_ENDPOINT, fn ": bad endpoint"); \
+} while (0)
+
+struct any_arg {
+	struct mx_endpoint *ep;
+	uint64_t info, mask;
+	struct mx_request *found;
+};
+
+static int
+any_match(void *arg)
+{
+	struct any_arg *a = arg;
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &a->ep->done) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				done);
+
+		if (mxd_match(r->status.match_info, a->info & a->mask, a->mask)) {
+			a->found = r;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void
+any_finish(struct any_arg *a, mx_status_t *status, uint32_t *result)
+{
+	*result = a->found != NULL;
+	if (a->found == NULL)
+		return;
+	if (status != NULL)
+		*status = a->found->status;
+	mxd_req_put(a->found);
+}
+
+mx_return_t
+mx_test_any(mx_endpoint_t ep, uint64_t match_info, uint64_t match_mask,
+		mx_status_t *status, uint32_t *result)
+{
+	struct any_arg a = { ep, match_info, match_mask, NULL };
+
+	CHECK_EP(ep, "mx_test_any");
+	if (result == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_test_any: NULL result");
+	mxd_progress(ep);
+	any_match(&a);
+	any_finish(&a, status, result);
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_wait_any(mx_endpoint_t ep, uint32_t timeout, uint64_t match_info,
+		uint64_t match_mask, mx_status_t *status, uint32_t *result)
+{
+	struct any_arg a = { ep, match_info, match_mask, NULL };
+
+	CHECK_EP(ep, "mx_wait_any");
+	if (result == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_wait_any: NULL result");
+	if (!any_match(&a))
+		mxd_poll_until(ep, any_match, &a, timeout);
+	any_finish(&a, status, result);
+	return MX_SUCCESS;
+}
+
+static int
+check_req(struct mx_endpoint *ep, mx_request_t *request)
+{
+	return request != NULL && *request != NULL && (*request)->ep == ep &&
+		(*request)->state != MXD_RS_FREE && !(*request)->forget;
+}
+
+mx_return_t
+mx_forget(mx_endpoint_t ep, mx_request_t *request)
+{
+	CHECK_EP(ep, "mx_forget");
+	if (!check_req(ep, request))
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_forget: bad request");
+	if ((*request)->state == MXD_RS_COMPLETE)
+		mxd_req_put(*request);
+	else
+		(*request)->forget = 1;
+	*request = NULL;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_progress(mx_endpoint_t ep)
+{
+	CHECK_EP(ep, "mx_progress");
+	mxd_progress(ep);
+	return MX_SUCCESS;
+}
+
+/* The partner an address names, wherever its endpoint is; or NULL. */
+static struct mxd_partner *
+addr_lookup(const mx_endpoint_addr_t *a)
+{
+	struct mx_endpoint *ep = mxd_lib.initialized ?
+		mxd_ep_by_session((uint32_t)(a->stuff[1] >> 32)) : NULL;
+	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
+
+	if (ep == NULL || idx == 0 || idx > ep->npartners)
+		return NULL;
+	return ep->partners[idx - 1];
+}
+
+mx_return_t
+mx_decompose_endpoint_addr2(mx_endpoint_addr_t addr, uint64_t *nic_id,
+		uint32_t *endpoint_id, uint32_t *session_id)
+{
+	struct mxd_partner *p = addr_lookup(&addr);
+
+	if (session_id == NULL)
+		return mxd_error(NULL, MX_BAD_ENDPOINT,
+				"mx_decompose_endpoint_addr2: NULL output");
+	if (mx_decompose_endpoint_addr(addr, nic_id, endpoint_id) !=
+			MX_SUCCESS)
+		return MX_BAD_ENDPOINT;
+	*session_id = p != NULL ? p->remote_session : 0;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
+{
+	struct mxd_partner *p = addr_lookup(&addr);
+
+	if (p == NULL)
+		return mxd_error(NULL, MX_BAD_ENDPOINT,
+				"mx_set_endpoint_addr_context: not a connected "
+				"address");
+	p->addr_context = context;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_get_endpoint_addr_context(mx_endpoint_addr_t addr, void **context)
+{
+	struct mxd_partner *p = addr_lookup(&addr);
+
+	if (p == NULL || context == NULL)
+		return mxd_error(NULL, MX_BAD_ENDPOINT,
+				"mx_get_endpoint_addr_context: not a connected "
+				"address");
+	*context = p->addr_context;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_iconnect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
+		uint32_t filter, uint64_t match_info, void *context,
+		mx_request_t *request)
+{
+	struct mx_request *r;
+	uint32_t tmo;
+	int ret;
+
+	CHECK_EP(ep, "mx_iconnect");
+	if (request == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_iconnect: NULL request");
+	if (endpoint_id >= MX_MAX_ENDPOINTS)
+		return mxd_error(ep, MX_BAD_ENDPOINT_ID,
+				"mx_iconnect: endpoint id %u", endpoint_id);
+	r = mxd_req_get(ep, MXD_REQ_CONNECT, context);
+	if (r == NULL)
+		return mxd_error(ep, MX_NO_RESOURCES, "mx_iconnect: no request");
+	r->status.match_info = match_info;
+	tmo = ep->req_timeout_ms ? ep->req_timeout_ms : 10000;
+	ret = mxd_connect_start(r, nic_id, endpoint_id, filter, tmo);
+	if (ret < 0) {
+		mxd_req_put(r);
+		return mxd_error(ep, (mx_return_t)-ret, "mx_iconnect failed");
+	}
+	*request = r;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_disconnect(mx_endpoint_t ep, mx_endpoint_addr_t addr)
+{
+	struct mxd_partner *p;
+
+	CHECK_EP(ep, "mx_disconnect");
+	p = mxd_addr_partner(ep, &addr);
+	if (p == NULL)
+		return mxd_error(ep, MX_BAD_ENDPOINT,
+				"mx_disconnect: not an address of this endpoint");
+	mxd_partner_fail(p, MX_STATUS_CANCELLED);
+	p->dead = 0;		/* forgotten, not refused: connect again */
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_set_request_timeout(mx_endpoint_t ep, mx_request_t request,
+		uint32_t ms)
+{
+	CHECK_EP(ep, "mx_set_request_timeout");
+	if (request == NULL) {
+		ep->req_timeout_ms = ms;
+		return MX_SUCCESS;
+	}
+	if (request->ep != ep || request->state == MXD_RS_FREE ||
+			request->type == MXD_REQ_RECV)
+		return mxd_error(ep, MX_BAD_REQUEST,
+				"mx_set_request_timeout: not a pending send or "
+				"connect of this endpoint");
+	if (request->state == MXD_RS_COMPLETE)
+		return MX_SUCCESS;
+	if (request->deadline == 0 && ms != 0)
+		ep->ntimed++;
+	else if (request->deadline != 0 && ms == 0)
+		ep->ntimed--;
+	request->deadline = ms ? mxd_now_ns() + ms * 1000000ull : 0;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_register_unexp_handler(mx_endpoint_t ep, mx_unexp_handler_t handler,
+		void *context)
+{
+	CHECK_EP(ep, "mx_register_unexp_handler");
+	ep->unexp_handler = handler;
+	ep->unexp_context = context;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_disable_progression(mx_endpoint_t ep)
+{
+	CHECK_EP(ep, "mx_disable_progression");
+	ep->progression_off = 1;
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_reenable_progression(mx_endpoint_t ep)
+{
+	CHECK_EP(ep, "mx_reenable_progression");
+	ep->progression_off = 0;
+	/* Messages held while matching was paused match now, in order. */
+	for (uint32_t i = 0; i < ep->npartners; i++)
+		mxd_partner_drain(ep, ep->partners[i]);
+	mxd_board_flush(ep->board);
+	return MX_SUCCESS;
+}
