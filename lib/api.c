@@ -80,6 +80,7 @@ endpoint_new(struct mxd_board *b, uint32_t id, uint32_t filter)
 	ep->unexp_max = mxd_lib.conf.unexp_max;
 	mxd_list_init(&ep->posted);
 	mxd_list_init(&ep->unexp);
+	mxd_list_init(&ep->held);
 	mxd_list_init(&ep->done);
 	mxd_list_init(&ep->acks);
 	mxd_list_init(&ep->sending);
@@ -135,21 +136,7 @@ endpoint_release(struct mx_endpoint *ep)
 {
 	struct mxd_list *pos, *tmp;
 
-	/* Messages held for matching, early or unexpected. */
-	for (uint32_t i = 0; i < ep->npartners; i++) {
-		struct mxd_partner *p = ep->partners[i];
-
-		for (unsigned s = 0; s < MXD_WIN; s++) {
-			struct mxd_rxslot *sl = &p->rx.slot[s];
-
-			if (sl->active && sl->owner_kind == MXD_OWN_UNEXP &&
-					!((struct mxd_unexp *)sl->owner)->queued)
-				mxd_unexp_put(ep, sl->owner);
-		}
-	}
-	mxd_list_foreach(pos, tmp, &ep->unexp)
-		mxd_unexp_put(ep, mxd_container_of(pos, struct mxd_unexp,
-					link));
+	mxd_unexp_release_all(ep);
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		mxd_partner_reset(ep->partners[i], 0);
 		free(ep->partners[i]);

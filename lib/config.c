@@ -28,7 +28,7 @@ static const struct num_setting nums[] = {
 	NUM("MX_MTU", mtu, 0, 0, 9600,
 		"port MTU to use; 0 takes the port's own"),
 	NUM("MX_UNEXP_QUEUE_MAX", unexp_max, 8u << 20, 0, 1u << 31,
-		"unexpected-queue limit per endpoint, bytes (not enforced yet)"),
+		"unexpected-queue limit per endpoint, bytes (back-pressure)"),
 	NUM("MX_SPIN_US", spin_us, 1000, 0, 10000000,
 		"blocking calls poll this long before sleeping between polls"),
 	NUM("MX_DISCOVERY_MS", discovery_ms, 3000, 0, 600000,

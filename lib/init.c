@@ -164,6 +164,7 @@ mxd_counter_name(unsigned c)
 		[MXD_C_NACK_SENT] = "refusals (nack) sent",
 		[MXD_C_NACK_RCVD] = "refusals (nack) received",
 		[MXD_C_NOTIFY_LOST] = "matched notices not sent",
+		[MXD_C_UNEXP_FULL] = "held: unexpected queue full",
 	};
 
 	if (c < MXD_C_DROP_BASE)

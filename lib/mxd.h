@@ -93,6 +93,7 @@ enum mxd_counter {
 	MXD_C_NACK_SENT,
 	MXD_C_NACK_RCVD,
 	MXD_C_NOTIFY_LOST,
+	MXD_C_UNEXP_FULL,
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
 };
@@ -255,7 +256,7 @@ void mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
 /* ---- buffers for unexpected and early messages (unexp.c) ---------------- */
 
 struct mxd_unexp {
-	struct mxd_list link;		/* endpoint's unexpected queue */
+	struct mxd_list link;		/* endpoint's unexp or held list */
 	struct mxd_partner *partner;
 	uint64_t match;
 	uint32_t msg_len;
@@ -277,6 +278,12 @@ struct mxd_bufpool {
 void mxd_bufpool_fini(struct mxd_bufpool *p);
 struct mxd_unexp *mxd_unexp_get(struct mx_endpoint *ep, uint32_t len);
 void mxd_unexp_put(struct mx_endpoint *ep, struct mxd_unexp *u);
+void mxd_unexp_enqueue(struct mx_endpoint *ep, struct mxd_unexp *u);
+void mxd_unexp_dequeue(struct mx_endpoint *ep, struct mxd_unexp *u);
+/* Whether the unexpected queue has room for a 'len'-byte message. */
+int mxd_unexp_room(const struct mx_endpoint *ep, uint32_t len);
+/* Frees every message buffer of the endpoint (on close). */
+void mxd_unexp_release_all(struct mx_endpoint *ep);
 /* Delivers a complete unexpected message to a receive and frees it. */
 void mxd_unexp_deliver(struct mx_endpoint *ep, struct mxd_unexp *u,
 		struct mx_request *r);
@@ -337,11 +344,13 @@ struct mx_endpoint {
 	uint32_t session;
 	mx_error_handler_t handler;	/* NULL: the library's */
 	uint32_t unexp_max;
-	uint32_t unexp_bytes;
+	uint32_t unexp_bytes;		/* on the unexpected queue */
+	uint8_t unexp_full;		/* messages held for lack of room */
 	uint32_t npartners;
 	struct mxd_partner *partners[MXD_MAX_PARTNERS];
 	struct mxd_list posted;		/* receives, in post order */
 	struct mxd_list unexp;		/* unexpected messages, match order */
+	struct mxd_list held;		/* other message buffers in use */
 	struct mxd_list done;		/* completed requests */
 	struct mxd_list acks;		/* partners owing an ack */
 	struct mxd_list sending;	/* partners with queued sends */

@@ -258,6 +258,8 @@ slot_to_request(struct mx_endpoint *ep, struct mxd_partner *p,
 	} else if (u->complete) {
 		mxd_unexp_deliver(ep, u, r);
 		mxd_count(ep->board, MXD_C_RX_MSGS);
+		sl->owner = NULL;		/* the buffer went back */
+		sl->owner_kind = MXD_OWN_NONE;
 	} else {
 		u->req = r;
 	}
@@ -280,8 +282,7 @@ slot_to_unexpected(struct mx_endpoint *ep, struct mxd_partner *p,
 	u->match = sl->match;
 	u->sync = sl->sync;
 	u->seq = sl->seq;
-	u->queued = 1;
-	mxd_list_add_tail(&ep->unexp, &u->link);
+	mxd_unexp_enqueue(ep, u);
 	mxd_count(ep->board, MXD_C_UNEXP_MSGS);
 	return 0;
 }
@@ -291,7 +292,7 @@ slot_to_unexpected(struct mx_endpoint *ep, struct mxd_partner *p,
  * posted receive that wants it, else (after the unexpected handler) to the
  * unexpected queue.  'data' is the whole message if it is at hand.
  * Returns 0, -1 when out of buffers, 1 when matching is paused
- * (mx_disable_progression).
+ * (mx_disable_progression, or no room in the unexpected queue).
  */
 static int
 match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
@@ -305,12 +306,19 @@ match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
 	r = posted_find(ep, sl->match);
 	if (r == NULL && ep->unexp_handler != NULL)
 		r = unexp_handler(ep, p, sl, data, &drop);
-	if (drop)
+	if (drop) {
 		slot_discard(ep, sl);
-	else if (r != NULL)
+	} else if (r != NULL) {
 		slot_to_request(ep, p, sl, r);
-	else if (slot_to_unexpected(ep, p, sl) < 0)
+	} else if (!mxd_unexp_room(ep, sl->msg_len)) {
+		/* Held, unacknowledged: its sender's window closes. */
+		if (!ep->unexp_full)
+			mxd_count(ep->board, MXD_C_UNEXP_FULL);
+		ep->unexp_full = 1;
+		return 1;
+	} else if (slot_to_unexpected(ep, p, sl) < 0) {
 		return -1;
+	}
 	mxd_rxwin_matched(&p->rx, sl);
 	return 0;
 }
@@ -584,8 +592,7 @@ mxd_recv_post(struct mx_request *r)
 		mxd_list_add_tail(&ep->posted, &r->link);
 		return;
 	}
-	mxd_list_del(&u->link);
-	u->queued = 0;
+	mxd_unexp_dequeue(ep, u);
 	recv_matched(r, u->partner, u->match, u->msg_len);
 	if (u->sync)
 		mxd_notify_matched(u->partner, u->seq);
@@ -594,5 +601,11 @@ mxd_recv_post(struct mx_request *r)
 		mxd_count(ep->board, MXD_C_RX_MSGS);
 	} else {
 		u->req = r;
+	}
+	if (ep->unexp_full) {
+		/* Room again: held messages match now, in order. */
+		ep->unexp_full = 0;
+		for (uint32_t i = 0; i < ep->npartners; i++)
+			mxd_partner_drain(ep, ep->partners[i]);
 	}
 }

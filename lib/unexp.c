@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Buffers for messages that arrive before a receive matches them:
- * unexpected messages (matched, no receive posted) and early messages
- * (arrived ahead of an earlier message of the same partner, so not yet
- * matchable).  Buffers come from power-of-two size classes kept on free
- * lists, so a steady stream of unexpected messages does not call malloc.
+ * unexpected messages (matched, no receive posted) and held messages
+ * (arrived ahead of an earlier message of the same partner, or waiting
+ * for room in the unexpected queue).  Buffers come from power-of-two size
+ * classes kept on free lists, so a steady stream of unexpected messages
+ * does not call malloc.
+ *
+ * The unexpected queue is bounded by MX_PARAM_UNEXP_QUEUE_MAX bytes: a
+ * message that does not fit is held, unmatched and so unacknowledged,
+ * which closes its sender's window (see proto/rxwin.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +73,6 @@ mxd_unexp_get(struct mx_endpoint *ep, uint32_t len)
 	else if ((u = malloc(sizeof(*u))) == NULL)
 		return NULL;
 	memset(u, 0, sizeof(*u));
-	mxd_list_init(&u->link);
 	u->buf = buf_get(p, cls);
 	if (u->buf == NULL) {
 		u->pool_next = p->free_unexp;
@@ -77,8 +81,48 @@ mxd_unexp_get(struct mx_endpoint *ep, uint32_t len)
 	}
 	u->cls = (uint8_t)cls;
 	u->msg_len = len;
-	ep->unexp_bytes += len;
+	mxd_list_add_tail(&ep->held, &u->link);
 	return u;
+}
+
+/* Every buffer is on one list: held (ep->held) or queued (ep->unexp). */
+void
+mxd_unexp_enqueue(struct mx_endpoint *ep, struct mxd_unexp *u)
+{
+	mxd_list_del(&u->link);
+	u->queued = 1;
+	ep->unexp_bytes += u->msg_len;
+	mxd_list_add_tail(&ep->unexp, &u->link);
+}
+
+void
+mxd_unexp_dequeue(struct mx_endpoint *ep, struct mxd_unexp *u)
+{
+	if (!u->queued)
+		return;
+	u->queued = 0;
+	ep->unexp_bytes -= u->msg_len;
+	mxd_list_del(&u->link);
+	mxd_list_add_tail(&ep->held, &u->link);
+}
+
+void
+mxd_unexp_release_all(struct mx_endpoint *ep)
+{
+	while (!mxd_list_empty(&ep->unexp))
+		mxd_unexp_put(ep, mxd_container_of(ep->unexp.next,
+					struct mxd_unexp, link));
+	while (!mxd_list_empty(&ep->held))
+		mxd_unexp_put(ep, mxd_container_of(ep->held.next,
+					struct mxd_unexp, link));
+}
+
+int
+mxd_unexp_room(const struct mx_endpoint *ep, uint32_t len)
+{
+	/* An empty queue takes any one message: mx_probe must see it. */
+	return ep->unexp_bytes == 0 ||
+		(uint64_t)ep->unexp_bytes + len <= ep->unexp_max;
 }
 
 void
@@ -86,8 +130,8 @@ mxd_unexp_put(struct mx_endpoint *ep, struct mxd_unexp *u)
 {
 	struct mxd_bufpool *p = &ep->bufs;
 
+	mxd_unexp_dequeue(ep, u);
 	mxd_list_del(&u->link);
-	ep->unexp_bytes -= u->msg_len;
 	buf_put(p, u->cls, u->buf);
 	u->buf = NULL;
 	u->pool_next = p->free_unexp;

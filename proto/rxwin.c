@@ -13,12 +13,6 @@ mxd_rxwin_init(struct mxd_rxwin *w, uint32_t first_seq)
 	w->base = first_seq;
 }
 
-static uint32_t
-window_low(const struct mxd_rxwin *w)
-{
-	return mxd_seq_lt(w->next_match, w->base) ? w->next_match : w->base;
-}
-
 static void
 slot_setup(struct mxd_rxslot *sl, const struct mxd_pkt *pkt)
 {
@@ -51,7 +45,7 @@ mxd_rxwin_frag(struct mxd_rxwin *w, const struct mxd_pkt *pkt,
 
 	if (mxd_seq_lt(s, w->base))
 		return MXD_RX_DUP;
-	if (s - window_low(w) >= MXD_WIN)
+	if (s - w->base >= MXD_WIN)
 		return MXD_RX_WINDOW;
 	sl = SLOT(w, s);
 	if (!sl->active) {
@@ -85,8 +79,6 @@ mxd_rxwin_matched(struct mxd_rxwin *w, struct mxd_rxslot *sl)
 	assert(sl->seq == w->next_match && sl->active && !sl->matched);
 	sl->matched = 1;
 	w->next_match++;
-	if (mxd_seq_lt(sl->seq, w->base))
-		sl->active = 0;
 }
 
 uint32_t
@@ -95,11 +87,11 @@ mxd_rxwin_settle(struct mxd_rxwin *w)
 	for (;;) {
 		struct mxd_rxslot *sl = SLOT(w, w->base);
 
-		if (!sl->active || sl->seq != w->base || !sl->complete)
+		if (!sl->active || sl->seq != w->base || !sl->complete ||
+				!sl->matched)
 			break;
 		w->base++;
-		if (sl->matched)
-			sl->active = 0;
+		sl->active = 0;
 	}
 	return w->base - 1;
 }

@@ -11,11 +11,14 @@
  *               strictly in sequence order; a message whose header is
  *               known (any fragment arrived) is matchable once every
  *               earlier message was matched.
- *   base        the oldest message not yet completely received.  The
- *               cumulative ack is base - 1.
+ *   base        the oldest message not yet both completely received and
+ *               matched.  The cumulative ack is base - 1, so a message
+ *               that cannot be matched (unexpected queue full, matching
+ *               paused) is not acknowledged and the sender's window
+ *               closes: back-pressure without dropping anything.
  *
- * A slot is free again once its message is both matched and below base.
- * New sequence numbers are accepted in [min(base, next_match), +WIN).
+ * base <= next_match always; slots below base are free.  New sequence
+ * numbers are accepted in [base, base + WIN).
  *
  * The window never touches payload bytes: the caller owns where they go
  * (slot->owner) and calls mxd_rxwin_matched() when it has matched a slot.
@@ -73,7 +76,7 @@ struct mxd_rxslot *mxd_rxwin_matchable(struct mxd_rxwin *w);
 /* Records that the caller matched 'sl' (which must be matchable). */
 void mxd_rxwin_matched(struct mxd_rxwin *w, struct mxd_rxslot *sl);
 
-/* Moves base over completed messages; returns the cumulative ack. */
+/* Moves base over completed, matched messages; returns the cum. ack. */
 uint32_t mxd_rxwin_settle(struct mxd_rxwin *w);
 
 static inline uint32_t

@@ -841,23 +841,85 @@ unexpected_handler(void **state)
 static void
 progression_paused(void **state)
 {
-	uint32_t v, in[5];
-	mx_request_t r[5];
+	uint32_t v[5], in[5], res = 1;
+	mx_request_t r[5], s[5];
 
 	(void)state;
 	assert_int_equal(mx_disable_progression(e1), MX_SUCCESS);
-	for (v = 0; v < 5; v++)
-		send_buf(e0, to1, &v, 4, 0x900 | v);	/* arrive, not matched */
+	for (uint32_t i = 0; i < 5; i++) {
+		mx_segment_t seg = { &v[i], 4 };
+
+		v[i] = i;
+		assert_int_equal(mx_isend(e0, &seg, 1, to1, 0x900 | i, NULL,
+					&s[i]), MX_SUCCESS);
+	}
 	for (int i = 0; i < 100; i++)
 		mx_progress(e0);		/* runs board 1's rx too */
+	/* Arrived but held: not matched, so not acknowledged either. */
 	assert_true(mxd_list_empty(&e1->unexp));
+	assert_int_equal(mx_test(e0, &s[0], NULL, &res), MX_SUCCESS);
+	assert_int_equal(res, 0);
 	assert_int_equal(mx_reenable_progression(e1), MX_SUCCESS);
 	assert_false(mxd_list_empty(&e1->unexp));
-	for (v = 0; v < 5; v++) {
-		r[v] = post_recv(e1, &in[v], 4, 0x900 | v, MX_MATCH_MASK_NONE);
-		wait_ok(e1, &r[v]);
-		assert_int_equal(in[v], v);
+	for (uint32_t i = 0; i < 5; i++) {
+		r[i] = post_recv(e1, &in[i], 4, 0x900 | i, MX_MATCH_MASK_NONE);
+		wait_ok(e1, &r[i]);
+		assert_int_equal(in[i], i);
+		assert_int_equal(wait_ok(e0, &s[i]).code, MX_STATUS_SUCCESS);
 	}
+}
+
+/* ---- unexpected queue limit: back-pressure, nothing lost ---------------- */
+
+static void
+unexp_limit_case(uint32_t limit, uint32_t n, uint32_t len)
+{
+	mx_param_t par = { .key = MX_PARAM_UNEXP_QUEUE_MAX };
+	mx_endpoint_t e2;
+	mx_endpoint_addr_t to2;
+	uint8_t (*out)[1000] = malloc(n * sizeof(*out)), in[1000];
+	mx_request_t *s = malloc(n * sizeof(*s)), r;
+	uint32_t done = 0, res;
+
+	par.val.unexp_queue_max = limit;
+	assert_int_equal(mx_open_endpoint(1, 5, 9, &par, 1, &e2), MX_SUCCESS);
+	assert_int_equal(mx_connect(e0, nic1, 5, 9, 1, &to2), MX_SUCCESS);
+	for (uint32_t i = 0; i < n; i++) {
+		mx_segment_t seg = { out[i], len };
+
+		pattern(out[i], len, i);
+		assert_int_equal(mx_isend(e0, &seg, 1, to2, i, NULL, &s[i]),
+				MX_SUCCESS);
+	}
+	for (int i = 0; i < 300; i++)
+		mx_progress(e0);
+	/* The queue keeps to its limit (one message always fits). */
+	assert_true(e2->unexp_bytes <= (limit > len ? limit : len));
+	assert_true(e2->board->counters[MXD_C_UNEXP_FULL] >= 1);
+	for (uint32_t i = 0; i < n; i++)
+		if (mx_test(e0, &s[i], NULL, &res) == MX_SUCCESS && res)
+			done++;
+	assert_true(done <= limit / len + 1);	/* the rest: not acked */
+	for (uint32_t i = 0; i < n; i++) {
+		r = post_recv(e2, in, sizeof(in), i, MX_MATCH_MASK_NONE);
+		assert_int_equal(wait_ok(e2, &r).xfer_length, len);
+		assert_memory_equal(in, out[i], len);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (s[i] != NULL)
+			assert_int_equal(wait_ok(e0, &s[i]).code,
+					MX_STATUS_SUCCESS);
+	mx_close_endpoint(e2);
+	free(out);
+	free(s);
+}
+
+static void
+unexpected_queue_limit(void **state)
+{
+	(void)state;
+	unexp_limit_case(4000, 40, 1000);	/* within the window */
+	unexp_limit_case(0, 3 * MXD_WIN / 2, 100);	/* beyond it */
 }
 
 /* ---- frames out of order ------------------------------------------------- */
@@ -1122,6 +1184,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(unexpected_handler, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(progression_paused, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(unexpected_queue_limit, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(no_malloc_small_path, setup,
 				teardown),

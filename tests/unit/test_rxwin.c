@@ -67,6 +67,8 @@ fragments_any_order(void **state)
 
 		assert_int_equal(v, i == 0 ? MXD_RX_NEW : MXD_RX_MORE);
 		assert_int_equal(sl->complete, i == 4);
+		if (i == 0)
+			mxd_rxwin_matched(&w, mxd_rxwin_matchable(&w));
 		assert_int_equal(mxd_rxwin_settle(&w), i == 4 ? 1 : 0);
 	}
 }
@@ -117,14 +119,16 @@ matching_waits_for_order(void **state)
 	/* Complete but not acked past the hole at 1. */
 	assert_int_equal(mxd_rxwin_settle(&w), 0);
 	assert_int_equal(feed(1, 10, 0, &s1), MXD_RX_NEW);
-	assert_int_equal(mxd_rxwin_settle(&w), 3);
+	assert_int_equal(mxd_rxwin_settle(&w), 0);	/* nothing matched */
 	assert_ptr_equal(mxd_rxwin_matchable(&w), s1);
 	mxd_rxwin_matched(&w, s1);
+	assert_int_equal(mxd_rxwin_settle(&w), 1);
 	assert_ptr_equal(mxd_rxwin_matchable(&w), s2);
 	mxd_rxwin_matched(&w, s2);
 	assert_ptr_equal(mxd_rxwin_matchable(&w), s3);
 	mxd_rxwin_matched(&w, s3);
 	assert_null(mxd_rxwin_matchable(&w));
+	assert_int_equal(mxd_rxwin_settle(&w), 3);
 	assert_false(s1->active || s2->active || s3->active);
 }
 
@@ -142,6 +146,25 @@ matched_before_complete(void **state)
 	assert_int_equal(feed(1, 200, 1, &sl), MXD_RX_MORE);
 	assert_int_equal(mxd_rxwin_settle(&w), 1);
 	assert_false(sl->active);
+}
+
+/* Back-pressure: what cannot be matched is not acknowledged. */
+static void
+unmatched_not_acked(void **state)
+{
+	struct mxd_rxslot *sl;
+
+	(void)state;
+	mxd_rxwin_init(&w, 1);
+	for (uint32_t s = 1; s <= 10; s++)
+		assert_int_equal(feed(s, 10, 0, &sl), MXD_RX_NEW);
+	assert_int_equal(mxd_rxwin_settle(&w), 0);
+	/* The window is counted from the oldest unmatched message. */
+	assert_int_equal(feed(MXD_WIN + 1, 10, 0, &sl), MXD_RX_WINDOW);
+	for (int i = 0; i < 4; i++)
+		mxd_rxwin_matched(&w, mxd_rxwin_matchable(&w));
+	assert_int_equal(mxd_rxwin_settle(&w), 4);
+	assert_int_equal(feed(MXD_WIN + 1, 10, 0, &sl), MXD_RX_NEW);
 }
 
 static void
@@ -206,6 +229,7 @@ main(void)
 		cmocka_unit_test(inconsistent_fragment_refused),
 		cmocka_unit_test(matching_waits_for_order),
 		cmocka_unit_test(matched_before_complete),
+		cmocka_unit_test(unmatched_not_acked),
 		cmocka_unit_test(window_edges),
 		cmocka_unit_test(sequence_wraps),
 		cmocka_unit_test(txwin_acks),
