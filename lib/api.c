@@ -30,10 +30,15 @@ apply_params(struct mx_endpoint *ep, const mx_param_t *pl, uint32_t n)
 		case MX_PARAM_UNEXP_QUEUE_MAX:
 			ep->unexp_max = pl[i].val.unexp_queue_max;
 			break;
-		case MX_PARAM_CONTEXT_ID:
-			if (pl[i].val.context_id.bits != 0)
+		case MX_PARAM_CONTEXT_ID: {
+			unsigned bits = pl[i].val.context_id.bits;
+			unsigned shift = pl[i].val.context_id.shift;
+
+			if (bits == 0 || bits > 16 || bits + shift > 64)
 				return -MX_BAD_PARAM_VAL;
+			ep->ctx_mask = ((1ull << bits) - 1) << shift;
 			break;
+		}
 		default:
 			return -MX_BAD_PARAM_NAME;
 		}
@@ -343,6 +348,9 @@ mx_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	if ((match_recv & ~match_mask) != 0)
 		return mxd_error(ep, MX_BAD_MATCH_MASK,
 				"mx_irecv: match bits outside the mask");
+	if ((match_mask & ep->ctx_mask) != ep->ctx_mask)
+		return mxd_error(ep, MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK,
+				"mx_irecv: the mask must cover the context id");
 	ret = check_segs(segs, nseg);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret, "mx_irecv: segments");
@@ -518,6 +526,9 @@ mx_iprobe(mx_endpoint_t ep, uint64_t match_recv, uint64_t match_mask,
 	CHECK_EP(ep, "mx_iprobe");
 	if (result == NULL || (match_recv & ~match_mask) != 0)
 		return mxd_error(ep, MX_BAD_MATCH_MASK, "mx_iprobe: arguments");
+	if ((match_mask & ep->ctx_mask) != ep->ctx_mask)
+		return mxd_error(ep, MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK,
+				"mx_iprobe: the mask must cover the context id");
 	mxd_progress(ep);
 	probe_done(&a);
 	probe_status(&a, status, result);
@@ -533,6 +544,9 @@ mx_probe(mx_endpoint_t ep, uint32_t timeout, uint64_t match_recv,
 	CHECK_EP(ep, "mx_probe");
 	if (result == NULL || (match_recv & ~match_mask) != 0)
 		return mxd_error(ep, MX_BAD_MATCH_MASK, "mx_probe: arguments");
+	if ((match_mask & ep->ctx_mask) != ep->ctx_mask)
+		return mxd_error(ep, MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK,
+				"mx_probe: the mask must cover the context id");
 	mxd_poll_until(ep, probe_done, &a, timeout);
 	probe_status(&a, status, result);
 	return MX_SUCCESS;

@@ -124,6 +124,8 @@ get_info(mx_endpoint_t ep, mx_get_info_key_t key, const void *in,
 		return out_u32(out, out_len, b->frag_max);
 	case MX_COPY_SEND_MAX:
 		return out_u32(out, out_len, b->eager_max);
+	case MX_MAX_SEGMENTS:
+		return out_u32(out, out_len, MXD_MAX_SEGMENTS);
 	default:
 		break;
 	}

@@ -344,6 +344,7 @@ struct mx_endpoint {
 	uint32_t session;
 	mx_error_handler_t handler;	/* NULL: the library's */
 	uint32_t unexp_max;
+	uint64_t ctx_mask;		/* MX_PARAM_CONTEXT_ID bits */
 	uint32_t unexp_bytes;		/* on the unexpected queue */
 	uint8_t unexp_full;		/* messages held for lack of room */
 	uint32_t npartners;

@@ -167,13 +167,19 @@ typedef enum {
 	MX_COPY_SEND_MAX = 13,		/**< out: uint32_t, eager limit */
 	MX_NUMA_NODE = 14,		/**< in: board; out: uint32_t */
 	MX_NET_TYPE = 15,		/**< in: board; out: uint32_t */
-	MX_LINE_SPEED = 16		/**< in: board; out: uint32_t (Mb/s) */
+	MX_LINE_SPEED = 16,		/**< in: board; out: uint32_t (Mb/s) */
+	MX_MAX_SEGMENTS = 17		/**< out: uint32_t, segments per request */
 } mx_get_info_key_t;
 
 /** MX_NET_TYPE value for every board of this implementation. */
 #define MX_NET_ETHER 2
 
-/** Keys of mx_open_endpoint() parameters. */
+/**
+ * Keys of mx_open_endpoint() parameters.  MX_PARAM_CONTEXT_ID declares
+ * that match bits [shift, shift + bits) carry a context id (bits 1..16):
+ * every receive and probe must then compare all of them, or fails with
+ * MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK.
+ */
 typedef enum {
 	MX_PARAM_ERROR_HANDLER = 0,
 	MX_PARAM_UNEXP_QUEUE_MAX = 1,
@@ -316,7 +322,8 @@ mx_return_t mx_issend(mx_endpoint_t endpoint, mx_segment_t *segments_list,
  * (match_info & match_mask) == match_recv.  Longer messages are truncated
  * (MX_STATUS_TRUNCATED).
  * @return MX_SUCCESS, MX_BAD_SEG_LIST, MX_BAD_SEG_CNT, MX_BAD_MATCH_MASK,
- * MX_BAD_ENDPOINT, MX_BAD_REQUEST, MX_NO_RESOURCES.
+ * MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK, MX_BAD_ENDPOINT, MX_BAD_REQUEST,
+ * MX_NO_RESOURCES.
  */
 mx_return_t mx_irecv(mx_endpoint_t endpoint, mx_segment_t *segments_list,
 		uint32_t segments_count, uint64_t match_recv,

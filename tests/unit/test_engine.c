@@ -305,6 +305,41 @@ scatter_gather(void **state)
 }
 
 static void
+context_id_masks(void **state)
+{
+	mx_param_t par = { .key = MX_PARAM_CONTEXT_ID };
+	mx_endpoint_t e2;
+	mx_segment_t seg = { NULL, 0 };
+	mx_request_t r;
+	mx_status_t st;
+	uint32_t res, segs = 0;
+
+	(void)state;
+	par.val.context_id.bits = 8;
+	par.val.context_id.shift = 56;
+	assert_int_equal(mx_open_endpoint(1, 6, 1, &par, 1, &e2), MX_SUCCESS);
+	assert_int_equal(mx_irecv(e2, &seg, 0, 0, 0x00ffffffffffffffull, NULL,
+				&r), MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK);
+	assert_int_equal(mx_iprobe(e2, 0, 0, &st, &res),
+			MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK);
+	assert_int_equal(mx_irecv(e2, &seg, 0, 0, 0xff00000000000000ull, NULL,
+				&r), MX_SUCCESS);
+	assert_int_equal(mx_cancel(e2, &r, &res), MX_SUCCESS);
+	mx_close_endpoint(e2);
+	par.val.context_id.bits = 17;
+	assert_int_equal(mx_open_endpoint(1, 6, 1, &par, 1, &e2),
+			MX_BAD_PARAM_VAL);
+	par.key = (mx_param_key_t)99;
+	assert_int_equal(mx_open_endpoint(1, 6, 1, &par, 1, &e2),
+			MX_BAD_PARAM_NAME);
+	assert_int_equal(mx_open_endpoint(1, 6, 1, NULL, 1, &e2),
+			MX_BAD_PARAM_LIST);
+	assert_int_equal(mx_get_info(NULL, MX_MAX_SEGMENTS, NULL, 0, &segs,
+				sizeof(segs)), MX_SUCCESS);
+	assert_int_equal(segs, MXD_MAX_SEGMENTS);
+}
+
+static void
 bad_segments(void **state)
 {
 	mx_segment_t s = { NULL, 10 };
@@ -1148,6 +1183,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(truncation, setup, teardown),
 		cmocka_unit_test_setup_teardown(scatter_gather, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_segments, setup, teardown),
+		cmocka_unit_test_setup_teardown(context_id_masks, setup,
+				teardown),
 		cmocka_unit_test_setup_teardown(cancel_and_states, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(peek_and_wait_timeout, setup,
