@@ -103,6 +103,10 @@ board_new(struct mxd_lib *lib, unsigned idx, const int *ports)
 	b->nic_id = mxd_mac_to_nic(b->port[0]->mac);
 	snprintf(b->name, sizeof(b->name), "%.60s:%u", lib->conf.hostname, idx);
 	board_limits(b, &lib->conf);
+	if (mxd_stats_open(b) < 0) {
+		free(b);
+		return NULL;
+	}
 	return b;
 }
 
@@ -152,6 +156,7 @@ mxd_boards_fini(struct mxd_lib *lib)
 		for (; b->loop_head != b->loop_tail; b->loop_head++)
 			b->port[0]->ops->free(&b->loop[b->loop_head &
 					(MXD_LOOP_SIZE - 1)], 1);
+		mxd_stats_close(b);
 		free(b);
 		lib->boards[i] = NULL;
 	}

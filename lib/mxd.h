@@ -121,7 +121,10 @@ struct mxd_board {
 	uint32_t loop_head, loop_tail;
 	uint8_t busy;			/* inside a progress pass */
 	struct mxd_frame loop[MXD_LOOP_SIZE];
-	uint64_t counters[MXD_C_MAX];
+	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
+	void *stats;			/* shared segment (or private memory) */
+	size_t stats_len;
+	char stats_path[64];		/* empty when private */
 	uint32_t nic_collision;		/* peers seen with our NIC id */
 };
 
@@ -142,6 +145,9 @@ extern struct mxd_lib mxd_lib;
 int mxd_init_links(struct mxd_link *const *links, unsigned n);
 
 int mxd_boards_init(struct mxd_lib *lib);
+/* Board counters in a shared segment mx_counters can read (stats.c). */
+int mxd_stats_open(struct mxd_board *b);
+void mxd_stats_close(struct mxd_board *b);
 void mxd_boards_fini(struct mxd_lib *lib);
 struct mxd_board *mxd_board_by_nic(uint64_t nic_id);
 

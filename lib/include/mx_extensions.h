@@ -142,6 +142,26 @@ typedef struct {
 mx_return_t mx_dpdk_get_port(uint32_t board, uint32_t port,
 		mx_dpdk_port_t *info);
 
+/**
+ * Board counters are published for other processes (mx_counters) in a
+ * shared-memory segment per board, /dev/shm/mx-dpdk.<pid>.<board>,
+ * laid out as below (host byte order).  Readers check magic and version.
+ */
+#define MX_DPDK_STATS_MAGIC 0x4d584453u	/* "MXDS" */
+#define MX_DPDK_STATS_VERSION 1
+#define MX_DPDK_STATS_LABEL 48
+
+typedef struct {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t pid;			/**< process that owns the board */
+	uint32_t count;			/**< number of counters */
+	uint64_t nic_id;
+	char board_name[MX_MAX_HOSTNAME_LEN];
+	/* followed by char label[count][MX_DPDK_STATS_LABEL]
+	 * and uint64_t value[count] (8-byte aligned) */
+} mx_dpdk_stats_t;
+
 #ifdef __cplusplus
 }
 #endif

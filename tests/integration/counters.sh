@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# mx_counters sees the boards of another live process, resets them, and
+# cleans up after a process that died without mx_finalize.
+set -u
+build=${1:?usage: counters.sh <build-dir>}
+dir=$(mktemp -d /tmp/mxd-cnt.XXXXXX)
+pid=
+cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
+
+MX_HOSTNAME=cnt$$ MX_DPDK_ARGS="--no-huge -m 128 --no-shconf --no-pci --log-level=error --vdev=net_memif0,role=server,socket=$dir/s" \
+	"$build/apps/mx_pingpong" -e 3 >"$dir/log" 2>&1 &
+pid=$!
+for i in $(seq 1 500); do
+	grep -q "receiver on board" "$dir/log" && break
+	sleep 0.01
+done
+out=$("$build/apps/mx_counters" "cnt$$")
+echo "$out"
+echo "$out" | grep -q "^cnt$$:0 (NIC id" || fail "board not listed"
+echo "$out" | grep -Eq "discovery frames sent +[1-9]" || fail "no counter value"
+"$build/apps/mx_counters" -r "cnt$$" >/dev/null
+"$build/apps/mx_counters" "cnt$$" | grep -q "discovery frames sent" &&
+	fail "reset did not clear the counters"
+kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
+ls /dev/shm | grep -q "^mx-dpdk\.[0-9]*\." || fail "no segment left to clean"
+"$build/apps/mx_counters" "cnt$$" | grep -q "^cnt$$" && fail "dead process listed"
+"$build/apps/mx_counters" -c | grep -q "is gone" || fail "-c removed nothing"
+echo "1 passed, 0 failed"
