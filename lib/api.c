@@ -95,8 +95,8 @@ endpoint_new(struct mxd_board *b, uint32_t id, uint32_t filter)
 	return ep;
 }
 
-mx_return_t
-mx_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
+static mx_return_t
+do_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 		mx_param_t *params_list, uint32_t params_count,
 		mx_endpoint_t *endpoint)
 {
@@ -169,8 +169,8 @@ drained(void *arg)
 	return mxd_list_empty(&ep->acks);
 }
 
-mx_return_t
-mx_close_endpoint(mx_endpoint_t ep)
+static mx_return_t
+do_close_endpoint(mx_endpoint_t ep)
 {
 	CHECK_EP(ep, "mx_close_endpoint");
 	/*
@@ -191,14 +191,15 @@ mx_return_t
 mx_wakeup(mx_endpoint_t ep)
 {
 	CHECK_EP(ep, "mx_wakeup");
-	ep->wakeup = 1;
+	/* Lock-free: every blocked call on ep sees a new generation. */
+	__atomic_add_fetch(&ep->wakeup_gen, 1, __ATOMIC_RELEASE);
 	return MX_SUCCESS;
 }
 
 /* ---- addresses ---------------------------------------------------------- */
 
-mx_return_t
-mx_connect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
+static mx_return_t
+do_connect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 		uint32_t filter, uint32_t timeout, mx_endpoint_addr_t *addr)
 {
 	struct mxd_partner *p;
@@ -233,8 +234,8 @@ mx_decompose_endpoint_addr(mx_endpoint_addr_t addr, uint64_t *nic_id,
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_get_endpoint_addr(mx_endpoint_t ep, mx_endpoint_addr_t *addr)
+static mx_return_t
+do_get_endpoint_addr(mx_endpoint_t ep, mx_endpoint_addr_t *addr)
 {
 	CHECK_EP(ep, "mx_get_endpoint_addr");
 	if (addr == NULL)
@@ -314,8 +315,8 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+static mx_return_t
+do_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		mx_endpoint_addr_t dest, uint64_t match, void *context,
 		mx_request_t *request)
 {
@@ -324,8 +325,8 @@ mx_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 			"mx_isend");
 }
 
-mx_return_t
-mx_issend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+static mx_return_t
+do_issend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		mx_endpoint_addr_t dest, uint64_t match, void *context,
 		mx_request_t *request)
 {
@@ -334,8 +335,8 @@ mx_issend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 			"mx_issend");
 }
 
-mx_return_t
-mx_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+static mx_return_t
+do_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		uint64_t match_recv, uint64_t match_mask, void *context,
 		mx_request_t *request)
 {
@@ -391,8 +392,8 @@ req_finish(mx_request_t *request, mx_status_t *status)
 	*request = NULL;
 }
 
-mx_return_t
-mx_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
+static mx_return_t
+do_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
 		uint32_t *result)
 {
 	CHECK_EP(ep, "mx_test");
@@ -412,8 +413,8 @@ req_done(void *arg)
 	return ((struct mx_request *)arg)->state == MXD_RS_COMPLETE;
 }
 
-mx_return_t
-mx_wait(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
+static mx_return_t
+do_wait(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
 		mx_status_t *status, uint32_t *result)
 {
 	CHECK_EP(ep, "mx_wait");
@@ -426,8 +427,8 @@ mx_wait(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_ibuffered(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+static mx_return_t
+do_ibuffered(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 {
 	CHECK_EP(ep, "mx_ibuffered");
 	if (check_req(ep, request) < 0 || result == NULL)
@@ -439,23 +440,46 @@ mx_ibuffered(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 	return MX_SUCCESS;
 }
 
+/*
+ * A complete request for a peek.  With several threads, each completion
+ * goes to one peeking thread: the request returned is claimed, and other
+ * peeks pass it over until it is tested.
+ */
+static struct mx_request *
+peekable(struct mx_endpoint *ep)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->done) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				done);
+
+		if (!r->claimed)
+			return r;
+	}
+	return NULL;
+}
+
 static int
 any_done(void *arg)
 {
-	return !mxd_list_empty(&((struct mx_endpoint *)arg)->done);
+	return peekable(arg) != NULL;
 }
 
 static void
 peek_result(struct mx_endpoint *ep, mx_request_t *request, uint32_t *result)
 {
-	*result = any_done(ep);
-	if (*result)
-		*request = mxd_container_of(ep->done.next, struct mx_request,
-				done);
+	struct mx_request *r = peekable(ep);
+
+	*result = r != NULL;
+	if (r == NULL)
+		return;
+	*request = r;
+	r->claimed = (uint8_t)mxd_threaded();
 }
 
-mx_return_t
-mx_ipeek(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+static mx_return_t
+do_ipeek(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 {
 	CHECK_EP(ep, "mx_ipeek");
 	if (request == NULL || result == NULL)
@@ -465,8 +489,8 @@ mx_ipeek(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_peek(mx_endpoint_t ep, uint32_t timeout, mx_request_t *request,
+static mx_return_t
+do_peek(mx_endpoint_t ep, uint32_t timeout, mx_request_t *request,
 		uint32_t *result)
 {
 	CHECK_EP(ep, "mx_peek");
@@ -517,8 +541,8 @@ probe_status(const struct probe_arg *a, mx_status_t *status,
 	status->xfer_length = a->found->msg_len;
 }
 
-mx_return_t
-mx_iprobe(mx_endpoint_t ep, uint64_t match_recv, uint64_t match_mask,
+static mx_return_t
+do_iprobe(mx_endpoint_t ep, uint64_t match_recv, uint64_t match_mask,
 		mx_status_t *status, uint32_t *result)
 {
 	struct probe_arg a = { ep, match_recv, match_mask, NULL };
@@ -535,8 +559,8 @@ mx_iprobe(mx_endpoint_t ep, uint64_t match_recv, uint64_t match_mask,
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_probe(mx_endpoint_t ep, uint32_t timeout, uint64_t match_recv,
+static mx_return_t
+do_probe(mx_endpoint_t ep, uint32_t timeout, uint64_t match_recv,
 		uint64_t match_mask, mx_status_t *status, uint32_t *result)
 {
 	struct probe_arg a = { ep, match_recv, match_mask, NULL };
@@ -552,8 +576,8 @@ mx_probe(mx_endpoint_t ep, uint32_t timeout, uint64_t match_recv,
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_cancel(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+static mx_return_t
+do_cancel(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 {
 	struct mx_request *r;
 
@@ -569,12 +593,204 @@ mx_cancel(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_context(mx_request_t *request, void **context)
+static mx_return_t
+do_context(mx_request_t *request, void **context)
 {
 	if (request == NULL || *request == NULL || context == NULL ||
 			(*request)->state == MXD_RS_FREE)
 		return mxd_error(NULL, MX_BAD_REQUEST, "mx_context: bad request");
 	*context = (*request)->status.context;
 	return MX_SUCCESS;
+}
+
+/* ---- entry points: the library lock around each call (lock.h) ---- */
+
+mx_return_t
+mx_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
+		mx_param_t *params_list, uint32_t params_count,
+		mx_endpoint_t *endpoint)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_open_endpoint(board_num, endpoint_id, filter, params_list, params_count, endpoint);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_close_endpoint(mx_endpoint_t ep)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_close_endpoint(ep);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_connect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
+		uint32_t filter, uint32_t timeout, mx_endpoint_addr_t *addr)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_connect(ep, nic_id, endpoint_id, filter, timeout, addr);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_get_endpoint_addr(mx_endpoint_t ep, mx_endpoint_addr_t *addr)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_get_endpoint_addr(ep, addr);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		mx_endpoint_addr_t dest, uint64_t match, void *context,
+		mx_request_t *request)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_isend(ep, segs, nseg, dest, match, context, request);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_issend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		mx_endpoint_addr_t dest, uint64_t match, void *context,
+		mx_request_t *request)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_issend(ep, segs, nseg, dest, match, context, request);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		uint64_t match_recv, uint64_t match_mask, void *context,
+		mx_request_t *request)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_irecv(ep, segs, nseg, match_recv, match_mask, context, request);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
+		uint32_t *result)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_test(ep, request, status, result);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_wait(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
+		mx_status_t *status, uint32_t *result)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_wait(ep, request, timeout, status, result);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_ibuffered(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_ibuffered(ep, request, result);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_ipeek(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_ipeek(ep, request, result);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_peek(mx_endpoint_t ep, uint32_t timeout, mx_request_t *request,
+		uint32_t *result)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_peek(ep, timeout, request, result);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_iprobe(mx_endpoint_t ep, uint64_t match_recv, uint64_t match_mask,
+		mx_status_t *status, uint32_t *result)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_iprobe(ep, match_recv, match_mask, status, result);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_probe(mx_endpoint_t ep, uint32_t timeout, uint64_t match_recv,
+		uint64_t match_mask, mx_status_t *status, uint32_t *result)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_probe(ep, timeout, match_recv, match_mask, status, result);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_cancel(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_cancel(ep, request, result);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_context(mx_request_t *request, void **context)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_context(request, context);
+	mxd_leave();
+	return rc;
 }

@@ -47,8 +47,8 @@ any_finish(struct any_arg *a, mx_status_t *status, uint32_t *result)
 	mxd_req_put(a->found);
 }
 
-mx_return_t
-mx_test_any(mx_endpoint_t ep, uint64_t match_info, uint64_t match_mask,
+static mx_return_t
+do_test_any(mx_endpoint_t ep, uint64_t match_info, uint64_t match_mask,
 		mx_status_t *status, uint32_t *result)
 {
 	struct any_arg a = { ep, match_info, match_mask, NULL };
@@ -62,8 +62,8 @@ mx_test_any(mx_endpoint_t ep, uint64_t match_info, uint64_t match_mask,
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_wait_any(mx_endpoint_t ep, uint32_t timeout, uint64_t match_info,
+static mx_return_t
+do_wait_any(mx_endpoint_t ep, uint32_t timeout, uint64_t match_info,
 		uint64_t match_mask, mx_status_t *status, uint32_t *result)
 {
 	struct any_arg a = { ep, match_info, match_mask, NULL };
@@ -84,8 +84,8 @@ check_req(struct mx_endpoint *ep, mx_request_t *request)
 		(*request)->state != MXD_RS_FREE && !(*request)->forget;
 }
 
-mx_return_t
-mx_forget(mx_endpoint_t ep, mx_request_t *request)
+static mx_return_t
+do_forget(mx_endpoint_t ep, mx_request_t *request)
 {
 	CHECK_EP(ep, "mx_forget");
 	if (!check_req(ep, request))
@@ -98,8 +98,8 @@ mx_forget(mx_endpoint_t ep, mx_request_t *request)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_progress(mx_endpoint_t ep)
+static mx_return_t
+do_progress(mx_endpoint_t ep)
 {
 	CHECK_EP(ep, "mx_progress");
 	mxd_progress(ep);
@@ -119,8 +119,8 @@ addr_lookup(const mx_endpoint_addr_t *a)
 	return ep->partners[idx - 1];
 }
 
-mx_return_t
-mx_decompose_endpoint_addr2(mx_endpoint_addr_t addr, uint64_t *nic_id,
+static mx_return_t
+do_decompose_endpoint_addr2(mx_endpoint_addr_t addr, uint64_t *nic_id,
 		uint32_t *endpoint_id, uint32_t *session_id)
 {
 	struct mxd_partner *p = addr_lookup(&addr);
@@ -135,8 +135,8 @@ mx_decompose_endpoint_addr2(mx_endpoint_addr_t addr, uint64_t *nic_id,
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
+static mx_return_t
+do_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
 {
 	struct mxd_partner *p = addr_lookup(&addr);
 
@@ -148,8 +148,8 @@ mx_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_get_endpoint_addr_context(mx_endpoint_addr_t addr, void **context)
+static mx_return_t
+do_get_endpoint_addr_context(mx_endpoint_addr_t addr, void **context)
 {
 	struct mxd_partner *p = addr_lookup(&addr);
 
@@ -161,8 +161,8 @@ mx_get_endpoint_addr_context(mx_endpoint_addr_t addr, void **context)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_iconnect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
+static mx_return_t
+do_iconnect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 		uint32_t filter, uint64_t match_info, void *context,
 		mx_request_t *request)
 {
@@ -190,8 +190,8 @@ mx_iconnect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_disconnect(mx_endpoint_t ep, mx_endpoint_addr_t addr)
+static mx_return_t
+do_disconnect(mx_endpoint_t ep, mx_endpoint_addr_t addr)
 {
 	struct mxd_partner *p;
 
@@ -205,8 +205,8 @@ mx_disconnect(mx_endpoint_t ep, mx_endpoint_addr_t addr)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_set_request_timeout(mx_endpoint_t ep, mx_request_t request,
+static mx_return_t
+do_set_request_timeout(mx_endpoint_t ep, mx_request_t request,
 		uint32_t ms)
 {
 	CHECK_EP(ep, "mx_set_request_timeout");
@@ -229,8 +229,8 @@ mx_set_request_timeout(mx_endpoint_t ep, mx_request_t request,
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_register_unexp_handler(mx_endpoint_t ep, mx_unexp_handler_t handler,
+static mx_return_t
+do_register_unexp_handler(mx_endpoint_t ep, mx_unexp_handler_t handler,
 		void *context)
 {
 	CHECK_EP(ep, "mx_register_unexp_handler");
@@ -239,16 +239,16 @@ mx_register_unexp_handler(mx_endpoint_t ep, mx_unexp_handler_t handler,
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_disable_progression(mx_endpoint_t ep)
+static mx_return_t
+do_disable_progression(mx_endpoint_t ep)
 {
 	CHECK_EP(ep, "mx_disable_progression");
 	ep->progression_off = 1;
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_reenable_progression(mx_endpoint_t ep)
+static mx_return_t
+do_reenable_progression(mx_endpoint_t ep)
 {
 	CHECK_EP(ep, "mx_reenable_progression");
 	ep->progression_off = 0;
@@ -257,4 +257,156 @@ mx_reenable_progression(mx_endpoint_t ep)
 		mxd_partner_drain(ep, ep->partners[i]);
 	mxd_board_flush(ep->board);
 	return MX_SUCCESS;
+}
+
+/* ---- entry points: the library lock around each call (lock.h) ---- */
+
+mx_return_t
+mx_test_any(mx_endpoint_t ep, uint64_t match_info, uint64_t match_mask,
+		mx_status_t *status, uint32_t *result)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_test_any(ep, match_info, match_mask, status, result);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_wait_any(mx_endpoint_t ep, uint32_t timeout, uint64_t match_info,
+		uint64_t match_mask, mx_status_t *status, uint32_t *result)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_wait_any(ep, timeout, match_info, match_mask, status, result);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_forget(mx_endpoint_t ep, mx_request_t *request)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_forget(ep, request);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_progress(mx_endpoint_t ep)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_progress(ep);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_decompose_endpoint_addr2(mx_endpoint_addr_t addr, uint64_t *nic_id,
+		uint32_t *endpoint_id, uint32_t *session_id)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_decompose_endpoint_addr2(addr, nic_id, endpoint_id, session_id);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_set_endpoint_addr_context(addr, context);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_get_endpoint_addr_context(mx_endpoint_addr_t addr, void **context)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_get_endpoint_addr_context(addr, context);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_iconnect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
+		uint32_t filter, uint64_t match_info, void *context,
+		mx_request_t *request)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_iconnect(ep, nic_id, endpoint_id, filter, match_info, context, request);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_disconnect(mx_endpoint_t ep, mx_endpoint_addr_t addr)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_disconnect(ep, addr);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_set_request_timeout(mx_endpoint_t ep, mx_request_t request,
+		uint32_t ms)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_set_request_timeout(ep, request, ms);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_register_unexp_handler(mx_endpoint_t ep, mx_unexp_handler_t handler,
+		void *context)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_register_unexp_handler(ep, handler, context);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_disable_progression(mx_endpoint_t ep)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_disable_progression(ep);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_reenable_progression(mx_endpoint_t ep)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_reenable_progression(ep);
+	mxd_leave();
+	return rc;
 }

@@ -138,8 +138,8 @@ get_info(mx_endpoint_t ep, mx_get_info_key_t key, const void *in,
 	return board_info(b, key, out, out_len);
 }
 
-mx_return_t
-mx_get_info(mx_endpoint_t ep, mx_get_info_key_t key, void *in_val,
+static mx_return_t
+do_get_info(mx_endpoint_t ep, mx_get_info_key_t key, void *in_val,
 		uint32_t in_len, void *out_val, uint32_t out_len)
 {
 	int ret;
@@ -163,8 +163,8 @@ mx_get_info(mx_endpoint_t ep, mx_get_info_key_t key, void *in_val,
 static struct mxd_setting settings[MAX_SETTINGS];
 static struct mxd_config preview;
 
-mx_return_t
-mx_dpdk_get_setting(uint32_t index, mx_dpdk_setting_t *s)
+static mx_return_t
+do_dpdk_get_setting(uint32_t index, mx_dpdk_setting_t *s)
 {
 	const struct mxd_config *c = &mxd_lib.conf;
 	unsigned n;
@@ -185,8 +185,8 @@ mx_dpdk_get_setting(uint32_t index, mx_dpdk_setting_t *s)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_dpdk_get_port(uint32_t board, uint32_t port, mx_dpdk_port_t *info)
+static mx_return_t
+do_dpdk_get_port(uint32_t board, uint32_t port, mx_dpdk_port_t *info)
 {
 	struct mxd_link *l;
 
@@ -206,4 +206,40 @@ mx_dpdk_get_port(uint32_t board, uint32_t port, mx_dpdk_port_t *info)
 	info->speed_mbps = l->ops->speed_mbps(l);
 	info->numa_node = l->numa_node;
 	return MX_SUCCESS;
+}
+
+/* ---- entry points: the library lock around each call (lock.h) ---- */
+
+mx_return_t
+mx_get_info(mx_endpoint_t ep, mx_get_info_key_t key, void *in_val,
+		uint32_t in_len, void *out_val, uint32_t out_len)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_get_info(ep, key, in_val, in_len, out_val, out_len);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_dpdk_get_setting(uint32_t index, mx_dpdk_setting_t *s)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_dpdk_get_setting(index, s);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_dpdk_get_port(uint32_t board, uint32_t port, mx_dpdk_port_t *info)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_dpdk_get_port(board, port, info);
+	mxd_leave();
+	return rc;
 }

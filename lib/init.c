@@ -248,8 +248,8 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 	return 0;
 }
 
-mx_return_t
-mx_init(void)
+static mx_return_t
+do_init(void)
 {
 	struct mxd_lib *lib = &mxd_lib;
 	int ret;
@@ -268,8 +268,8 @@ mx_init(void)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_finalize(void)
+static mx_return_t
+do_finalize(void)
 {
 	struct mxd_lib *lib = &mxd_lib;
 
@@ -287,8 +287,8 @@ mx_finalize(void)
 
 /* ---- naming ------------------------------------------------------------- */
 
-mx_return_t
-mx_hostname_to_nic_id(char *hostname, uint64_t *nic_id)
+static mx_return_t
+do_hostname_to_nic_id(char *hostname, uint64_t *nic_id)
 {
 	uint64_t nic;
 	int ret;
@@ -308,8 +308,8 @@ mx_hostname_to_nic_id(char *hostname, uint64_t *nic_id)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_nic_id_to_hostname(uint64_t nic_id, char *hostname)
+static mx_return_t
+do_nic_id_to_hostname(uint64_t nic_id, char *hostname)
 {
 	const struct mxd_peer *p;
 
@@ -328,8 +328,8 @@ mx_nic_id_to_hostname(uint64_t nic_id, char *hostname)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_board_number_to_nic_id(uint32_t board, uint64_t *nic_id)
+static mx_return_t
+do_board_number_to_nic_id(uint32_t board, uint64_t *nic_id)
 {
 	if (!mxd_lib.initialized || board >= mxd_lib.nboards ||
 			nic_id == NULL)
@@ -339,8 +339,8 @@ mx_board_number_to_nic_id(uint32_t board, uint64_t *nic_id)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_nic_id_to_board_number(uint64_t nic_id, uint32_t *board)
+static mx_return_t
+do_nic_id_to_board_number(uint64_t nic_id, uint32_t *board)
 {
 	struct mxd_board *b = mxd_lib.initialized ?
 		mxd_board_by_nic(nic_id) : NULL;
@@ -351,4 +351,72 @@ mx_nic_id_to_board_number(uint64_t nic_id, uint32_t *board)
 				(unsigned long long)nic_id);
 	*board = b->index;
 	return MX_SUCCESS;
+}
+
+/* ---- entry points: the library lock around each call (lock.h) ---- */
+
+mx_return_t
+mx_init(void)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_init();
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_finalize(void)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_finalize();
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_hostname_to_nic_id(char *hostname, uint64_t *nic_id)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_hostname_to_nic_id(hostname, nic_id);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_nic_id_to_hostname(uint64_t nic_id, char *hostname)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_nic_id_to_hostname(nic_id, hostname);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_board_number_to_nic_id(uint32_t board, uint64_t *nic_id)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_board_number_to_nic_id(board, nic_id);
+	mxd_leave();
+	return rc;
+}
+
+mx_return_t
+mx_nic_id_to_board_number(uint64_t nic_id, uint32_t *board)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_nic_id_to_board_number(nic_id, board);
+	mxd_leave();
+	return rc;
 }

@@ -27,6 +27,7 @@
 #include "myriexpress.h"
 #include "mx_extensions.h"
 #include "list.h"
+#include "lock.h"
 #include "glue.h"
 #include "wire.h"
 #include "rxwin.h"
@@ -232,6 +233,7 @@ struct mx_request {
 	uint8_t matched;		/* issend: partner matched it */
 	uint8_t forget;			/* mx_forget: release on completion */
 	uint64_t deadline;		/* ns; 0: no timeout */
+	uint8_t claimed;		/* returned by a peek (several threads) */
 	mx_status_t status;
 	struct mx_request *pool_next;
 };
@@ -373,7 +375,7 @@ struct mx_endpoint {
 	mx_unexp_handler_t unexp_handler;
 	void *unexp_context;
 	uint8_t progression_off;	/* mx_disable_progression */
-	volatile int wakeup;
+	uint32_t wakeup_gen;		/* mx_wakeup: +1 (atomic) */
 };
 
 struct mxd_partner *mxd_partner_find(struct mx_endpoint *ep, uint64_t nic,

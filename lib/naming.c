@@ -203,5 +203,6 @@ mxd_naming_resolve(const char *name, uint32_t ms, uint64_t *nic)
 		}
 		for (unsigned i = 0; i < mxd_lib.nboards; i++)
 			mxd_board_progress(mxd_lib.boards[i]);
+		mxd_poll_pause(0);
 	}
 }

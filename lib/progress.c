@@ -4,13 +4,12 @@
  * that may need the network runs a progress pass (rx bursts, acks, queued
  * sends, tx bursts).  Blocking calls poll for MX_SPIN_US, then sleep a
  * little between polls so that an idle process leaves the CPU, and give up
- * at their timeout.
+ * at their timeout or when mx_wakeup() bumps the endpoint's generation.
+ * Between polls, other threads get the library lock (lock.h).
  */
 #include <time.h>
 
 #include "mxd.h"
-
-#define SLEEP_NS	50000	/* between polls once the spin is over */
 
 uint64_t
 mxd_now_ns(void)
@@ -65,21 +64,18 @@ mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 	uint64_t start = mxd_now_ns(), now;
 	uint64_t spin = (uint64_t)mxd_lib.conf.spin_us * 1000u;
 	uint64_t limit = (uint64_t)timeout_ms * 1000000u;
-	struct timespec nap = { 0, SLEEP_NS };
+	uint32_t gen = __atomic_load_n(&ep->wakeup_gen, __ATOMIC_ACQUIRE);
 
-	ep->wakeup = 0;
 	for (;;) {
 		mxd_progress(ep);
 		if (done(arg))
 			return 1;
-		if (ep->wakeup) {
-			ep->wakeup = 0;
-			return 0;
-		}
+		if (__atomic_load_n(&ep->wakeup_gen, __ATOMIC_ACQUIRE) != gen)
+			return 0;	/* mx_wakeup */
 		now = mxd_now_ns();
 		if (timeout_ms != MX_INFINITE && now - start >= limit)
 			return 0;
-		if (now - start >= spin)
-			nanosleep(&nap, NULL);
+		/* Let other threads in; past the spin, sleep a little. */
+		mxd_poll_pause(now - start >= spin);
 	}
 }

@@ -87,6 +87,7 @@ mxd_req_get(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
 	r->partner = NULL;
 	r->sync = r->acked = r->matched = r->forget = 0;
 	r->deadline = 0;
+	r->claimed = 0;
 	memset(&r->status, 0, sizeof(r->status));
 	r->status.code = MX_STATUS_PENDING;
 	r->status.context = context;
@@ -173,6 +174,7 @@ mxd_req_complete(struct mx_request *r, mx_status_code_t code)
 	r->status.code = code;
 	if (r->deadline) {
 		r->deadline = 0;
+	r->claimed = 0;
 		r->ep->ntimed--;
 	}
 	mxd_list_del(&r->link);

@@ -15,9 +15,10 @@
  * default prints it and exits.  Output parameters are written only on
  * success.
  *
- * Threads: in this release one thread at a time may call into the library
- * (the fast path takes no lock).  See the README for the state of
- * multi-threaded support.
+ * Threads: the library is thread-safe as section IX.2 of the MX
+ * specification describes (several threads may block in mx_peek() on one
+ * endpoint; each completion wakes one of them; mx_wakeup() releases them).
+ * While only one thread has ever called it, it takes no lock at all.
  */
 #ifndef MYRIEXPRESS_H
 #define MYRIEXPRESS_H

@@ -15,57 +15,24 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "mxd.h"
-#include "fake_link.h"
+#include "fixture.h"
 
 #define MATCH 0x1234000000000000ull
 
 /* One progress pass, as any MX call makes. */
 #define mx_progress_for_tests(ep) mxd_progress(ep)
 
-static struct fake_port pa, pb;
-static mx_endpoint_t e0, e1;		/* board 0 ep 1, board 1 ep 2 */
-static mx_endpoint_addr_t to1, to0;	/* e0 -> e1, e1 -> e0 */
-static uint64_t nic0, nic1;
-
-static int
-setup(void **state)
-{
-	struct mxd_link *links[2] = { &pa.link, &pb.link };
-
-	(void)state;
-	setenv("MX_HOSTNAME", "unit", 1);
-	setenv("MX_DISCOVERY_MS", "100", 1);
-	mx_set_error_handler(MX_ERRORS_RETURN);
-	if (mxd_config_load(&mxd_lib.conf) < 0)
-		return -1;
-	fake_pair(&pa, &pb, 1, 2, 1500);
-	if (mxd_init_links(links, 2) < 0 ||
-			mx_open_endpoint(0, 1, 0xf00d, NULL, 0, &e0) ||
-			mx_open_endpoint(1, 2, 0xbeef, NULL, 0, &e1))
-		return -1;
-	mx_board_number_to_nic_id(0, &nic0);
-	mx_board_number_to_nic_id(1, &nic1);
-	if (mx_connect(e0, nic1, 2, 0xbeef, 1, &to1) ||
-			mx_connect(e1, nic0, 1, 0xf00d, 1, &to0))
-		return -1;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	mx_finalize();
-	fake_drain(&pa);
-	fake_drain(&pb);
-	if (fake_live_buffers() != 0) {
-		fprintf(stderr, "%ld frame buffers leaked\n",
-				fake_live_buffers());
-		return -1;
-	}
-	return 0;
-}
+/* The fixture's objects under the short names the tests use. */
+#define pa fx.pa
+#define pb fx.pb
+#define e0 fx.e0
+#define e1 fx.e1
+#define to0 fx.to0
+#define to1 fx.to1
+#define nic0 fx.nic0
+#define nic1 fx.nic1
+#define setup fixture_setup
+#define teardown fixture_teardown
 
 static void
 pattern(uint8_t *b, uint32_t len, uint32_t seed)

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The library lock: see lock.h. */
+#define _GNU_SOURCE
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lock.h"
+
+#define NAP_NS	50000
+
+struct mxd_lockstate mxd_lockstate;
+__thread int mxd_tls_mode;
+__thread int mxd_tls_depth;
+
+static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t transition = PTHREAD_MUTEX_INITIALIZER;
+static int fence_ok = -1;	/* membarrier registered: 1; unusable: 0 */
+
+static long
+membarrier(int cmd)
+{
+	return syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+/* This thread's first call: become the owner, or make the library
+ * threaded once the owner is out of its unlocked call. */
+static void
+first_call(void)
+{
+	pthread_mutex_lock(&transition);
+	if (fence_ok < 0)
+		fence_ok = membarrier(
+			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+	if (!fence_ok)
+		mxd_lockstate.threaded = 1;
+	if (!mxd_lockstate.threaded && !mxd_lockstate.has_owner) {
+		mxd_lockstate.has_owner = 1;
+		mxd_tls_mode = MXD_MODE_OWNER;
+	} else {
+		mxd_tls_mode = MXD_MODE_OTHER;
+		if (!mxd_lockstate.threaded) {
+			mxd_lockstate.threaded = 1;
+			membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+			while (mxd_lockstate.owner_in_call)
+				sched_yield();
+		}
+	}
+	pthread_mutex_unlock(&transition);
+}
+
+void
+mxd_enter_slow(void)
+{
+	if (mxd_tls_mode == MXD_MODE_NONE) {
+		first_call();
+		if (mxd_tls_mode == MXD_MODE_OWNER && mxd_owner_try_unlocked())
+			return;
+	}
+	pthread_mutex_lock(&big);
+}
+
+void
+mxd_leave_slow(void)
+{
+	pthread_mutex_unlock(&big);
+}
+
+void
+mxd_poll_pause(int sleep)
+{
+	struct timespec nap = { 0, NAP_NS };
+
+	if (mxd_tls_mode == MXD_MODE_OWNER && mxd_lockstate.owner_in_call) {
+		if (mxd_lockstate.threaded && mxd_tls_depth == 1) {
+			/* Another thread arrived: go on under the lock. */
+			mxd_lockstate.owner_in_call = 0;
+			pthread_mutex_lock(&big);
+		} else if (sleep) {
+			nanosleep(&nap, NULL);
+		}
+		return;
+	}
+	if (mxd_tls_depth != 1) {	/* a nested call keeps the lock */
+		if (sleep)
+			nanosleep(&nap, NULL);
+		return;
+	}
+	pthread_mutex_unlock(&big);
+	if (sleep)
+		nanosleep(&nap, NULL);
+	else
+		sched_yield();
+	pthread_mutex_lock(&big);
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MX thread safety (spec IX.2) over the fake-link fixture:
+ *  - the owner thread blocked in an unlocked mx_wait lets a second thread
+ *    in (the library switches to its lock) and completes;
+ *  - several threads blocked in mx_peek: each completion wakes one, with
+ *    a distinct request; mx_wakeup releases them all;
+ *  - four threads sending and receiving at once on two endpoints.
+ * The first test must run first: it checks the switch from unlocked.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+
+static void
+send_one(mx_endpoint_t ep, mx_endpoint_addr_t to, void *buf, uint32_t len,
+		uint64_t match)
+{
+	mx_segment_t seg = { buf, len };
+	mx_request_t r;
+	mx_status_t st;
+	uint32_t done = 0;
+
+	assert_int_equal(mx_isend(ep, &seg, 1, to, match, NULL, &r), MX_SUCCESS);
+	assert_int_equal(mx_wait(ep, &r, 5000, &st, &done), MX_SUCCESS);
+	assert_int_equal(done, 1);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+}
+
+static void *
+late_sender(void *arg)
+{
+	uint32_t v = 77;
+
+	(void)arg;
+	send_one(fx.e0, fx.to1, &v, 4, 1);
+	return NULL;
+}
+
+static void
+owner_blocked_lets_others_in(void **state)
+{
+	uint32_t in = 0, done = 0;
+	mx_segment_t seg = { &in, 4 };
+	mx_request_t r;
+	mx_status_t st;
+	pthread_t t;
+
+	(void)state;
+	assert_false(mxd_threaded());	/* one thread so far */
+	assert_int_equal(mx_irecv(fx.e1, &seg, 1, 1, MX_MATCH_MASK_NONE, NULL,
+				&r), MX_SUCCESS);
+	pthread_create(&t, NULL, late_sender, NULL);
+	assert_int_equal(mx_wait(fx.e1, &r, MX_INFINITE, &st, &done),
+			MX_SUCCESS);
+	assert_int_equal(done, 1);
+	assert_int_equal(in, 77);
+	pthread_join(t, NULL);
+	assert_true(mxd_threaded());
+}
+
+struct peeker {
+	pthread_t t;
+	mx_request_t req;
+	uint32_t result;
+};
+
+static void *
+peek_thread(void *arg)
+{
+	struct peeker *p = arg;
+
+	mx_peek(fx.e1, MX_INFINITE, &p->req, &p->result);
+	return NULL;
+}
+
+static void
+one_completion_wakes_one_peeker(void **state)
+{
+	struct peeker pk[3];
+	uint32_t in[2], v = 5;
+	mx_segment_t s0 = { &in[0], 4 }, s1 = { &in[1], 4 };
+	mx_request_t r0, r1;
+	mx_status_t st;
+	uint32_t res;
+	int woken = 0;
+
+	(void)state;
+	assert_int_equal(mx_irecv(fx.e1, &s0, 1, 10, MX_MATCH_MASK_NONE, NULL,
+				&r0), MX_SUCCESS);
+	assert_int_equal(mx_irecv(fx.e1, &s1, 1, 11, MX_MATCH_MASK_NONE, NULL,
+				&r1), MX_SUCCESS);
+	for (int i = 0; i < 3; i++) {
+		pk[i].req = NULL;
+		pk[i].result = 9;
+		pthread_create(&pk[i].t, NULL, peek_thread, &pk[i]);
+	}
+	send_one(fx.e0, fx.to1, &v, 4, 10);
+	send_one(fx.e0, fx.to1, &v, 4, 11);
+	/* Two completions: two peekers return, with distinct requests. */
+	while (woken < 2) {
+		woken = 0;
+		for (int i = 0; i < 3; i++)
+			woken += __atomic_load_n(&pk[i].result, __ATOMIC_ACQUIRE)
+				== 1;
+		mx_progress(fx.e0);
+	}
+	/* The third is released by mx_wakeup, with nothing. */
+	assert_int_equal(mx_wakeup(fx.e1), MX_SUCCESS);
+	for (int i = 0; i < 3; i++)
+		pthread_join(pk[i].t, NULL);
+	woken = 0;
+	for (int i = 0; i < 3; i++)
+		if (pk[i].result == 1) {
+			woken++;
+			assert_true(pk[i].req == r0 || pk[i].req == r1);
+			for (int j = 0; j < i; j++)
+				assert_true(pk[j].result != 1 ||
+						pk[j].req != pk[i].req);
+		} else {
+			assert_int_equal(pk[i].result, 0);
+		}
+	assert_int_equal(woken, 2);
+	assert_int_equal(mx_test(fx.e1, &r0, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	assert_int_equal(mx_test(fx.e1, &r1, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+}
+
+#define N 2000
+
+struct stream {
+	mx_endpoint_t ep;
+	mx_endpoint_addr_t *to;
+	uint64_t tag;
+	int failed;
+};
+
+static void *
+sender(void *arg)
+{
+	struct stream *s = arg;
+
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t v[64];
+		mx_segment_t seg = { v, (i % 64 + 1) * 4 };
+		mx_request_t r;
+		mx_status_t st;
+		uint32_t done = 0;
+
+		for (uint32_t k = 0; k < 64; k++)
+			v[k] = i + k;
+		if (mx_isend(s->ep, &seg, 1, *s->to, s->tag, NULL, &r) ||
+				mx_wait(s->ep, &r, 10000, &st, &done) || !done ||
+				st.code != MX_STATUS_SUCCESS)
+			s->failed = 1;
+	}
+	return NULL;
+}
+
+static void *
+receiver(void *arg)
+{
+	struct stream *s = arg;
+
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t v[64];
+		mx_segment_t seg = { v, sizeof(v) };
+		mx_request_t r;
+		mx_status_t st;
+		uint32_t done = 0;
+
+		if (mx_irecv(s->ep, &seg, 1, s->tag, MX_MATCH_MASK_NONE, NULL,
+					&r) || mx_wait(s->ep, &r, 10000, &st,
+					&done) || !done ||
+				st.xfer_length != (i % 64 + 1) * 4) {
+			s->failed = 1;
+			continue;
+		}
+		for (uint32_t k = 0; k < st.xfer_length / 4; k++)
+			if (v[k] != i + k)
+				s->failed = 1;
+	}
+	return NULL;
+}
+
+static void
+four_threads_both_ways(void **state)
+{
+	struct stream s[4] = {
+		{ fx.e0, &fx.to1, 21, 0 }, { fx.e1, NULL, 21, 0 },
+		{ fx.e1, &fx.to0, 22, 0 }, { fx.e0, NULL, 22, 0 },
+	};
+	pthread_t t[4];
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, s[i].to ? sender : receiver, &s[i]);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(s[i].failed, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(owner_blocked_lets_others_in,
+				fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(one_completion_wakes_one_peeker,
+				fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(four_threads_both_ways,
+				fixture_setup, fixture_teardown),
+	};
+
+	return cmocka_run_group_tests_name("threads", tests, NULL, NULL);
+}
