@@ -7,6 +7,7 @@
  * calls the error handler in force: the endpoint's own
  * (MX_PARAM_ERROR_HANDLER) or the library's.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,23 @@ mxd_counter_name(unsigned c)
 
 /* ---- init / finalize ---------------------------------------------------- */
 
+/* How an EAL or port failure reads in MX terms. */
+static int
+start_error(int err)
+{
+	switch (-err) {
+	case ENODEV:
+		return -MX_NO_DRIVER;	/* a device without its driver */
+	case EACCES:
+	case EPERM:
+		return -MX_NO_PERM;	/* hugepages, devices: not allowed */
+	case ENOMEM:
+		return -MX_NO_RESOURCES;
+	default:
+		return -MX_NO_DEV;
+	}
+}
+
 static int
 lib_start(struct mxd_lib *lib)
 {
@@ -192,7 +210,7 @@ lib_start(struct mxd_lib *lib)
 		ret = mxd_glue_ports_open(&gc, &ports, &n);
 	if (ret < 0) {
 		fprintf(stderr, "mx: %s\n", mxd_glue_error());
-		return -MX_NO_DEV;
+		return start_error(ret);
 	}
 	if (n == 0) {
 		fprintf(stderr, "mx: DPDK found no port; give one in "

@@ -204,7 +204,10 @@ typedef struct {
  * Initialises the library: the DPDK EAL (from MX_DPDK_ARGS, or the one the
  * application already initialised) and every DPDK port, grouped into boards.
  * @return MX_SUCCESS; MX_ALREADY_INITIALIZED if called twice; MX_NO_DEV if
- * DPDK cannot start or finds no port; MX_NO_RESOURCES.
+ * DPDK cannot start or finds no port; MX_NO_DRIVER if a device named in
+ * MX_DPDK_ARGS has no driver; MX_NO_PERM if DPDK was refused access (e.g.
+ * hugepages without the right); MX_NO_RESOURCES; MX_BAD_PARAM_VAL for a
+ * malformed MX_* setting.
  */
 mx_return_t mx_init(void);
 
