@@ -731,8 +731,13 @@ sec_III_3_3_wakeup(void **state)
 	(void)state;
 	assert_int_equal(mx_open_endpoint(0, 21, 1, NULL, 0, &b.e), MX_SUCCESS);
 	pthread_create(&t, NULL, block_in_peek, &b);
-	usleep(50000);
-	assert_int_equal(mx_wakeup(b.e), MX_SUCCESS);
+	/* It releases threads blocked now: repeat until the thread, maybe
+	 * slow to start, has been released. */
+	for (int i = 0; i < 1000 &&
+			__atomic_load_n(&b.result, __ATOMIC_ACQUIRE) == 9; i++) {
+		usleep(10000);
+		assert_int_equal(mx_wakeup(b.e), MX_SUCCESS);
+	}
 	pthread_join(t, NULL);
 	assert_int_equal(b.result, 0);
 	mx_close_endpoint(b.e);
