@@ -538,8 +538,15 @@ sec_III_1_1_init(void **state)
 	assert_int_equal(run_self("init", args), MX_NO_DRIVER);
 	snprintf(args, sizeof(args), "%s --vdev=net_null0,no-rx=1", base);
 	assert_int_equal(run_self("init", args), MX_SUCCESS);
-	/* MX_NO_PERM needs an unprivileged user and MX_BAD_BAD_BAD a broken
-	 * driver: neither can be arranged here (see README). */
+	/* More frame buffers than the EAL has memory for. */
+	setenv("MX_MBUFS", "4000000", 1);
+	assert_int_equal(run_self("init", args), MX_NO_RESOURCES);
+	unsetenv("MX_MBUFS");
+	/* Hugepage memory DPDK may not use. */
+	assert_int_equal(run_self("init", "--in-memory -m 64 --no-pci "
+				"--log-level=error --vdev=net_null0,no-rx=1 "
+				"--huge-dir=/nonexistent"), MX_NO_PERM);
+	/* MX_BAD_BAD_BAD (a broken driver) cannot be arranged (README). */
 }
 
 /* III.2.1: every key; unknown keys and short buffers. */
