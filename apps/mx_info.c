@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mx_info: boards, ports, known peers and the settings in force.
+ * Peers are those this process knows at start: its own boards, the peers
+ * file (MX_PEERS_FILE), and boards whose announcements it has heard.
  * Uses the public API and the mx-dpdk extensions only.
  */
 #include <stdio.h>
@@ -53,6 +55,18 @@ print_board(uint32_t b)
 		print_port(b, p);
 }
 
+static void
+print_peers(void)
+{
+	char name[MX_MAX_HOSTNAME_LEN];
+	uint64_t nic;
+
+	printf("Known boards (own, peers file, discovery):\n");
+	for (uint32_t i = 0; mx_dpdk_get_peer(i, &nic, name) == MX_SUCCESS; i++)
+		printf("  %-24s %012llx\n", name[0] ? name : "(no name)",
+				(unsigned long long)nic);
+}
+
 int
 main(void)
 {
@@ -68,6 +82,7 @@ main(void)
 	printf("mx-dpdk: %u board(s), MX API 0x%x\n", n, MX_API);
 	for (uint32_t b = 0; b < n; b++)
 		print_board(b);
+	print_peers();
 	print_settings();
 	mx_finalize();
 	return 0;

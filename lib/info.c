@@ -243,3 +243,28 @@ mx_dpdk_get_port(uint32_t board, uint32_t port, mx_dpdk_port_t *info)
 	mxd_leave();
 	return rc;
 }
+
+static mx_return_t
+do_dpdk_get_peer(uint32_t index, uint64_t *nic_id, char *name)
+{
+	const struct mxd_peer *p = mxd_lib.initialized ?
+		mxd_naming_get(index) : NULL;
+
+	if (p == NULL || nic_id == NULL || name == NULL)
+		return mxd_error(NULL, MX_BAD_INFO_VAL,
+				"mx_dpdk_get_peer: no peer %u", index);
+	*nic_id = p->nic_id;
+	snprintf(name, MX_MAX_HOSTNAME_LEN, "%s", p->name);
+	return MX_SUCCESS;
+}
+
+mx_return_t
+mx_dpdk_get_peer(uint32_t index, uint64_t *nic_id, char *name)
+{
+	mx_return_t rc;
+
+	mxd_enter();
+	rc = do_dpdk_get_peer(index, nic_id, name);
+	mxd_leave();
+	return rc;
+}

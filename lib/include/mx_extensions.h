@@ -143,6 +143,14 @@ mx_return_t mx_dpdk_get_port(uint32_t board, uint32_t port,
 		mx_dpdk_port_t *info);
 
 /**
+ * Known board number 'index' (from 0) of the name table: this process's
+ * boards, the peers file's, and those heard by discovery.  'name' holds
+ * MX_MAX_HOSTNAME_LEN bytes.
+ * @return MX_SUCCESS, or MX_BAD_INFO_VAL past the last one.
+ */
+mx_return_t mx_dpdk_get_peer(uint32_t index, uint64_t *nic_id, char *name);
+
+/**
  * Board counters are published for other processes (mx_counters) in a
  * shared-memory segment per board, /dev/shm/mx-dpdk.<pid>.<board>,
  * laid out as below (host byte order).  Readers check magic and version.

@@ -808,6 +808,34 @@ sec_IV_3_connect(void **state)
 	assert_int_equal(mx_connect(ep, ghost, 1, 0, 1, &a), MX_TIMEOUT);
 }
 
+/* IV.3.1: MX_NO_RESOURCES once the endpoint's partner table is full
+ * (MX_MAX_PARTNERS_HINT connects in progress to NICs that never answer). */
+#define MX_MAX_PARTNERS_HINT 1024
+
+static void
+sec_IV_3_1_connect_no_resources(void **state)
+{
+	mx_endpoint_t e;
+	mx_endpoint_addr_t a;
+	mx_request_t *r = calloc(MX_MAX_PARTNERS_HINT, sizeof(*r));
+	mx_request_t extra;
+
+	(void)state;
+	assert_int_equal(mx_open_endpoint(0, 23, 1, NULL, 0, &e), MX_SUCCESS);
+	assert_int_equal(mx_set_request_timeout(e, NULL, 1), MX_SUCCESS);
+	for (uint32_t i = 0; i < MX_MAX_PARTNERS_HINT; i++)
+		assert_int_equal(mx_iconnect(e, 0x02ee00000000ull + i, 1, 0, 0,
+					NULL, &r[i]), MX_SUCCESS);
+	assert_int_equal(mx_iconnect(e, 0x02ef00000000ull, 1, 0, 0, NULL,
+				&extra), MX_NO_RESOURCES);
+	assert_int_equal(mx_connect(e, serv_nic, 1, SERV_FILTER, 1, &a),
+			MX_NO_RESOURCES);
+	for (uint32_t i = 0; i < MX_MAX_PARTNERS_HINT; i++)
+		assert_int_equal(wait_done(e, &r[i]).code, MX_STATUS_TIMEOUT);
+	mx_close_endpoint(e);
+	free(r);
+}
+
 /* IV.4.1: an endpoint's own address works, also to send to itself. */
 static void
 sec_IV_4_1_own_address(void **state)
@@ -1077,6 +1105,7 @@ static const struct CMUnitTest clauses[] = {
 	cmocka_unit_test(sec_IV_1_hostnames),
 	cmocka_unit_test(sec_IV_2_board_numbers),
 	cmocka_unit_test(sec_IV_3_connect),
+	cmocka_unit_test(sec_IV_3_1_connect_no_resources),
 	cmocka_unit_test(sec_IV_4_1_own_address),
 	cmocka_unit_test(sec_V_1_1_isend),
 	cmocka_unit_test(sec_V_2_1_irecv),

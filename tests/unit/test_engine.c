@@ -975,26 +975,56 @@ void *__wrap_malloc(size_t n);
 void *__wrap_calloc(size_t n, size_t m);
 void *__wrap_realloc(void *p, size_t n);
 static unsigned long allocs;
+static int fail_allocs;		/* make every allocation fail */
 
 void *
 __wrap_malloc(size_t n)
 {
 	allocs++;
-	return __real_malloc(n);
+	return fail_allocs ? NULL : __real_malloc(n);
 }
 
 void *
 __wrap_calloc(size_t n, size_t m)
 {
 	allocs++;
-	return __real_calloc(n, m);
+	return fail_allocs ? NULL : __real_calloc(n, m);
 }
 
 void *
 __wrap_realloc(void *p, size_t n)
 {
 	allocs++;
-	return __real_realloc(p, n);
+	return fail_allocs ? NULL : __real_realloc(p, n);
+}
+
+/* Out of memory: the calls that allocate say MX_NO_RESOURCES, and all
+ * still works once memory is back. */
+static void
+no_resources_when_memory_fails(void **state)
+{
+	uint8_t b[5][8];
+	mx_segment_t segs[5] = { { b[0], 8 }, { b[1], 8 }, { b[2], 8 },
+		{ b[3], 8 }, { b[4], 8 } };
+	mx_endpoint_t e;
+	mx_request_t r;
+	mx_return_t rc[3];
+
+	(void)state;
+	fail_allocs = 1;
+	rc[0] = mx_open_endpoint(0, 9, 0, NULL, 0, &e);
+	rc[1] = mx_irecv(e1, segs, 5, 1, MX_MATCH_MASK_NONE, NULL, &r);
+	rc[2] = mx_iconnect(e0, 0x02ab00000001ull, 1, 0, 0, NULL, &r);
+	fail_allocs = 0;
+	assert_int_equal(rc[0], MX_NO_RESOURCES);
+	assert_int_equal(rc[1], MX_NO_RESOURCES);
+	assert_int_equal(rc[2], MX_NO_RESOURCES);
+	assert_int_equal(mx_irecv(e1, segs, 5, 1, MX_MATCH_MASK_NONE, NULL, &r),
+			MX_SUCCESS);
+	send_buf(e0, to1, "0123456789abcdefghijklmnopqrstuvwxyz0123", 40, 1);
+	assert_int_equal(wait_ok(e1, &r).xfer_length, 40);
+	assert_memory_equal(b[4], "0123456789abcdefghijklmnopqrstuvwxyz0123" +
+			32, 8);
 }
 
 static void
@@ -1125,6 +1155,16 @@ peers_file(void **state)
 	assert_int_equal(mx_nic_id_to_hostname(0x02aabbccdd01ull, name),
 			MX_SUCCESS);
 	assert_string_equal(name, "far:0");
+	{
+		uint64_t pn;
+		char pname[MX_MAX_HOSTNAME_LEN];
+		int seen = 0;
+
+		for (uint32_t i = 0; mx_dpdk_get_peer(i, &pn, pname) ==
+				MX_SUCCESS; i++)
+			seen += !strcmp(pname, "far:1") && pn == 0x02aabbccdd02ull;
+		assert_int_equal(seen, 1);
+	}
 	mx_finalize();
 	f = fopen(path, "w");
 	fprintf(f, "far:0 not-a-mac\n");
@@ -1193,6 +1233,8 @@ main(void)
 				teardown),
 		cmocka_unit_test_setup_teardown(no_malloc_small_path, setup,
 				teardown),
+		cmocka_unit_test_setup_teardown(no_resources_when_memory_fails,
+				setup, teardown),
 		cmocka_unit_test_teardown(two_port_boards, teardown_multi),
 		cmocka_unit_test_teardown(bad_board_specs, teardown_multi),
 		cmocka_unit_test_teardown(peers_file, teardown_multi),
