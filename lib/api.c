@@ -335,6 +335,18 @@ do_issend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 			"mx_issend");
 }
 
+/* Arguments of a receive or probe: the value fits the mask, which covers
+ * the endpoint's context id bits.  Returns 0 or a negated code. */
+static int
+check_match(const struct mx_endpoint *ep, uint64_t value, uint64_t mask)
+{
+	if ((value & ~mask) != 0)
+		return -MX_BAD_MATCH_MASK;
+	if ((mask & ep->ctx_mask) != ep->ctx_mask)
+		return -MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK;
+	return 0;
+}
+
 static mx_return_t
 do_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		uint64_t match_recv, uint64_t match_mask, void *context,
@@ -346,15 +358,11 @@ do_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	CHECK_EP(ep, "mx_irecv");
 	if (request == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_irecv: NULL request");
-	if ((match_recv & ~match_mask) != 0)
-		return mxd_error(ep, MX_BAD_MATCH_MASK,
-				"mx_irecv: match bits outside the mask");
-	if ((match_mask & ep->ctx_mask) != ep->ctx_mask)
-		return mxd_error(ep, MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK,
-				"mx_irecv: the mask must cover the context id");
-	ret = check_segs(segs, nseg);
+	ret = check_match(ep, match_recv, match_mask);
+	if (ret == 0)
+		ret = check_segs(segs, nseg);
 	if (ret < 0)
-		return mxd_error(ep, (mx_return_t)-ret, "mx_irecv: segments");
+		return mxd_error(ep, (mx_return_t)-ret, "mx_irecv: arguments");
 	r = mxd_req_get(ep, MXD_REQ_RECV, context);
 	if (r == NULL)
 		return mxd_error(ep, MX_NO_RESOURCES, "mx_irecv: no request");
@@ -542,38 +550,41 @@ probe_status(const struct probe_arg *a, mx_status_t *status,
 }
 
 static mx_return_t
+probe(mx_endpoint_t ep, uint32_t timeout, int block, uint64_t match_recv,
+		uint64_t match_mask, mx_status_t *status, uint32_t *result)
+{
+	struct probe_arg a = { ep, match_recv, match_mask, NULL };
+	int ret = check_match(ep, match_recv, match_mask);
+
+	if (ret < 0)
+		return mxd_error(ep, (mx_return_t)-ret, "mx_probe: match "
+				"arguments");
+	if (result == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_probe: NULL result");
+	if (block) {
+		mxd_poll_until(ep, probe_done, &a, timeout);
+	} else {
+		mxd_progress(ep);
+		probe_done(&a);
+	}
+	probe_status(&a, status, result);
+	return MX_SUCCESS;
+}
+
+static mx_return_t
 do_iprobe(mx_endpoint_t ep, uint64_t match_recv, uint64_t match_mask,
 		mx_status_t *status, uint32_t *result)
 {
-	struct probe_arg a = { ep, match_recv, match_mask, NULL };
-
 	CHECK_EP(ep, "mx_iprobe");
-	if (result == NULL || (match_recv & ~match_mask) != 0)
-		return mxd_error(ep, MX_BAD_MATCH_MASK, "mx_iprobe: arguments");
-	if ((match_mask & ep->ctx_mask) != ep->ctx_mask)
-		return mxd_error(ep, MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK,
-				"mx_iprobe: the mask must cover the context id");
-	mxd_progress(ep);
-	probe_done(&a);
-	probe_status(&a, status, result);
-	return MX_SUCCESS;
+	return probe(ep, 0, 0, match_recv, match_mask, status, result);
 }
 
 static mx_return_t
 do_probe(mx_endpoint_t ep, uint32_t timeout, uint64_t match_recv,
 		uint64_t match_mask, mx_status_t *status, uint32_t *result)
 {
-	struct probe_arg a = { ep, match_recv, match_mask, NULL };
-
 	CHECK_EP(ep, "mx_probe");
-	if (result == NULL || (match_recv & ~match_mask) != 0)
-		return mxd_error(ep, MX_BAD_MATCH_MASK, "mx_probe: arguments");
-	if ((match_mask & ep->ctx_mask) != ep->ctx_mask)
-		return mxd_error(ep, MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK,
-				"mx_probe: the mask must cover the context id");
-	mxd_poll_until(ep, probe_done, &a, timeout);
-	probe_status(&a, status, result);
-	return MX_SUCCESS;
+	return probe(ep, timeout, 1, match_recv, match_mask, status, result);
 }
 
 static mx_return_t
@@ -605,192 +616,80 @@ do_context(mx_request_t *request, void **context)
 
 /* ---- entry points: the library lock around each call (lock.h) ---- */
 
-mx_return_t
-mx_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
+MXD_ENTRY(mx_open_endpoint, do_open_endpoint,
+	(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 		mx_param_t *params_list, uint32_t params_count,
-		mx_endpoint_t *endpoint)
-{
-	mx_return_t rc;
+		mx_endpoint_t *endpoint),
+	(board_num, endpoint_id, filter, params_list, params_count, endpoint))
 
-	mxd_enter();
-	rc = do_open_endpoint(board_num, endpoint_id, filter, params_list, params_count, endpoint);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_close_endpoint, do_close_endpoint,
+	(mx_endpoint_t ep),
+	(ep))
 
-mx_return_t
-mx_close_endpoint(mx_endpoint_t ep)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_connect, do_connect,
+	(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
+		uint32_t filter, uint32_t timeout, mx_endpoint_addr_t *addr),
+	(ep, nic_id, endpoint_id, filter, timeout, addr))
 
-	mxd_enter();
-	rc = do_close_endpoint(ep);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_get_endpoint_addr, do_get_endpoint_addr,
+	(mx_endpoint_t ep, mx_endpoint_addr_t *addr),
+	(ep, addr))
 
-mx_return_t
-mx_connect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
-		uint32_t filter, uint32_t timeout, mx_endpoint_addr_t *addr)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_connect(ep, nic_id, endpoint_id, filter, timeout, addr);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_get_endpoint_addr(mx_endpoint_t ep, mx_endpoint_addr_t *addr)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_get_endpoint_addr(ep, addr);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+MXD_ENTRY(mx_isend, do_isend,
+	(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		mx_endpoint_addr_t dest, uint64_t match, void *context,
-		mx_request_t *request)
-{
-	mx_return_t rc;
+		mx_request_t *request),
+	(ep, segs, nseg, dest, match, context, request))
 
-	mxd_enter();
-	rc = do_isend(ep, segs, nseg, dest, match, context, request);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_issend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+MXD_ENTRY(mx_issend, do_issend,
+	(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		mx_endpoint_addr_t dest, uint64_t match, void *context,
-		mx_request_t *request)
-{
-	mx_return_t rc;
+		mx_request_t *request),
+	(ep, segs, nseg, dest, match, context, request))
 
-	mxd_enter();
-	rc = do_issend(ep, segs, nseg, dest, match, context, request);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+MXD_ENTRY(mx_irecv, do_irecv,
+	(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		uint64_t match_recv, uint64_t match_mask, void *context,
-		mx_request_t *request)
-{
-	mx_return_t rc;
+		mx_request_t *request),
+	(ep, segs, nseg, match_recv, match_mask, context, request))
 
-	mxd_enter();
-	rc = do_irecv(ep, segs, nseg, match_recv, match_mask, context, request);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_test, do_test,
+	(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
+		uint32_t *result),
+	(ep, request, status, result))
 
-mx_return_t
-mx_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
-		uint32_t *result)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_wait, do_wait,
+	(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
+		mx_status_t *status, uint32_t *result),
+	(ep, request, timeout, status, result))
 
-	mxd_enter();
-	rc = do_test(ep, request, status, result);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_ibuffered, do_ibuffered,
+	(mx_endpoint_t ep, mx_request_t *request, uint32_t *result),
+	(ep, request, result))
 
-mx_return_t
-mx_wait(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
-		mx_status_t *status, uint32_t *result)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_ipeek, do_ipeek,
+	(mx_endpoint_t ep, mx_request_t *request, uint32_t *result),
+	(ep, request, result))
 
-	mxd_enter();
-	rc = do_wait(ep, request, timeout, status, result);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_peek, do_peek,
+	(mx_endpoint_t ep, uint32_t timeout, mx_request_t *request,
+		uint32_t *result),
+	(ep, timeout, request, result))
 
-mx_return_t
-mx_ibuffered(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_iprobe, do_iprobe,
+	(mx_endpoint_t ep, uint64_t match_recv, uint64_t match_mask,
+		mx_status_t *status, uint32_t *result),
+	(ep, match_recv, match_mask, status, result))
 
-	mxd_enter();
-	rc = do_ibuffered(ep, request, result);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_probe, do_probe,
+	(mx_endpoint_t ep, uint32_t timeout, uint64_t match_recv,
+		uint64_t match_mask, mx_status_t *status, uint32_t *result),
+	(ep, timeout, match_recv, match_mask, status, result))
 
-mx_return_t
-mx_ipeek(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_cancel, do_cancel,
+	(mx_endpoint_t ep, mx_request_t *request, uint32_t *result),
+	(ep, request, result))
 
-	mxd_enter();
-	rc = do_ipeek(ep, request, result);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_peek(mx_endpoint_t ep, uint32_t timeout, mx_request_t *request,
-		uint32_t *result)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_peek(ep, timeout, request, result);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_iprobe(mx_endpoint_t ep, uint64_t match_recv, uint64_t match_mask,
-		mx_status_t *status, uint32_t *result)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_iprobe(ep, match_recv, match_mask, status, result);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_probe(mx_endpoint_t ep, uint32_t timeout, uint64_t match_recv,
-		uint64_t match_mask, mx_status_t *status, uint32_t *result)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_probe(ep, timeout, match_recv, match_mask, status, result);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_cancel(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_cancel(ep, request, result);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_context(mx_request_t *request, void **context)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_context(request, context);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_context, do_context,
+	(mx_request_t *request, void **context),
+	(request, context))

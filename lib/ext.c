@@ -261,152 +261,61 @@ do_reenable_progression(mx_endpoint_t ep)
 
 /* ---- entry points: the library lock around each call (lock.h) ---- */
 
-mx_return_t
-mx_test_any(mx_endpoint_t ep, uint64_t match_info, uint64_t match_mask,
-		mx_status_t *status, uint32_t *result)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_test_any, do_test_any,
+	(mx_endpoint_t ep, uint64_t match_info, uint64_t match_mask,
+		mx_status_t *status, uint32_t *result),
+	(ep, match_info, match_mask, status, result))
 
-	mxd_enter();
-	rc = do_test_any(ep, match_info, match_mask, status, result);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_wait_any, do_wait_any,
+	(mx_endpoint_t ep, uint32_t timeout, uint64_t match_info,
+		uint64_t match_mask, mx_status_t *status, uint32_t *result),
+	(ep, timeout, match_info, match_mask, status, result))
 
-mx_return_t
-mx_wait_any(mx_endpoint_t ep, uint32_t timeout, uint64_t match_info,
-		uint64_t match_mask, mx_status_t *status, uint32_t *result)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_forget, do_forget,
+	(mx_endpoint_t ep, mx_request_t *request),
+	(ep, request))
 
-	mxd_enter();
-	rc = do_wait_any(ep, timeout, match_info, match_mask, status, result);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_progress, do_progress,
+	(mx_endpoint_t ep),
+	(ep))
 
-mx_return_t
-mx_forget(mx_endpoint_t ep, mx_request_t *request)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_decompose_endpoint_addr2, do_decompose_endpoint_addr2,
+	(mx_endpoint_addr_t addr, uint64_t *nic_id,
+		uint32_t *endpoint_id, uint32_t *session_id),
+	(addr, nic_id, endpoint_id, session_id))
 
-	mxd_enter();
-	rc = do_forget(ep, request);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_set_endpoint_addr_context, do_set_endpoint_addr_context,
+	(mx_endpoint_addr_t addr, void *context),
+	(addr, context))
 
-mx_return_t
-mx_progress(mx_endpoint_t ep)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_get_endpoint_addr_context, do_get_endpoint_addr_context,
+	(mx_endpoint_addr_t addr, void **context),
+	(addr, context))
 
-	mxd_enter();
-	rc = do_progress(ep);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_decompose_endpoint_addr2(mx_endpoint_addr_t addr, uint64_t *nic_id,
-		uint32_t *endpoint_id, uint32_t *session_id)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_decompose_endpoint_addr2(addr, nic_id, endpoint_id, session_id);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_set_endpoint_addr_context(addr, context);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_get_endpoint_addr_context(mx_endpoint_addr_t addr, void **context)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_get_endpoint_addr_context(addr, context);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_iconnect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
+MXD_ENTRY(mx_iconnect, do_iconnect,
+	(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 		uint32_t filter, uint64_t match_info, void *context,
-		mx_request_t *request)
-{
-	mx_return_t rc;
+		mx_request_t *request),
+	(ep, nic_id, endpoint_id, filter, match_info, context, request))
 
-	mxd_enter();
-	rc = do_iconnect(ep, nic_id, endpoint_id, filter, match_info, context, request);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_disconnect, do_disconnect,
+	(mx_endpoint_t ep, mx_endpoint_addr_t addr),
+	(ep, addr))
 
-mx_return_t
-mx_disconnect(mx_endpoint_t ep, mx_endpoint_addr_t addr)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_set_request_timeout, do_set_request_timeout,
+	(mx_endpoint_t ep, mx_request_t request,
+		uint32_t ms),
+	(ep, request, ms))
 
-	mxd_enter();
-	rc = do_disconnect(ep, addr);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_register_unexp_handler, do_register_unexp_handler,
+	(mx_endpoint_t ep, mx_unexp_handler_t handler,
+		void *context),
+	(ep, handler, context))
 
-mx_return_t
-mx_set_request_timeout(mx_endpoint_t ep, mx_request_t request,
-		uint32_t ms)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_disable_progression, do_disable_progression,
+	(mx_endpoint_t ep),
+	(ep))
 
-	mxd_enter();
-	rc = do_set_request_timeout(ep, request, ms);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_register_unexp_handler(mx_endpoint_t ep, mx_unexp_handler_t handler,
-		void *context)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_register_unexp_handler(ep, handler, context);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_disable_progression(mx_endpoint_t ep)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_disable_progression(ep);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_reenable_progression(mx_endpoint_t ep)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_reenable_progression(ep);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_reenable_progression, do_reenable_progression,
+	(mx_endpoint_t ep),
+	(ep))

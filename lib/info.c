@@ -210,39 +210,18 @@ do_dpdk_get_port(uint32_t board, uint32_t port, mx_dpdk_port_t *info)
 
 /* ---- entry points: the library lock around each call (lock.h) ---- */
 
-mx_return_t
-mx_get_info(mx_endpoint_t ep, mx_get_info_key_t key, void *in_val,
-		uint32_t in_len, void *out_val, uint32_t out_len)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_get_info, do_get_info,
+	(mx_endpoint_t ep, mx_get_info_key_t key, void *in_val,
+		uint32_t in_len, void *out_val, uint32_t out_len),
+	(ep, key, in_val, in_len, out_val, out_len))
 
-	mxd_enter();
-	rc = do_get_info(ep, key, in_val, in_len, out_val, out_len);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_dpdk_get_setting, do_dpdk_get_setting,
+	(uint32_t index, mx_dpdk_setting_t *s),
+	(index, s))
 
-mx_return_t
-mx_dpdk_get_setting(uint32_t index, mx_dpdk_setting_t *s)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_dpdk_get_setting(index, s);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_dpdk_get_port(uint32_t board, uint32_t port, mx_dpdk_port_t *info)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_dpdk_get_port(board, port, info);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_dpdk_get_port, do_dpdk_get_port,
+	(uint32_t board, uint32_t port, mx_dpdk_port_t *info),
+	(board, port, info))
 
 static mx_return_t
 do_dpdk_get_peer(uint32_t index, uint64_t *nic_id, char *name)
@@ -258,13 +237,6 @@ do_dpdk_get_peer(uint32_t index, uint64_t *nic_id, char *name)
 	return MX_SUCCESS;
 }
 
-mx_return_t
-mx_dpdk_get_peer(uint32_t index, uint64_t *nic_id, char *name)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_dpdk_get_peer(index, nic_id, name);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_dpdk_get_peer, do_dpdk_get_peer,
+	(uint32_t index, uint64_t *nic_id, char *name),
+	(index, nic_id, name))

@@ -373,68 +373,26 @@ do_nic_id_to_board_number(uint64_t nic_id, uint32_t *board)
 
 /* ---- entry points: the library lock around each call (lock.h) ---- */
 
-mx_return_t
-mx_init(void)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_init, do_init,
+	(void),
+	())
 
-	mxd_enter();
-	rc = do_init();
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_finalize, do_finalize,
+	(void),
+	())
 
-mx_return_t
-mx_finalize(void)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_hostname_to_nic_id, do_hostname_to_nic_id,
+	(char *hostname, uint64_t *nic_id),
+	(hostname, nic_id))
 
-	mxd_enter();
-	rc = do_finalize();
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_nic_id_to_hostname, do_nic_id_to_hostname,
+	(uint64_t nic_id, char *hostname),
+	(nic_id, hostname))
 
-mx_return_t
-mx_hostname_to_nic_id(char *hostname, uint64_t *nic_id)
-{
-	mx_return_t rc;
+MXD_ENTRY(mx_board_number_to_nic_id, do_board_number_to_nic_id,
+	(uint32_t board, uint64_t *nic_id),
+	(board, nic_id))
 
-	mxd_enter();
-	rc = do_hostname_to_nic_id(hostname, nic_id);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_nic_id_to_hostname(uint64_t nic_id, char *hostname)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_nic_id_to_hostname(nic_id, hostname);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_board_number_to_nic_id(uint32_t board, uint64_t *nic_id)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_board_number_to_nic_id(board, nic_id);
-	mxd_leave();
-	return rc;
-}
-
-mx_return_t
-mx_nic_id_to_board_number(uint64_t nic_id, uint32_t *board)
-{
-	mx_return_t rc;
-
-	mxd_enter();
-	rc = do_nic_id_to_board_number(nic_id, board);
-	mxd_leave();
-	return rc;
-}
+MXD_ENTRY(mx_nic_id_to_board_number, do_nic_id_to_board_number,
+	(uint64_t nic_id, uint32_t *board),
+	(nic_id, board))

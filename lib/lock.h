@@ -69,6 +69,22 @@ mxd_leave(void)
 /* Between two polls of a blocking call: lets other threads in. */
 void mxd_poll_pause(int sleep);
 
+/*
+ * Defines the API function 'name' (declared in the public headers) as
+ * 'impl' called under the library lock.
+ */
+#define MXD_ENTRY(name, impl, params, args)	\
+	mx_return_t				\
+	name params				\
+	{					\
+		mx_return_t rc;			\
+						\
+		mxd_enter();			\
+		rc = impl args;			\
+		mxd_leave();			\
+		return rc;			\
+	}
+
 /* Whether several threads use the library. */
 static inline int
 mxd_threaded(void)
