@@ -42,10 +42,10 @@ answer_start(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 {
 	int local = !memcmp(pkt->eth->src, b->port[port]->mac, MXD_ETH_ALEN);
 
-	a->src_ep = pkt->dst_ep;
-	a->dst_ep = pkt->src_ep;
-	a->dst_peer = pkt->src_peer;
-	a->dst_session = pkt->src_session;
+	a->src_ep = pkt->h.dst_ep;
+	a->dst_ep = pkt->h.src_ep;
+	a->dst_peer = pkt->h.src_peer;
+	a->dst_session = pkt->h.src_session;
 	if ((local ? mxd_loop_room(b) : mxd_txq_room(b, port)) == 0 ||
 			mxd_frame_start(b, port, pkt->eth->src, a, body, f) < 0)
 		return -1;	/* the sender retries */
@@ -106,9 +106,9 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 static void
 partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 {
-	if (p->remote_session != pkt->src_session)
-		mxd_partner_reset(p, pkt->src_session);
-	p->remote_index = pkt->src_peer;
+	if (p->remote_session != pkt->h.src_session)
+		mxd_partner_reset(p, pkt->h.src_session);
+	p->remote_index = pkt->h.src_peer;
 	if (!p->local) {
 		p->port = (int)port;
 		memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);
@@ -122,22 +122,22 @@ partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 static void
 rx_conn_req(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 {
-	struct mx_endpoint *ep = pkt->dst_ep < MX_MAX_ENDPOINTS ?
-		b->ep[pkt->dst_ep] : NULL;
+	struct mx_endpoint *ep = pkt->h.dst_ep < MX_MAX_ENDPOINTS ?
+		b->ep[pkt->h.dst_ep] : NULL;
 	struct mxd_partner *p;
 
 	if (ep == NULL) {
 		conn_reply(b, port, pkt, NULL, NULL, MXD_CONN_CLOSED);
 		return;
 	}
-	if (pkt->filter != ep->filter) {
+	if (pkt->h.filter != ep->filter) {
 		drop(b, MXD_DROP_FILTER);
 		conn_reply(b, port, pkt, ep, NULL, MXD_CONN_BAD_KEY);
 		return;
 	}
-	p = mxd_partner_find(ep, pkt->u.conn.src_nic, pkt->src_ep);
+	p = mxd_partner_find(ep, pkt->u.conn.src_nic, pkt->h.src_ep);
 	if (p == NULL)
-		p = mxd_partner_new(ep, pkt->u.conn.src_nic, pkt->src_ep);
+		p = mxd_partner_new(ep, pkt->u.conn.src_nic, pkt->h.src_ep);
 	if (p == NULL) {
 		conn_reply(b, port, pkt, ep, NULL, MXD_CONN_NO_RES);
 		return;
@@ -150,22 +150,22 @@ rx_conn_req(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 static void
 rx_conn_rep(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 {
-	struct mx_endpoint *ep = pkt->dst_ep < MX_MAX_ENDPOINTS ?
-		b->ep[pkt->dst_ep] : NULL;
+	struct mx_endpoint *ep = pkt->h.dst_ep < MX_MAX_ENDPOINTS ?
+		b->ep[pkt->h.dst_ep] : NULL;
 	struct mxd_partner *p;
 
-	if (ep == NULL || pkt->dst_session != ep->session) {
+	if (ep == NULL || pkt->h.dst_session != ep->session) {
 		drop(b, MXD_DROP_ENDPOINT);
 		return;
 	}
-	if (pkt->dst_peer >= ep->npartners) {
+	if (pkt->h.dst_peer >= ep->npartners) {
 		drop(b, MXD_DROP_PEER);
 		return;
 	}
-	p = ep->partners[pkt->dst_peer];
+	p = ep->partners[pkt->h.dst_peer];
 	if (p->conn_id == 0 || p->conn_id != pkt->u.conn.conn_id ||
 			p->nic_id != pkt->u.conn.src_nic ||
-			p->remote_ep != pkt->src_ep || p->conn_status >= 0) {
+			p->remote_ep != pkt->h.src_ep || p->conn_status >= 0) {
 		drop(b, MXD_DROP_PEER);		/* stale or forged reply */
 		return;
 	}
@@ -462,30 +462,30 @@ rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 static struct mxd_partner *
 rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 {
-	struct mx_endpoint *ep = pkt->dst_ep < MX_MAX_ENDPOINTS ?
-		b->ep[pkt->dst_ep] : NULL;
-	int eager = pkt->type == MXD_T_EAGER;
+	struct mx_endpoint *ep = pkt->h.dst_ep < MX_MAX_ENDPOINTS ?
+		b->ep[pkt->h.dst_ep] : NULL;
+	int eager = pkt->h.type == MXD_T_EAGER;
 	struct mxd_partner *p;
 
-	if (ep == NULL || pkt->dst_session != ep->session) {
+	if (ep == NULL || pkt->h.dst_session != ep->session) {
 		drop(b, MXD_DROP_ENDPOINT);
 		if (eager)
 			nack(b, port, pkt, MXD_NACK_CLOSED);
 		return NULL;
 	}
-	if (pkt->filter != ep->filter) {
+	if (pkt->h.filter != ep->filter) {
 		drop(b, MXD_DROP_FILTER);
 		if (eager)
 			nack(b, port, pkt, MXD_NACK_BAD_KEY);
 		return NULL;
 	}
-	if (pkt->dst_peer >= ep->npartners) {
+	if (pkt->h.dst_peer >= ep->npartners) {
 		drop(b, MXD_DROP_PEER);
 		return NULL;
 	}
-	p = ep->partners[pkt->dst_peer];
-	if (p->remote_ep != pkt->src_ep || p->remote_session == 0 ||
-			p->remote_session != pkt->src_session) {
+	p = ep->partners[pkt->h.dst_peer];
+	if (p->remote_ep != pkt->h.src_ep || p->remote_session == 0 ||
+			p->remote_session != pkt->h.src_session) {
 		drop(b, MXD_DROP_PEER);
 		return NULL;
 	}
@@ -500,18 +500,18 @@ rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 static void
 rx_nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 {
-	struct mx_endpoint *ep = pkt->dst_ep < MX_MAX_ENDPOINTS ?
-		b->ep[pkt->dst_ep] : NULL;
+	struct mx_endpoint *ep = pkt->h.dst_ep < MX_MAX_ENDPOINTS ?
+		b->ep[pkt->h.dst_ep] : NULL;
 	struct mxd_partner *p;
 	uint32_t seq = pkt->u.seq.seq;
 
-	if (ep == NULL || pkt->dst_session != ep->session ||
-			pkt->dst_peer >= ep->npartners) {
+	if (ep == NULL || pkt->h.dst_session != ep->session ||
+			pkt->h.dst_peer >= ep->npartners) {
 		drop(b, MXD_DROP_ENDPOINT);
 		return;
 	}
-	p = ep->partners[pkt->dst_peer];
-	if (p->remote_ep != pkt->src_ep || (int)port != p->port ||
+	p = ep->partners[pkt->h.dst_peer];
+	if (p->remote_ep != pkt->h.src_ep || (int)port != p->port ||
 			memcmp(pkt->eth->src, p->mac, MXD_ETH_ALEN) != 0 ||
 			!mxd_seq_lt(p->tx.acked, seq) ||
 			!mxd_seq_lt(seq, p->tx.next_seq)) {
@@ -534,7 +534,7 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 		drop(b, why);
 		return;
 	}
-	switch (pkt.type) {
+	switch (pkt.h.type) {
 	case MXD_T_DISCOVER:
 		mxd_naming_rx(b, port, &pkt);
 		return;
@@ -553,11 +553,11 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 		p = rx_partner(b, port, &pkt);
 		if (p == NULL)
 			return;
-		if (pkt.flags & MXD_F_ACK_VALID)
-			mxd_send_acked(p, pkt.ack);
-		if (pkt.type == MXD_T_EAGER)
+		if (pkt.h.flags & MXD_F_ACK_VALID)
+			mxd_send_acked(p, pkt.h.ack);
+		if (pkt.h.type == MXD_T_EAGER)
 			rx_eager(p->ep, p, &pkt);
-		else if (pkt.type == MXD_T_MATCHED)
+		else if (pkt.h.type == MXD_T_MATCHED)
 			mxd_send_matched(p, pkt.u.seq.seq);
 		return;
 	}

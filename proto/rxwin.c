@@ -22,7 +22,7 @@ slot_setup(struct mxd_rxslot *sl, const struct mxd_pkt *pkt)
 	sl->match = pkt->u.eager.match;
 	sl->frag_max = pkt->u.eager.frag_max;
 	sl->frag_count = pkt->u.eager.frag_count;
-	sl->sync = (pkt->flags & MXD_F_SYNC) != 0;
+	sl->sync = (pkt->h.flags & MXD_F_SYNC) != 0;
 	sl->active = 1;
 }
 

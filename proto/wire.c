@@ -166,7 +166,7 @@ parse_seq(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 		return MXD_DROP_LENGTH;
 	pkt->u.seq.seq = mxd_get32(b);
 	pkt->u.seq.reason = b[4];
-	if (pkt->type == MXD_T_NACK && pkt->u.seq.reason != MXD_NACK_CLOSED &&
+	if (pkt->h.type == MXD_T_NACK && pkt->u.seq.reason != MXD_NACK_CLOSED &&
 			pkt->u.seq.reason != MXD_NACK_BAD_KEY)
 		return MXD_DROP_LENGTH;
 	return MXD_DROP_NONE;
@@ -175,16 +175,16 @@ parse_seq(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 static void
 parse_common(const uint8_t *h, struct mxd_pkt *pkt)
 {
-	pkt->type = h[1];
-	pkt->flags = h[2];
-	pkt->src_ep = h[4];
-	pkt->dst_ep = h[5];
-	pkt->dst_peer = mxd_get16(h + 6);
-	pkt->src_peer = mxd_get16(h + 8);
-	pkt->filter = mxd_get32(h + 12);
-	pkt->src_session = mxd_get32(h + 16);
-	pkt->dst_session = mxd_get32(h + 20);
-	pkt->ack = mxd_get32(h + 24);
+	pkt->h.type = h[1];
+	pkt->h.flags = h[2];
+	pkt->h.src_ep = h[4];
+	pkt->h.dst_ep = h[5];
+	pkt->h.dst_peer = mxd_get16(h + 6);
+	pkt->h.src_peer = mxd_get16(h + 8);
+	pkt->h.filter = mxd_get32(h + 12);
+	pkt->h.src_session = mxd_get32(h + 16);
+	pkt->h.dst_session = mxd_get32(h + 20);
+	pkt->h.ack = mxd_get32(h + 24);
 	pkt->payload = NULL;
 }
 
@@ -208,7 +208,7 @@ mxd_wire_parse(const uint8_t *frame, size_t len, struct mxd_pkt *pkt)
 	pkt->eth = (const struct mxd_eth_hdr *)(const void *)frame;
 	parse_common(h, pkt);
 	h += sizeof(struct mxd_hdr);
-	switch (pkt->type) {
+	switch (pkt->h.type) {
 	case MXD_T_EAGER:
 		return parse_eager(h, body, pkt);
 	case MXD_T_ACK:

@@ -159,9 +159,9 @@ enum mxd_drop {
 	MXD_DROP_MAX
 };
 
-/* A parsed frame: pointers into the frame, fields in host order. */
-struct mxd_pkt {
-	const struct mxd_eth_hdr *eth;
+/* The common header's fields, in host order: what a sender fills in and
+ * what the parser returns. */
+struct mxd_hdr_args {
 	uint8_t type;
 	uint8_t flags;
 	uint8_t src_ep;
@@ -172,6 +172,12 @@ struct mxd_pkt {
 	uint32_t src_session;
 	uint32_t dst_session;
 	uint32_t ack;
+};
+
+/* A parsed frame: pointers into the frame, fields in host order. */
+struct mxd_pkt {
+	const struct mxd_eth_hdr *eth;
+	struct mxd_hdr_args h;	/* the common header */
 	union {
 		struct {
 			uint32_t seq;
@@ -201,20 +207,6 @@ struct mxd_pkt {
 		} seq;
 	} u;
 	const uint8_t *payload;	/* eager fragment data */
-};
-
-/* Fields a sender fills in the common header. */
-struct mxd_hdr_args {
-	uint8_t type;
-	uint8_t flags;
-	uint8_t src_ep;
-	uint8_t dst_ep;
-	uint16_t dst_peer;
-	uint16_t src_peer;
-	uint32_t filter;
-	uint32_t src_session;
-	uint32_t dst_session;
-	uint32_t ack;
 };
 
 /* Big-endian accessors that never assume alignment. */

@@ -18,7 +18,7 @@ frag(uint32_t seq, uint32_t msg_len, uint16_t frag_max, uint8_t idx)
 	struct mxd_pkt p;
 
 	memset(&p, 0, sizeof(p));
-	p.type = MXD_T_EAGER;
+	p.h.type = MXD_T_EAGER;
 	p.u.eager.seq = seq;
 	p.u.eager.msg_len = msg_len;
 	p.u.eager.match = seq * 100;

@@ -46,15 +46,15 @@ eager_roundtrip(void **state)
 
 	(void)state;
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
-	assert_int_equal(pkt.type, MXD_T_EAGER);
-	assert_int_equal(pkt.src_ep, 3);
-	assert_int_equal(pkt.dst_ep, 7);
-	assert_int_equal(pkt.dst_peer, 0x1234);
-	assert_int_equal(pkt.src_peer, 0x4321);
-	assert_int_equal(pkt.filter, 0xdeadbeef);
-	assert_int_equal(pkt.src_session, 0x11223344);
-	assert_int_equal(pkt.dst_session, 0x55667788);
-	assert_int_equal(pkt.ack, 0xfffffffe);
+	assert_int_equal(pkt.h.type, MXD_T_EAGER);
+	assert_int_equal(pkt.h.src_ep, 3);
+	assert_int_equal(pkt.h.dst_ep, 7);
+	assert_int_equal(pkt.h.dst_peer, 0x1234);
+	assert_int_equal(pkt.h.src_peer, 0x4321);
+	assert_int_equal(pkt.h.filter, 0xdeadbeef);
+	assert_int_equal(pkt.h.src_session, 0x11223344);
+	assert_int_equal(pkt.h.dst_session, 0x55667788);
+	assert_int_equal(pkt.h.ack, 0xfffffffe);
 	assert_int_equal(pkt.u.eager.seq, 42);
 	assert_int_equal(pkt.u.eager.msg_len, 3000);
 	assert_true(pkt.u.eager.match == 0x0123456789abcdefull);
@@ -231,7 +231,7 @@ random_bytes_never_accepted_blindly(void **state)
 			}
 		}
 		if (mxd_wire_parse(f, n, &pkt) == MXD_DROP_NONE &&
-				pkt.type == MXD_T_EAGER) {
+				pkt.h.type == MXD_T_EAGER) {
 			/* Whatever was accepted must be inside the frame. */
 			assert_true(pkt.payload + pkt.u.eager.frag_len <= f + n);
 			assert_true(pkt.u.eager.frag_off + pkt.u.eager.frag_len <=
