@@ -10,11 +10,6 @@
 
 #include "mxd.h"
 
-#define CHECK_EP(ep, fn) do { \
-	if ((ep) == NULL || !mxd_lib.initialized) \
-		return mxd_error(NULL, MX_BAD_ENDPOINT, fn ": bad endpoint"); \
-} while (0)
-
 /* ---- endpoints ---------------------------------------------------------- */
 
 static int

@@ -7,11 +7,6 @@
 
 #include "mxd.h"
 
-#define CHECK_EP(ep, fn) do { \
-	if ((ep) == NULL || !mxd_lib.initialized) \
-		return mxd_error(NULL, MX_BAD_ENDPOINT, fn ": bad endpoint"); \
-} while (0)
-
 struct any_arg {
 	struct mx_endpoint *ep;
 	uint64_t info, mask;

@@ -443,6 +443,12 @@ int mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 
 /* ---- errors (init.c) ------------------------------------------------------ */
 
+/* Entry check of calls on an endpoint. */
+#define CHECK_EP(ep, fn) do { \
+	if ((ep) == NULL || !mxd_lib.initialized) \
+		return mxd_error(NULL, MX_BAD_ENDPOINT, fn ": bad endpoint"); \
+} while (0)
+
 /* Reports an error through the handler in force; returns rc. */
 mx_return_t mxd_error(struct mx_endpoint *ep, mx_return_t rc,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));

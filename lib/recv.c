@@ -440,7 +440,10 @@ rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 		return;
 	case MXD_RX_NEW:
 		if (first_fragment(ep, p, sl, pkt) < 0) {
-			sl->active = 0;		/* forget it: resent later */
+			/* Out of memory for a buffer: forget the fragment,
+			 * unacknowledged.  Until retransmission exists (issue
+			 * 5) the message is then lost; it is counted. */
+			sl->active = 0;
 			drop(b, MXD_DROP_NOBUF);
 			return;
 		}

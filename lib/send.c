@@ -134,12 +134,12 @@ eager_try(struct mx_request *r)
 	mxd_hdr_for(p, MXD_T_EAGER, &a);
 	if (r->sync)
 		a.flags |= MXD_F_SYNC;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++)
 		eager_fill(p, r, seq, i, &a, &rec->frames[i]);
-		mxd_partner_xmit(p, &rec->frames[i]);
-	}
-	/* Keep one reference for retransmission until acked. */
+	/* Keep one reference until acked; tx consumes the other. */
 	ep->board->port[0]->ops->ref(rec->frames, n);
+	for (unsigned i = 0; i < n; i++)
+		mxd_partner_xmit(p, &rec->frames[i]);
 	rec->nframes = n;
 	rec->seq = seq;
 	rec->req = r;
