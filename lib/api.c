@@ -85,6 +85,8 @@ endpoint_new(struct mxd_board *b, uint32_t id, uint32_t filter)
 	mxd_list_init(&ep->acks);
 	mxd_list_init(&ep->sending);
 	mxd_list_init(&ep->connects);
+	mxd_list_init(&ep->jobq);
+	mxd_list_init(&ep->pulls_waiting);
 	mxd_list_init(&ep->txrec_chunks);
 	mxd_reqpool_init(&ep->reqs);
 	return ep;
@@ -137,6 +139,7 @@ endpoint_release(struct mx_endpoint *ep)
 	struct mxd_list *pos, *tmp;
 
 	mxd_unexp_release_all(ep);
+	mxd_pulls_release(ep);
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		mxd_partner_reset(ep->partners[i], 0);
 		free(ep->partners[i]);
@@ -158,6 +161,9 @@ drained(void *arg)
 		if (!mxd_list_empty(&ep->partners[i]->sendq) ||
 				mxd_txwin_in_flight(&ep->partners[i]->tx) != 0)
 			return 0;
+	for (uint32_t i = 0; i < MXD_LSEND_MAX; i++)
+		if (ep->lsend[i] != NULL)
+			return 0;	/* a large send still being pulled */
 	for (unsigned p = 0; p < b->nports; p++)
 		if (mxd_txq_room(b, p) != MXD_TXQ_SIZE)
 			return 0;
@@ -279,20 +285,13 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	if (r == NULL)
 		return mxd_error(ep, MX_NO_RESOURCES, "%s: no request", fn);
 	ret = mxd_req_set_segs(r, segs, nseg);
-	if (ret == 0 && r->length > ep->board->eager_max) {
-		uint32_t len = r->length;
-
-		mxd_req_put(r);
-		return mxd_error(ep, MX_NO_RESOURCES, "%s: %u bytes is above "
-				"the eager limit %u (rendezvous is not "
-				"implemented yet)", fn, len, ep->board->eager_max);
-	}
 	if (ret < 0) {
 		mxd_req_put(r);
 		return mxd_error(ep, (mx_return_t)-ret, "%s failed", fn);
 	}
 	r->partner = p;
 	r->sync = (uint8_t)sync;
+	r->rndv = r->length > ep->board->eager_max;	/* large: pulled */
 	r->match_recv = match;
 	r->status.match_info = match;
 	r->status.msg_length = r->length;
@@ -540,8 +539,8 @@ probe_status(const struct probe_arg *a, mx_status_t *status,
 	status->code = MX_STATUS_SUCCESS;
 	mxd_partner_addr(a->found->partner, &status->source);
 	status->match_info = a->found->match;
-	status->msg_length = a->found->msg_len;
-	status->xfer_length = a->found->msg_len;
+	status->msg_length = mxd_unexp_length(a->found);
+	status->xfer_length = status->msg_length;
 }
 
 static mx_return_t

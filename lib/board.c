@@ -85,6 +85,11 @@ board_limits(struct mxd_board *b, const struct mxd_config *c)
 		emax = fmax * MXD_MAX_FRAGS;
 	b->frag_max = fmax;
 	b->eager_max = emax;
+	/* A pull reply's header is 16 bytes shorter than an eager one's. */
+	b->pull_frag_max = fmax + (uint32_t)(sizeof(struct mxd_eager_hdr) -
+			sizeof(struct mxd_pullrep_hdr));
+	if (b->pull_frag_max > UINT16_MAX)
+		b->pull_frag_max = UINT16_MAX;
 }
 
 static struct mxd_board *

@@ -24,7 +24,7 @@ struct num_setting {
 
 static const struct num_setting nums[] = {
 	NUM("MX_RNDV_THRESHOLD", eager_max, 32768, 0, 1u << 20,
-		"largest eager message in bytes (capped by 64 frames)"),
+		"largest eager message, bytes (<= 64 frames); above: rendezvous"),
 	NUM("MX_MTU", mtu, 0, 0, 9600,
 		"port MTU to use; 0 takes the port's own"),
 	NUM("MX_UNEXP_QUEUE_MAX", unexp_max, 8u << 20, 0, 1u << 31,

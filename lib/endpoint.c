@@ -110,6 +110,7 @@ mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 	mxd_list_init(&p->sendq);
 	mxd_list_init(&p->syncq);
 	mxd_list_init(&p->sending);
+	mxd_list_init(&p->jobq);
 	mxd_list_init(&p->ackq);
 	mxd_partner_reset(p, 0);
 	ep->partners[ep->npartners++] = p;

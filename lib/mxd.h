@@ -43,6 +43,11 @@
 #define MXD_MAX_PEERS		256
 #define MXD_MAX_SEGMENTS	256
 #define MXD_NOTIFY_MAX		64	/* queued MATCHED notices per partner */
+#define MXD_LSEND_MAX		4096	/* large sends per endpoint, 2^12 */
+#define MXD_PULLS_MAX		4096	/* large receives per endpoint, 2^12 */
+#define MXD_JOBS		64	/* PULLs queued per partner, 2^n */
+#define MXD_PULL_BLOCKS		8	/* blocks in flight per large receive */
+#define MXD_PULL_FRAMES		32	/* frames per block (<= 64) */
 
 /* ---- settings (config.c) ------------------------------------------------ */
 
@@ -95,6 +100,8 @@ enum mxd_counter {
 	MXD_C_NACK_RCVD,
 	MXD_C_NOTIFY_LOST,
 	MXD_C_UNEXP_FULL,
+	MXD_C_BAD_PULL,
+	MXD_C_PULL_BUSY,
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
 };
@@ -116,6 +123,7 @@ struct mxd_board {
 	struct mxd_link *port[MXD_BOARD_PORTS];
 	unsigned link_index[MXD_BOARD_PORTS];	/* index in the global table */
 	uint32_t frag_max;		/* eager payload per frame */
+	uint32_t pull_frag_max;		/* pull reply payload per frame */
 	uint32_t eager_max;		/* largest eager message */
 	struct mx_endpoint *ep[MX_MAX_ENDPOINTS];
 	struct mxd_txq txq[MXD_BOARD_PORTS];
@@ -209,6 +217,7 @@ enum mxd_req_state {
 	MXD_RS_FREE = 0,	/* in the pool */
 	MXD_RS_QUEUED,		/* send waiting for window or tx space */
 	MXD_RS_BUFFERED,	/* send: data in frames, waiting for ack/match */
+	MXD_RS_RNDV,		/* large send: announced, being pulled */
 	MXD_RS_POSTED,		/* receive in the posted queue */
 	MXD_RS_MATCHED,		/* receive matched, data arriving */
 	MXD_RS_COMPLETE,	/* on the completion list */
@@ -234,6 +243,9 @@ struct mx_request {
 	uint8_t forget;			/* mx_forget: release on completion */
 	uint64_t deadline;		/* ns; 0: no timeout */
 	uint8_t claimed;		/* returned by a peek (several threads) */
+	uint8_t rndv;			/* large send (rendezvous) */
+	uint32_t rndv_handle;		/* its handle in ep->lsend */
+	uint8_t desc[16];		/* its struct mxd_rndv_desc, on the wire */
 	mx_status_t status;
 	struct mx_request *pool_next;
 };
@@ -271,6 +283,7 @@ struct mxd_unexp {
 	uint8_t complete;
 	uint8_t queued;			/* on the unexpected queue */
 	uint8_t sync;			/* sender waits for MATCHED */
+	uint8_t rndv;			/* buf holds an RNDV descriptor */
 	uint32_t seq;
 	uint8_t cls;			/* buffer size class */
 	struct mx_request *req;		/* receive waiting for the rest */
@@ -290,6 +303,8 @@ void mxd_unexp_enqueue(struct mx_endpoint *ep, struct mxd_unexp *u);
 void mxd_unexp_dequeue(struct mx_endpoint *ep, struct mxd_unexp *u);
 /* Whether the unexpected queue has room for a 'len'-byte message. */
 int mxd_unexp_room(const struct mx_endpoint *ep, uint32_t len);
+/* The message's length (a large message's, not its descriptor's). */
+uint32_t mxd_unexp_length(const struct mxd_unexp *u);
 /* Frees every message buffer of the endpoint (on close). */
 void mxd_unexp_release_all(struct mx_endpoint *ep);
 /* Delivers a complete unexpected message to a receive and frees it. */
@@ -311,6 +326,37 @@ enum mxd_owner_kind {
 	MXD_OWN_REQ,
 	MXD_OWN_UNEXP,
 	MXD_OWN_DISCARD,	/* consumed by the unexpected handler */
+};
+
+/* One PULL being served by the sender. */
+struct mxd_pulljob {
+	struct mx_request *r;
+	uint32_t recv_handle;
+	uint32_t off, end;
+	uint16_t frag;
+};
+
+/* One block of a large receive. */
+struct mxd_pullblk {
+	uint32_t off, len;
+	uint64_t have;			/* frames received */
+	uint8_t n, count;
+	uint8_t asked;			/* its PULL went out */
+};
+
+/* A large receive being pulled. */
+struct mxd_pull {
+	struct mx_request *r;
+	struct mxd_partner *p;
+	uint32_t handle;		/* ours, in PULL and PULL_REP */
+	uint32_t send_handle;
+	uint32_t total;			/* bytes to pull */
+	uint32_t next;			/* next offset to give a block */
+	uint32_t got;
+	uint16_t frag;
+	struct mxd_pullblk blk[MXD_PULL_BLOCKS];
+	struct mxd_list link;		/* ep->pulls_waiting */
+	struct mxd_pull *next_free;
 };
 
 struct mxd_partner {
@@ -343,6 +389,9 @@ struct mxd_partner {
 	uint32_t conn_filter;		/* filter asked for by that connect */
 	uint64_t conn_next;		/* ns: next connect request */
 	void *addr_context;		/* mx_set_endpoint_addr_context */
+	struct mxd_pulljob jobs[MXD_JOBS];	/* PULLs to serve */
+	uint32_t job_head, job_tail;
+	struct mxd_list jobq;		/* on ep->jobq while it has jobs */
 };
 
 struct mx_endpoint {
@@ -375,6 +424,13 @@ struct mx_endpoint {
 	mx_unexp_handler_t unexp_handler;
 	void *unexp_context;
 	uint8_t progression_off;	/* mx_disable_progression */
+	struct mx_request *lsend[MXD_LSEND_MAX];	/* large sends */
+	uint32_t lsend_next, lsend_gen;
+	struct mxd_list jobq;		/* partners with PULLs to serve */
+	struct mxd_pull *pulls[MXD_PULLS_MAX];	/* large receives */
+	uint32_t pull_next, pull_gen;
+	struct mxd_pull *pull_free;
+	struct mxd_list pulls_waiting;	/* pulls with PULLs not yet sent */
 	uint32_t wakeup_gen;		/* mx_wakeup: +1 (atomic) */
 };
 
@@ -421,6 +477,22 @@ void mxd_send_matched(struct mxd_partner *p, uint32_t seq);
 void mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code);
 void mxd_seq_send(struct mxd_partner *p, uint8_t type, uint32_t seq,
 		uint8_t reason);
+unsigned mxd_partner_room(const struct mxd_partner *p);
+
+/* Large messages (rndv.c). */
+int mxd_rndv_prepare(struct mx_request *r);
+void mxd_rndv_forget(struct mx_request *r);
+void mxd_rndv_fail(struct mxd_partner *p, mx_status_code_t code);
+void mxd_rndv_notified(struct mxd_partner *p, uint32_t handle);
+void mxd_pull_serve(struct mxd_partner *p, const struct mxd_pkt *pkt);
+void mxd_pull_pump(struct mxd_partner *p);
+void mxd_pulls_pump(struct mx_endpoint *ep);
+void mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
+		const uint8_t *desc);
+void mxd_pulls_ask(struct mx_endpoint *ep);
+void mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt);
+void mxd_pulls_release(struct mx_endpoint *ep);
+
 /* Tells p that its synchronous message seq matched a receive. */
 void mxd_notify_matched(struct mxd_partner *p, uint32_t seq);
 void mxd_ack_send(struct mxd_partner *p);

@@ -52,6 +52,10 @@ mxd_progress(struct mx_endpoint *ep)
 			mxd_board_progress(mxd_lib.boards[i]);
 	if (!mxd_list_empty(&ep->sending))
 		mxd_sends_pump(ep);
+	if (!mxd_list_empty(&ep->jobq))
+		mxd_pulls_pump(ep);
+	if (!mxd_list_empty(&ep->pulls_waiting))
+		mxd_pulls_ask(ep);
 	if (!mxd_list_empty(&ep->connects) || ep->ntimed != 0)
 		ep_timers(ep);
 	mxd_board_flush(b);

@@ -225,17 +225,33 @@ unexp_handler(struct mx_endpoint *ep, struct mxd_partner *p,
 {
 	mx_endpoint_addr_t src;
 	mx_unexp_handler_action_t act;
+	uint32_t len = sl->msg_len;
 
+	if (sl->rndv) {		/* a large message: its length, no data */
+		struct mxd_rndv_desc d = { 0 };
+
+		if (data != NULL)
+			mxd_wire_get_rndv(data, &d);
+		len = d.total_len;
+		data = NULL;
+	}
 	mxd_partner_addr(p, &src);
-	act = ep->unexp_handler(ep->unexp_context, src, sl->match, sl->msg_len,
+	act = ep->unexp_handler(ep->unexp_context, src, sl->match, len,
 			(void *)(uintptr_t)data);
 	*drop = act == MX_RECV_FINISHED;
 	return *drop ? NULL : posted_find(ep, sl->match);
 }
 
 static void
-slot_discard(struct mx_endpoint *ep, struct mxd_rxslot *sl)
+slot_discard(struct mx_endpoint *ep, struct mxd_partner *p,
+		struct mxd_rxslot *sl, const uint8_t *data)
 {
+	if (sl->rndv && data != NULL) {	/* consumed: release the sender */
+		struct mxd_rndv_desc d;
+
+		mxd_wire_get_rndv(data, &d);
+		mxd_seq_send(p, MXD_T_NOTIFY, d.send_handle, 0);
+	}
 	if (sl->owner != NULL)
 		mxd_unexp_put(ep, sl->owner);	/* an early buffer */
 	sl->owner = NULL;
@@ -257,7 +273,6 @@ slot_to_request(struct mx_endpoint *ep, struct mxd_partner *p,
 		sl->owner_kind = MXD_OWN_REQ;
 	} else if (u->complete) {
 		mxd_unexp_deliver(ep, u, r);
-		mxd_count(ep->board, MXD_C_RX_MSGS);
 		sl->owner = NULL;		/* the buffer went back */
 		sl->owner_kind = MXD_OWN_NONE;
 	} else {
@@ -281,6 +296,7 @@ slot_to_unexpected(struct mx_endpoint *ep, struct mxd_partner *p,
 	u->partner = p;
 	u->match = sl->match;
 	u->sync = sl->sync;
+	u->rndv = sl->rndv;
 	u->seq = sl->seq;
 	mxd_unexp_enqueue(ep, u);
 	mxd_count(ep->board, MXD_C_UNEXP_MSGS);
@@ -307,7 +323,7 @@ match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
 	if (r == NULL && ep->unexp_handler != NULL)
 		r = unexp_handler(ep, p, sl, data, &drop);
 	if (drop) {
-		slot_discard(ep, sl);
+		slot_discard(ep, p, sl, data);
 	} else if (r != NULL) {
 		slot_to_request(ep, p, sl, r);
 	} else if (!mxd_unexp_room(ep, sl->msg_len)) {
@@ -334,6 +350,7 @@ hold_early(struct mx_endpoint *ep, struct mxd_partner *p,
 		return -1;
 	u->partner = p;
 	u->match = sl->match;
+	u->rndv = sl->rndv;
 	sl->owner = u;
 	sl->owner_kind = MXD_OWN_UNEXP;
 	mxd_count(ep->board, MXD_C_EARLY_MSGS);
@@ -341,8 +358,8 @@ hold_early(struct mx_endpoint *ep, struct mxd_partner *p,
 }
 
 static void
-frag_store(struct mx_endpoint *ep, struct mxd_rxslot *sl,
-		const struct mxd_pkt *pkt)
+frag_store(struct mx_endpoint *ep, struct mxd_partner *sl_partner,
+		struct mxd_rxslot *sl, const struct mxd_pkt *pkt)
 {
 	uint32_t off = pkt->u.eager.frag_off, len = pkt->u.eager.frag_len;
 
@@ -351,6 +368,11 @@ frag_store(struct mx_endpoint *ep, struct mxd_rxslot *sl,
 	if (sl->owner_kind == MXD_OWN_REQ) {
 		struct mx_request *r = sl->owner;
 
+		if (sl->rndv) {		/* one fragment: the descriptor */
+			sl->owner_kind = MXD_OWN_NONE;
+			mxd_pull_start(r, sl_partner, pkt->payload);
+			return;
+		}
 		mxd_req_scatter(r, off, pkt->payload, len);
 		if (sl->complete)
 			recv_finish(r);
@@ -364,7 +386,6 @@ frag_store(struct mx_endpoint *ep, struct mxd_rxslot *sl,
 	u->complete = 1;
 	if (u->req != NULL) {
 		mxd_unexp_deliver(ep, u, u->req);
-		mxd_count(ep->board, MXD_C_RX_MSGS);
 	}
 }
 
@@ -451,7 +472,7 @@ rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 	case MXD_RX_MORE:
 		break;
 	}
-	frag_store(ep, sl, pkt);
+	frag_store(ep, p, sl, pkt);
 	mxd_partner_drain(ep, p);
 }
 
@@ -526,6 +547,31 @@ rx_nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 			MX_STATUS_BAD_KEY : MX_STATUS_ENDPOINT_CLOSED);
 }
 
+/* A frame of a known partner, after its ack was taken. */
+static void
+rx_partner_frame(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	switch (pkt->h.type) {
+	case MXD_T_EAGER:
+		rx_eager(p->ep, p, pkt);
+		break;
+	case MXD_T_MATCHED:
+		mxd_send_matched(p, pkt->u.seq.seq);
+		break;
+	case MXD_T_PULL:
+		mxd_pull_serve(p, pkt);
+		break;
+	case MXD_T_PULL_REP:
+		mxd_pull_data(p, pkt);
+		break;
+	case MXD_T_NOTIFY:
+		mxd_rndv_notified(p, pkt->u.seq.seq);
+		break;
+	default:
+		break;		/* MXD_T_ACK: the ack was all */
+	}
+}
+
 void
 mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 {
@@ -553,15 +599,15 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 	case MXD_T_EAGER:
 	case MXD_T_ACK:
 	case MXD_T_MATCHED:
+	case MXD_T_PULL:
+	case MXD_T_PULL_REP:
+	case MXD_T_NOTIFY:
 		p = rx_partner(b, port, &pkt);
 		if (p == NULL)
 			return;
 		if (pkt.h.flags & MXD_F_ACK_VALID)
 			mxd_send_acked(p, pkt.h.ack);
-		if (pkt.h.type == MXD_T_EAGER)
-			rx_eager(p->ep, p, &pkt);
-		else if (pkt.h.type == MXD_T_MATCHED)
-			mxd_send_matched(p, pkt.u.seq.seq);
+		rx_partner_frame(p, &pkt);
 		return;
 	}
 	drop(b, MXD_DROP_TYPE);		/* the parser knows no other type */
@@ -601,7 +647,6 @@ mxd_recv_post(struct mx_request *r)
 		mxd_notify_matched(u->partner, u->seq);
 	if (u->complete) {
 		mxd_unexp_deliver(ep, u, r);
-		mxd_count(ep->board, MXD_C_RX_MSGS);
 	} else {
 		u->req = r;
 	}

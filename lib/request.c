@@ -3,6 +3,7 @@
  * Requests: a per-endpoint pool (grown in chunks, never freed per message)
  * and the request state machine.
  *
+ *   large: QUEUED --> RNDV --> COMPLETE        (pulled; NOTIFY completes)
  *   send:  QUEUED --> BUFFERED --> COMPLETE    (data in frames; complete
  *          (fresh) -> BUFFERED                  when acked, and for
  *          QUEUED --> COMPLETE                  mx_issend when matched;
@@ -88,6 +89,8 @@ mxd_req_get(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
 	r->sync = r->acked = r->matched = r->forget = 0;
 	r->deadline = 0;
 	r->claimed = 0;
+	r->rndv = 0;
+	r->rndv_handle = 0;
 	memset(&r->status, 0, sizeof(r->status));
 	r->status.code = MX_STATUS_PENDING;
 	r->status.context = context;
@@ -121,6 +124,7 @@ transition_ok(const struct mx_request *r, enum mxd_req_state to)
 		return (r->type == MXD_REQ_SEND || r->type == MXD_REQ_CONNECT)
 			&& from == MXD_RS_FREE;
 	case MXD_RS_BUFFERED:
+	case MXD_RS_RNDV:
 		return r->type == MXD_REQ_SEND &&
 			(from == MXD_RS_FREE || from == MXD_RS_QUEUED);
 	case MXD_RS_POSTED:
@@ -175,6 +179,8 @@ mxd_req_complete(struct mx_request *r, mx_status_code_t code)
 	if (r->deadline) {
 		r->deadline = 0;
 	r->claimed = 0;
+	r->rndv = 0;
+	r->rndv_handle = 0;
 		r->ep->ntimed--;
 	}
 	mxd_list_del(&r->link);

@@ -43,8 +43,8 @@ mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
 	}
 }
 
-static unsigned
-partner_room(const struct mxd_partner *p)
+unsigned
+mxd_partner_room(const struct mxd_partner *p)
 {
 	const struct mxd_board *b = p->ep->board;
 
@@ -87,22 +87,32 @@ mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
 	return 0;
 }
 
+/* Bytes of r's message on the wire: its data, or an RNDV descriptor. */
+static uint32_t
+wire_len(const struct mx_request *r)
+{
+	return r->rndv ? (uint32_t)sizeof(struct mxd_rndv_desc) : r->length;
+}
+
 /* Writes fragment i of request r (sequence seq) into frame f. */
 static void
 eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 		unsigned i, const struct mxd_hdr_args *a, struct mxd_frame *f)
 {
 	struct mxd_board *b = p->ep->board;
-	uint32_t off = i * b->frag_max, len = r->length - off;
+	uint32_t total = wire_len(r), off = i * b->frag_max, len = total - off;
 	uint8_t *d = f->data;
 
 	if (len > b->frag_max)
 		len = b->frag_max;
 	d += mxd_wire_put_hdr(d, p->mac, b->port[p->port]->mac, a,
 			(uint16_t)(sizeof(struct mxd_eager_hdr) + len));
-	d += mxd_wire_put_eager(d, seq, r->length, r->match_recv,
+	d += mxd_wire_put_eager(d, seq, total, r->match_recv,
 			(uint16_t)b->frag_max, (uint8_t)i);
-	mxd_req_gather(r, off, d, len);
+	if (r->rndv)
+		memcpy(d, r->desc + off, len);
+	else
+		mxd_req_gather(r, off, d, len);
 	f->len = (uint32_t)(d + len - f->data);
 	if (f->len < 60) {
 		memset(f->data + f->len, 0, 60 - f->len);
@@ -116,12 +126,14 @@ eager_try(struct mx_request *r)
 {
 	struct mxd_partner *p = r->partner;
 	struct mx_endpoint *ep = p->ep;
-	unsigned n = mxd_frag_count(r->length, ep->board->frag_max);
+	unsigned n = mxd_frag_count(wire_len(r), ep->board->frag_max);
 	struct mxd_hdr_args a;
 	struct mxd_txrec *rec;
 	uint32_t seq;
 
-	if (mxd_txwin_full(&p->tx) || partner_room(p) < n)
+	if (mxd_txwin_full(&p->tx) || mxd_partner_room(p) < n)
+		return 0;
+	if (r->rndv && r->rndv_handle == 0 && mxd_rndv_prepare(r) < 0)
 		return 0;
 	rec = mxd_txrec_get(ep);
 	if (rec == NULL)
@@ -134,6 +146,8 @@ eager_try(struct mx_request *r)
 	mxd_hdr_for(p, MXD_T_EAGER, &a);
 	if (r->sync)
 		a.flags |= MXD_F_SYNC;
+	if (r->rndv)
+		a.flags |= MXD_F_RNDV;
 	for (unsigned i = 0; i < n; i++)
 		eager_fill(p, r, seq, i, &a, &rec->frames[i]);
 	/* Keep one reference until acked; tx consumes the other. */
@@ -148,7 +162,8 @@ eager_try(struct mx_request *r)
 	r->seq = seq;
 	r->status.msg_length = r->status.xfer_length = r->length;
 	mxd_list_del(&r->link);		/* off the send queue, if on it */
-	mxd_req_set_state(r, MXD_RS_BUFFERED);
+	/* A large send's buffers are read until the receiver says NOTIFY. */
+	mxd_req_set_state(r, r->rndv ? MXD_RS_RNDV : MXD_RS_BUFFERED);
 	return 1;
 }
 
@@ -157,6 +172,8 @@ static void
 send_delivered(struct mxd_partner *p, struct mx_request *r)
 {
 	r->acked = 1;
+	if (r->rndv)
+		return;			/* completes on NOTIFY */
 	if (!r->sync || r->matched)
 		mxd_req_complete(r, MX_STATUS_SUCCESS);
 	else
@@ -207,7 +224,9 @@ mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code)
 	}
 	fail_list(&p->sendq, code);
 	fail_list(&p->syncq, code);
+	mxd_rndv_fail(p, code);
 	mxd_list_del(&p->sending);
+	mxd_list_del(&p->jobq);
 	/*
 	 * The windows stay: frames in flight may still be acked, and after
 	 * mx_disconnect + mx_connect both sessions go on with the same
@@ -283,7 +302,7 @@ mxd_ack_send(struct mxd_partner *p)
 {
 	struct mxd_frame f;
 
-	if (partner_room(p) == 0 ||
+	if (mxd_partner_room(p) == 0 ||
 			mxd_partner_frame(p, MXD_T_ACK, 0, &f) < 0)
 		return;		/* the delayed-ack timer tries again */
 	mxd_partner_xmit(p, &f);
@@ -296,7 +315,7 @@ seq_send(struct mxd_partner *p, uint8_t type, uint32_t seq, uint8_t reason)
 {
 	struct mxd_frame f;
 
-	if (partner_room(p) == 0 || mxd_partner_frame(p, type,
+	if (mxd_partner_room(p) == 0 || mxd_partner_frame(p, type,
 				sizeof(struct mxd_seq_hdr), &f) < 0)
 		return -1;
 	mxd_wire_put_seq(f.data + MXD_HDRS_LEN, seq, reason);

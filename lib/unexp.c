@@ -144,9 +144,26 @@ mxd_unexp_deliver(struct mx_endpoint *ep, struct mxd_unexp *u,
 {
 	mx_status_code_t code = MX_STATUS_SUCCESS;
 
+	if (u->rndv) {		/* only the header was kept: pull the rest */
+		mxd_pull_start(r, u->partner, u->buf);
+		mxd_unexp_put(ep, u);
+		return;
+	}
 	mxd_req_scatter(r, 0, u->buf, u->msg_len);
 	if (u->msg_len > r->length)
 		code = MX_STATUS_TRUNCATED;
 	mxd_req_complete(r, code);
+	mxd_count(ep->board, MXD_C_RX_MSGS);
 	mxd_unexp_put(ep, u);
+}
+
+uint32_t
+mxd_unexp_length(const struct mxd_unexp *u)
+{
+	struct mxd_rndv_desc d;
+
+	if (!u->rndv || !u->complete)
+		return u->msg_len;
+	mxd_wire_get_rndv(u->buf, &d);
+	return d.total_len;
 }

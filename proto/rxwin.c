@@ -23,6 +23,7 @@ slot_setup(struct mxd_rxslot *sl, const struct mxd_pkt *pkt)
 	sl->frag_max = pkt->u.eager.frag_max;
 	sl->frag_count = pkt->u.eager.frag_count;
 	sl->sync = (pkt->h.flags & MXD_F_SYNC) != 0;
+	sl->rndv = (pkt->h.flags & MXD_F_RNDV) != 0;
 	sl->active = 1;
 }
 

@@ -44,6 +44,7 @@ struct mxd_rxslot {
 	uint8_t complete;
 	uint8_t owner_kind;	/* caller's tag for owner */
 	uint8_t sync;		/* sender waits for a MATCHED notice */
+	uint8_t rndv;		/* the message is an RNDV descriptor */
 	void *owner;		/* caller's: request or buffer */
 };
 

@@ -77,6 +77,46 @@ mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason)
 	return sizeof(struct mxd_seq_hdr);
 }
 
+size_t
+mxd_wire_put_rndv(uint8_t *p, uint32_t total_len, uint32_t send_handle,
+		uint16_t frag_max)
+{
+	mxd_put32(p, total_len);
+	mxd_put32(p + 4, send_handle);
+	mxd_put16(p + 8, frag_max);
+	memset(p + 10, 0, 6);
+	return sizeof(struct mxd_rndv_desc);
+}
+
+void
+mxd_wire_get_rndv(const uint8_t *p, struct mxd_rndv_desc *d)
+{
+	d->total_len = mxd_get32(p);
+	d->send_handle = mxd_get32(p + 4);
+	d->frag_max = mxd_get16(p + 8);
+}
+
+size_t
+mxd_wire_put_pull(uint8_t *p, uint32_t send_handle, uint32_t recv_handle,
+		uint32_t offset, uint32_t length, uint16_t frag)
+{
+	mxd_put32(p, send_handle);
+	mxd_put32(p + 4, recv_handle);
+	mxd_put32(p + 8, offset);
+	mxd_put32(p + 12, length);
+	mxd_put16(p + 16, frag);
+	memset(p + 18, 0, 6);
+	return sizeof(struct mxd_pull_hdr);
+}
+
+size_t
+mxd_wire_put_pullrep(uint8_t *p, uint32_t recv_handle, uint32_t offset)
+{
+	mxd_put32(p, recv_handle);
+	mxd_put32(p + 4, offset);
+	return sizeof(struct mxd_pullrep_hdr);
+}
+
 static void
 put_name(char *dst, const char *src)
 {
@@ -129,6 +169,9 @@ parse_eager(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 		want_len = pkt->u.eager.frag_max;
 	if (pkt->u.eager.frag_len != want_len)
 		return MXD_DROP_LENGTH;
+	if ((pkt->h.flags & MXD_F_RNDV) &&
+			pkt->u.eager.msg_len != sizeof(struct mxd_rndv_desc))
+		return MXD_DROP_LENGTH;
 	return MXD_DROP_NONE;
 }
 
@@ -169,6 +212,37 @@ parse_seq(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 	if (pkt->h.type == MXD_T_NACK && pkt->u.seq.reason != MXD_NACK_CLOSED &&
 			pkt->u.seq.reason != MXD_NACK_BAD_KEY)
 		return MXD_DROP_LENGTH;
+	return MXD_DROP_NONE;
+}
+
+static enum mxd_drop
+parse_pull(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
+{
+	if (len != sizeof(struct mxd_pull_hdr))
+		return MXD_DROP_LENGTH;
+	pkt->u.pull.send_handle = mxd_get32(b);
+	pkt->u.pull.recv_handle = mxd_get32(b + 4);
+	pkt->u.pull.offset = mxd_get32(b + 8);
+	pkt->u.pull.length = mxd_get32(b + 12);
+	pkt->u.pull.frag = mxd_get16(b + 16);
+	if (pkt->u.pull.length == 0 || pkt->u.pull.frag == 0 ||
+			pkt->u.pull.offset + (uint64_t)pkt->u.pull.length >
+			UINT32_MAX)
+		return MXD_DROP_FRAG;
+	return MXD_DROP_NONE;
+}
+
+static enum mxd_drop
+parse_pullrep(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
+{
+	if (len <= sizeof(struct mxd_pullrep_hdr))
+		return MXD_DROP_LENGTH;
+	pkt->u.rep.recv_handle = mxd_get32(b);
+	pkt->u.rep.offset = mxd_get32(b + 4);
+	pkt->u.rep.len = len - (uint32_t)sizeof(struct mxd_pullrep_hdr);
+	pkt->payload = b + sizeof(struct mxd_pullrep_hdr);
+	if (pkt->u.rep.offset + (uint64_t)pkt->u.rep.len > UINT32_MAX)
+		return MXD_DROP_FRAG;
 	return MXD_DROP_NONE;
 }
 
@@ -220,7 +294,12 @@ mxd_wire_parse(const uint8_t *frame, size_t len, struct mxd_pkt *pkt)
 		return parse_disc(h, body, pkt);
 	case MXD_T_NACK:
 	case MXD_T_MATCHED:
+	case MXD_T_NOTIFY:
 		return parse_seq(h, body, pkt);
+	case MXD_T_PULL:
+		return parse_pull(h, body, pkt);
+	case MXD_T_PULL_REP:
+		return parse_pullrep(h, body, pkt);
 	default:
 		return MXD_DROP_TYPE;
 	}

@@ -42,6 +42,9 @@ enum mxd_frame_type {
 	MXD_T_DISCOVER = 5,	/* board name query / announcement */
 	MXD_T_NACK = 6,		/* a message was refused: status inside */
 	MXD_T_MATCHED = 7,	/* a synchronous message matched a receive */
+	MXD_T_PULL = 8,		/* receiver asks for a block of a large send */
+	MXD_T_PULL_REP = 9,	/* one frame of a pulled block */
+	MXD_T_NOTIFY = 10,	/* a large message is all in: the send is done */
 	MXD_T_MAX
 };
 
@@ -88,6 +91,7 @@ _Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
 
 #define MXD_F_ACK_VALID	0x01	/* the ack field carries an ack */
 #define MXD_F_SYNC	0x02	/* EAGER: mx_issend, answer with MATCHED */
+#define MXD_F_RNDV	0x04	/* EAGER: payload is a struct mxd_rndv_desc */
 
 /* MXD_T_EAGER: one fragment of a message of at most MXD_MAX_FRAGS frags. */
 struct mxd_eager_hdr {
@@ -137,6 +141,40 @@ struct mxd_seq_hdr {
 	uint8_t pad0[3];	/*  5 zero */
 };
 _Static_assert(sizeof(struct mxd_seq_hdr) == 8, "seq header size");
+
+/*
+ * Large messages (rendezvous).  The sender announces the message with an
+ * EAGER message flagged RNDV whose 16-byte payload is this descriptor; it
+ * is matched in order like any message.  The receiver then pulls the data
+ * in blocks (PULL), each answered by PULL_REP frames of 'frag' bytes
+ * placed at their offset, and ends with NOTIFY, which completes the send.
+ */
+struct mxd_rndv_desc {
+	uint32_t total_len;	/*  0 length of the large message */
+	uint32_t send_handle;	/*  4 names the send in PULL and NOTIFY */
+	uint16_t frag_max;	/*  8 largest PULL_REP payload the sender sends */
+	uint8_t pad0[6];	/* 10 zero */
+};
+_Static_assert(sizeof(struct mxd_rndv_desc) == 16, "rndv desc size");
+
+/* MXD_T_PULL: bytes [offset, offset + length) of the send, in frames of
+ * 'frag' bytes (the last one shorter). */
+struct mxd_pull_hdr {
+	uint32_t send_handle;	/*  0 from the descriptor */
+	uint32_t recv_handle;	/*  4 the receiver's, echoed in replies */
+	uint32_t offset;	/*  8 */
+	uint32_t length;	/* 12 */
+	uint16_t frag;		/* 16 payload of each reply frame */
+	uint8_t pad0[6];	/* 18 zero */
+};
+_Static_assert(sizeof(struct mxd_pull_hdr) == 24, "pull header size");
+
+/* MXD_T_PULL_REP: payload follows; its length is the frame's. */
+struct mxd_pullrep_hdr {
+	uint32_t recv_handle;	/*  0 from the PULL */
+	uint32_t offset;	/*  4 message offset of the payload */
+};
+_Static_assert(sizeof(struct mxd_pullrep_hdr) == 8, "pull reply size");
 
 #define MXD_HDRS_LEN	(MXD_ETH_HLEN + sizeof(struct mxd_hdr))
 #define MXD_EAGER_HLEN	(MXD_HDRS_LEN + sizeof(struct mxd_eager_hdr))
@@ -205,6 +243,18 @@ struct mxd_pkt {
 			uint32_t seq;
 			uint8_t reason;
 		} seq;
+		struct {
+			uint32_t send_handle;
+			uint32_t recv_handle;
+			uint32_t offset;
+			uint32_t length;
+			uint16_t frag;
+		} pull;
+		struct {
+			uint32_t recv_handle;
+			uint32_t offset;
+			uint32_t len;
+		} rep;
 	} u;
 	const uint8_t *payload;	/* eager fragment data */
 };
@@ -299,6 +349,15 @@ size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
 		uint32_t src_filter, uint8_t status);
 
 size_t mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason);
+size_t mxd_wire_put_rndv(uint8_t *p, uint32_t total_len, uint32_t send_handle,
+		uint16_t frag_max);
+/* Reads a descriptor (16 bytes, already length-checked as a message). */
+void mxd_wire_get_rndv(const uint8_t *p, struct mxd_rndv_desc *d);
+size_t mxd_wire_put_pull(uint8_t *p, uint32_t send_handle,
+		uint32_t recv_handle, uint32_t offset, uint32_t length,
+		uint16_t frag);
+size_t mxd_wire_put_pullrep(uint8_t *p, uint32_t recv_handle,
+		uint32_t offset);
 
 size_t mxd_wire_put_disc(uint8_t *p, uint64_t src_nic, int query,
 		const char *name, const char *want);

@@ -418,6 +418,64 @@ unexpected_b(void)
 	finish(ep);
 }
 
+/* ---- large messages (rendezvous) ------------------------------------------ */
+
+static const uint32_t large_sizes[] = { 32769, 65536, 1u << 20, 16u << 20,
+	64u << 20 };
+#define NLARGE (sizeof(large_sizes) / sizeof(large_sizes[0]))
+
+static void
+large_a(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	mx_endpoint_addr_t to = a_accept(ep);
+	uint8_t *buf = malloc(64u << 20);
+	uint32_t found = 0, bye = 0;
+	mx_status_t st;
+
+	CHECK(buf != NULL, "malloc");
+	for (uint32_t i = 0; i < NLARGE; i++) {
+		mx_request_t r;
+
+		if (i == NLARGE - 2)	/* this one arrives unexpected */
+			CHECK(mx_probe(ep, WAIT_MS, 0x1a000 + i,
+					MX_MATCH_MASK_NONE, &st, &found) ==
+					MX_SUCCESS && found &&
+					st.msg_length == large_sizes[i],
+					"large message %u not probed", i);
+		r = post(ep, buf, 64u << 20, 0x1a000 + i, MX_MATCH_MASK_NONE);
+		st = wait_req(ep, &r);
+		CHECK(st.code == MX_STATUS_SUCCESS &&
+				st.xfer_length == large_sizes[i],
+				"large message %u: code %d length %u", i, st.code,
+				st.xfer_length);
+		check_pattern(buf, large_sizes[i], i);
+	}
+	send_sync(ep, to, &bye, 4, M_BYE);
+	free(buf);
+	finish(ep);
+}
+
+static void
+large_b(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	mx_endpoint_addr_t to = b_connect(ep);
+	uint8_t *buf = malloc(64u << 20);
+	uint32_t bye;
+	mx_request_t r;
+
+	CHECK(buf != NULL, "malloc");
+	for (uint32_t i = 0; i < NLARGE; i++) {
+		pattern(buf, large_sizes[i], i);
+		send_sync(ep, to, buf, large_sizes[i], 0x1a000 + i);
+	}
+	r = post(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
+	wait_req(ep, &r);
+	free(buf);
+	finish(ep);
+}
+
 /* ---- parent ----------------------------------------------------------------- */
 
 static pid_t
@@ -493,6 +551,13 @@ unexpected_messages(void **state)
 	run_pair(unexpected_a, unexpected_b);
 }
 
+static void
+large_messages(void **state)
+{
+	(void)state;
+	run_pair(large_a, large_b);
+}
+
 int
 main(void)
 {
@@ -500,6 +565,7 @@ main(void)
 		cmocka_unit_test(every_size_both_ways),
 		cmocka_unit_test(match_masks),
 		cmocka_unit_test(unexpected_messages),
+		cmocka_unit_test(large_messages),
 	};
 
 	return cmocka_run_group_tests_name(getenv("MXD_TEST_HUGE") ?

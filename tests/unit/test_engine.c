@@ -924,6 +924,125 @@ unexpected_queue_limit(void **state)
 	unexp_limit_case(0, 3 * MXD_WIN / 2, 100);	/* beyond it */
 }
 
+/* ---- large messages (rendezvous) ------------------------------------------ */
+
+static void
+large_case(uint32_t len, int unexpected)
+{
+	uint8_t *out = malloc(len), *in = malloc(len + 8);
+	mx_segment_t seg = { out, len };
+	mx_request_t s, r = NULL;
+	mx_status_t st;
+	uint32_t res = 9;
+
+	pattern(out, len, len);
+	if (!unexpected)
+		r = post_recv(e1, in, len + 8, 0xb, MX_MATCH_MASK_NONE);
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 0xb, NULL, &s), MX_SUCCESS);
+	/* Pulled from the user's buffer: not reusable until done. */
+	assert_int_equal(mx_ibuffered(e0, &s, &res), MX_SUCCESS);
+	assert_int_equal(res, 0);
+	if (unexpected) {
+		for (int i = 0; i < 50; i++)
+			mx_progress(e1);
+		assert_int_equal(mx_iprobe(e1, 0xb, MX_MATCH_MASK_NONE, &st,
+					&res), MX_SUCCESS);
+		assert_int_equal(res, 1);
+		assert_int_equal(st.msg_length, len);
+		assert_true(e1->unexp_bytes <= 16);	/* header only */
+		r = post_recv(e1, in, len + 8, 0xb, MX_MATCH_MASK_NONE);
+	}
+	st = wait_ok(e1, &r);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+	assert_int_equal(st.msg_length, len);
+	assert_int_equal(st.xfer_length, len);
+	if (memcmp(in, out, len) != 0)
+		fail_msg("%u-byte large message differs", len);
+	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_SUCCESS);
+	free(out);
+	free(in);
+}
+
+static void
+large_messages(void **state)
+{
+	uint64_t rx0 = e1->board->counters[MXD_C_RX_MSGS];
+
+	(void)state;
+	large_case(32769, 0);
+	large_case(100000, 1);
+	large_case((1u << 20) + 7, 0);
+	large_case(8u << 20, 1);
+	assert_int_equal(e0->board->counters[MXD_C_BAD_PULL], 0);
+	/* Each counted once, pulled from the queue or not. */
+	assert_int_equal(e1->board->counters[MXD_C_RX_MSGS] - rx0, 4);
+}
+
+static void
+large_truncated_scattered_sync(void **state)
+{
+	enum { LEN = 300000 };
+	uint8_t *out = malloc(LEN), *a = malloc(LEN), b[1000], c[5000];
+	mx_segment_t ss[3] = { { out, 70000 }, { NULL, 0 },
+		{ out + 70000, LEN - 70000 } };
+	mx_segment_t rs[3] = { { b, 1000 }, { c, 5000 }, { a, 94000 } };
+	mx_request_t s, r;
+	mx_status_t st;
+
+	(void)state;
+	pattern(out, LEN, 3);
+	assert_int_equal(mx_irecv(e1, rs, 3, 0xc, MX_MATCH_MASK_NONE, NULL, &r),
+			MX_SUCCESS);
+	assert_int_equal(mx_issend(e0, ss, 3, to1, 0xc, NULL, &s), MX_SUCCESS);
+	st = wait_ok(e1, &r);
+	assert_int_equal(st.code, MX_STATUS_TRUNCATED);
+	assert_int_equal(st.msg_length, LEN);
+	assert_int_equal(st.xfer_length, 100000);
+	assert_memory_equal(b, out, 1000);
+	assert_memory_equal(c, out + 1000, 5000);
+	assert_memory_equal(a, out + 6000, 94000);
+	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_SUCCESS);
+	free(out);
+	free(a);
+}
+
+static void
+forged_pulls_refused(void **state)
+{
+	uint8_t f[128];
+	struct mxd_partner *p = mxd_addr_partner(e1, &to0);
+	struct mxd_hdr_args a;
+	uint64_t before = e0->board->counters[MXD_C_BAD_PULL];
+	uint8_t *out = malloc(50000), in[8];
+	mx_segment_t seg = { out, 50000 };
+	mx_request_t s, r;
+	size_t n;
+
+	(void)state;
+	/* A live large send of e0, still waiting for its receive. */
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 0xd, NULL, &s), MX_SUCCESS);
+	for (int i = 0; i < 20; i++)
+		mx_progress(e0);
+	/* From e1's partner, correct sessions: a pull of a handle that is
+	 * not a send, and one beyond the send's window. */
+	for (int k = 0; k < 2; k++) {
+		mxd_hdr_for(p, MXD_T_PULL, &a);
+		n = mxd_wire_put_hdr(f, pa.link.mac, pb.link.mac, &a,
+				sizeof(struct mxd_pull_hdr));
+		mxd_wire_put_pull(f + n, k == 0 ? 0x12345 :
+				e0->lsend[s->rndv_handle & 4095]->rndv_handle,
+				1, k == 0 ? 0 : 49000, k == 0 ? 100 : 2000, 1000);
+		fake_inject(&pa, f, (uint32_t)(n + sizeof(struct mxd_pull_hdr)));
+	}
+	for (int i = 0; i < 20; i++)
+		mx_progress(e0);
+	assert_int_equal(e0->board->counters[MXD_C_BAD_PULL], before + 2);
+	r = post_recv(e1, in, sizeof(in), 0xd, MX_MATCH_MASK_NONE);
+	assert_int_equal(wait_ok(e1, &r).code, MX_STATUS_TRUNCATED);
+	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_SUCCESS);
+	free(out);
+}
+
 /* ---- frames out of order ------------------------------------------------- */
 
 /*
@@ -1207,6 +1326,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(hostile_frames_counted, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(reordered_delivery, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(large_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(large_truncated_scattered_sync,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(forged_pulls_refused, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(buffered_then_complete, setup,
 				teardown),

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Large messages: rendezvous and pulls.
+ *
+ * Sender: a message above the eager limit is announced by a small RNDV
+ * message (an EAGER message flagged RNDV carrying a descriptor: length,
+ * send handle, frame size), matched in order like any other.  The send
+ * stays in the endpoint's table of large sends until the receiver says
+ * NOTIFY.  A PULL names the send by its handle and may read only within
+ * that send's length, from the partner the send went to; anything else is
+ * refused and counted.  Each PULL becomes a job on the partner, served as
+ * tx room allows.
+ *
+ * Receiver: when a receive takes an RNDV message (posted, unexpected or
+ * held), a pull starts: the bytes the receive can hold are requested in
+ * blocks of MXD_PULL_FRAMES frames, MXD_PULL_BLOCKS blocks in flight.
+ * Reply frames are checked against their block (offset, exact length, a
+ * bitmap against duplicates) and placed straight into the receive's
+ * segments.  When all bytes are in, NOTIFY goes to the sender and the
+ * receive completes (MX_STATUS_TRUNCATED if the message was longer).
+ *
+ * Lost frames are not re-requested yet (no loss on memif): that is
+ * issue 5's receiver-driven recovery.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mxd.h"
+
+/* ---- sender --------------------------------------------------------- */
+
+static struct mx_request *
+lsend_lookup(struct mx_endpoint *ep, uint32_t handle)
+{
+	struct mx_request *r = ep->lsend[handle & (MXD_LSEND_MAX - 1)];
+
+	return r != NULL && r->rndv_handle == handle ? r : NULL;
+}
+
+int
+mxd_rndv_prepare(struct mx_request *r)
+{
+	struct mx_endpoint *ep = r->ep;
+
+	for (uint32_t n = 0; n < MXD_LSEND_MAX; n++) {
+		uint32_t i = (ep->lsend_next + n) & (MXD_LSEND_MAX - 1);
+
+		if (ep->lsend[i] != NULL)
+			continue;
+		ep->lsend[i] = r;
+		ep->lsend_next = i + 1;
+		r->rndv_handle = (++ep->lsend_gen << 12) | i;
+		mxd_wire_put_rndv(r->desc, r->length, r->rndv_handle,
+				(uint16_t)ep->board->pull_frag_max);
+		return 0;
+	}
+	return -1;	/* table full: the send waits in its queue */
+}
+
+void
+mxd_rndv_forget(struct mx_request *r)
+{
+	struct mx_endpoint *ep = r->ep;
+	uint32_t i = r->rndv_handle & (MXD_LSEND_MAX - 1);
+
+	if (ep->lsend[i] == r)
+		ep->lsend[i] = NULL;
+}
+
+void
+mxd_rndv_fail(struct mxd_partner *p, mx_status_code_t code)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	for (uint32_t i = 0; i < MXD_LSEND_MAX; i++) {
+		struct mx_request *r = ep->lsend[i];
+
+		if (r != NULL && r->partner == p) {
+			ep->lsend[i] = NULL;
+			mxd_req_complete(r, code);
+		}
+	}
+	p->job_head = p->job_tail;	/* nothing more to serve */
+}
+
+void
+mxd_rndv_notified(struct mxd_partner *p, uint32_t handle)
+{
+	struct mx_request *r = lsend_lookup(p->ep, handle);
+
+	if (r == NULL || r->partner != p) {
+		mxd_count(p->ep->board, MXD_C_BAD_PULL);
+		return;
+	}
+	mxd_rndv_forget(r);
+	mxd_req_complete(r, MX_STATUS_SUCCESS);
+}
+
+void
+mxd_pull_serve(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mx_request *r = lsend_lookup(ep, pkt->u.pull.send_handle);
+	struct mxd_pulljob *j;
+
+	/* Only the window of the send it names, for the partner it went to. */
+	if (r == NULL || r->partner != p ||
+			pkt->u.pull.offset + (uint64_t)pkt->u.pull.length >
+			r->length || pkt->u.pull.frag > ep->board->pull_frag_max) {
+		mxd_count(ep->board, MXD_C_BAD_PULL);
+		return;
+	}
+	if (p->job_tail - p->job_head == MXD_JOBS) {
+		mxd_count(ep->board, MXD_C_PULL_BUSY);
+		return;
+	}
+	j = &p->jobs[p->job_tail++ & (MXD_JOBS - 1)];
+	j->r = r;
+	j->recv_handle = pkt->u.pull.recv_handle;
+	j->off = pkt->u.pull.offset;
+	j->end = pkt->u.pull.offset + pkt->u.pull.length;
+	j->frag = pkt->u.pull.frag;
+	if (mxd_list_empty(&p->jobq))
+		mxd_list_add_tail(&ep->jobq, &p->jobq);
+	mxd_pull_pump(p);
+}
+
+/* Sends reply frames of p's jobs while the tx queue has room. */
+void
+mxd_pull_pump(struct mxd_partner *p)
+{
+	while (p->job_head != p->job_tail) {
+		struct mxd_pulljob *j = &p->jobs[p->job_head &
+			(MXD_JOBS - 1)];
+
+		while (j->off < j->end) {
+			uint32_t len = j->end - j->off < j->frag ?
+				j->end - j->off : j->frag;
+			struct mxd_frame f;
+			uint8_t *d;
+
+			if (mxd_partner_room(p) == 0 ||
+					mxd_partner_frame(p, MXD_T_PULL_REP,
+					(uint16_t)(sizeof(struct mxd_pullrep_hdr) +
+						len), &f) < 0)
+				return;
+			d = f.data + MXD_HDRS_LEN;
+			d += mxd_wire_put_pullrep(d, j->recv_handle, j->off);
+			mxd_req_gather(j->r, j->off, d, len);
+			mxd_partner_xmit(p, &f);
+			j->off += len;
+		}
+		p->job_head++;
+	}
+	mxd_list_del(&p->jobq);
+}
+
+void
+mxd_pulls_pump(struct mx_endpoint *ep)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->jobq)
+		mxd_pull_pump(mxd_container_of(pos, struct mxd_partner, jobq));
+}
+
+/* ---- receiver -------------------------------------------------------- */
+
+static struct mxd_pull *
+pull_get(struct mx_endpoint *ep)
+{
+	for (uint32_t n = 0; n < MXD_PULLS_MAX; n++) {
+		uint32_t i = (ep->pull_next + n) & (MXD_PULLS_MAX - 1);
+		struct mxd_pull *pl;
+
+		if (ep->pulls[i] != NULL)
+			continue;
+		pl = ep->pull_free;
+		if (pl != NULL)
+			ep->pull_free = pl->next_free;
+		else if ((pl = malloc(sizeof(*pl))) == NULL)
+			return NULL;
+		memset(pl, 0, sizeof(*pl));
+		mxd_list_init(&pl->link);
+		pl->handle = (++ep->pull_gen << 12) | i;
+		ep->pulls[i] = pl;
+		ep->pull_next = i + 1;
+		return pl;
+	}
+	return NULL;
+}
+
+static void
+pull_put(struct mx_endpoint *ep, struct mxd_pull *pl)
+{
+	ep->pulls[pl->handle & (MXD_PULLS_MAX - 1)] = NULL;
+	mxd_list_del(&pl->link);
+	pl->next_free = ep->pull_free;
+	ep->pull_free = pl;
+}
+
+void
+mxd_pulls_release(struct mx_endpoint *ep)
+{
+	for (uint32_t i = 0; i < MXD_PULLS_MAX; i++)
+		if (ep->pulls[i] != NULL)
+			pull_put(ep, ep->pulls[i]);
+	while (ep->pull_free != NULL) {
+		struct mxd_pull *pl = ep->pull_free;
+
+		ep->pull_free = pl->next_free;
+		free(pl);
+	}
+}
+
+/* Asks for the blocks not asked yet; returns 0 if all could be sent. */
+static int
+pull_ask(struct mxd_pull *pl)
+{
+	struct mxd_partner *p = pl->p;
+
+	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++) {
+		struct mxd_pullblk *k = &pl->blk[b];
+		struct mxd_frame f;
+
+		if (k->len == 0 || k->asked)
+			continue;
+		if (mxd_partner_room(p) == 0 || mxd_partner_frame(p,
+					MXD_T_PULL, sizeof(struct mxd_pull_hdr),
+					&f) < 0)
+			return -1;
+		mxd_wire_put_pull(f.data + MXD_HDRS_LEN, pl->send_handle,
+				pl->handle, k->off, k->len, pl->frag);
+		mxd_partner_xmit(p, &f);
+		k->asked = 1;
+	}
+	return 0;
+}
+
+/* Gives block slot k the next range, if any is left. */
+static void
+block_next(struct mxd_pull *pl, struct mxd_pullblk *k)
+{
+	uint32_t span = (uint32_t)pl->frag * MXD_PULL_FRAMES;
+
+	memset(k, 0, sizeof(*k));
+	if (pl->next >= pl->total)
+		return;
+	k->off = pl->next;
+	k->len = pl->total - pl->next < span ? pl->total - pl->next : span;
+	k->count = (uint8_t)mxd_frag_count(k->len, pl->frag);
+	pl->next += k->len;
+}
+
+static void
+pull_asks_later(struct mxd_pull *pl)
+{
+	if (pull_ask(pl) < 0 && mxd_list_empty(&pl->link))
+		mxd_list_add_tail(&pl->r->ep->pulls_waiting, &pl->link);
+}
+
+static void
+pull_finish(struct mx_endpoint *ep, struct mxd_pull *pl)
+{
+	struct mx_request *r = pl->r;
+
+	mxd_seq_send(pl->p, MXD_T_NOTIFY, pl->send_handle, 0);
+	pull_put(ep, pl);
+	mxd_req_complete(r, r->status.msg_length > r->length ?
+			MX_STATUS_TRUNCATED : MX_STATUS_SUCCESS);
+	mxd_count(ep->board, MXD_C_RX_MSGS);
+}
+
+void
+mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
+		const uint8_t *desc)
+{
+	struct mx_endpoint *ep = r->ep;
+	struct mxd_rndv_desc d;
+	struct mxd_pull *pl;
+
+	mxd_wire_get_rndv(desc, &d);
+	r->status.msg_length = d.total_len;
+	r->status.xfer_length = d.total_len < r->length ? d.total_len :
+		r->length;
+	pl = pull_get(ep);
+	if (pl == NULL || d.frag_max == 0) {
+		/* The sender's send stays open until it gives up. */
+		if (pl != NULL)
+			pull_put(ep, pl);
+		mxd_req_complete(r, MX_STATUS_NO_RESOURCES);
+		return;
+	}
+	pl->r = r;
+	pl->p = p;
+	pl->send_handle = d.send_handle;
+	pl->total = r->status.xfer_length;
+	pl->frag = d.frag_max < ep->board->pull_frag_max ? d.frag_max :
+		(uint16_t)ep->board->pull_frag_max;
+	if (pl->total == 0) {
+		pull_finish(ep, pl);
+		return;
+	}
+	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++)
+		block_next(pl, &pl->blk[b]);
+	pull_asks_later(pl);
+}
+
+void
+mxd_pulls_ask(struct mx_endpoint *ep)
+{
+	while (!mxd_list_empty(&ep->pulls_waiting)) {
+		struct mxd_pull *pl = mxd_container_of(ep->pulls_waiting.next,
+				struct mxd_pull, link);
+
+		if (pull_ask(pl) < 0)
+			return;
+		mxd_list_del(&pl->link);
+	}
+}
+
+/* The block of pl holding 'off', or NULL. */
+static struct mxd_pullblk *
+block_of(struct mxd_pull *pl, uint32_t off)
+{
+	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++) {
+		struct mxd_pullblk *k = &pl->blk[b];
+
+		if (k->len != 0 && off >= k->off && off - k->off < k->len)
+			return k;
+	}
+	return NULL;
+}
+
+void
+mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = p->ep;
+	uint32_t h = pkt->u.rep.recv_handle, off = pkt->u.rep.offset;
+	struct mxd_pull *pl = ep->pulls[h & (MXD_PULLS_MAX - 1)];
+	struct mxd_pullblk *k;
+	uint32_t idx, want;
+
+	if (pl == NULL || pl->handle != h || pl->p != p ||
+			(k = block_of(pl, off)) == NULL) {
+		mxd_count(ep->board, MXD_C_BAD_PULL);
+		return;
+	}
+	idx = (off - k->off) / pl->frag;
+	want = k->off + k->len - off < pl->frag ? k->off + k->len - off :
+		pl->frag;
+	if ((off - k->off) % pl->frag != 0 || pkt->u.rep.len != want) {
+		mxd_count(ep->board, MXD_C_BAD_PULL);
+		return;
+	}
+	if (k->have & (1ull << idx)) {
+		mxd_count(ep->board, (enum mxd_counter)(MXD_C_DROP_BASE +
+					MXD_DROP_DUP));
+		return;
+	}
+	k->have |= 1ull << idx;
+	mxd_req_scatter(pl->r, off, pkt->payload, want);
+	pl->got += want;
+	if (pl->got == pl->total) {
+		pull_finish(ep, pl);
+		return;
+	}
+	if (++k->n == k->count) {
+		block_next(pl, k);
+		if (k->len != 0)
+			pull_asks_later(pl);
+	}
+}
