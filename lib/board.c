@@ -246,7 +246,7 @@ mxd_board_flush(struct mxd_board *b)
 			txq_flush(b, p);
 }
 
-static void
+static unsigned
 rx_port(struct mxd_board *b, unsigned p)
 {
 	struct mxd_link *l = b->port[p];
@@ -258,6 +258,7 @@ rx_port(struct mxd_board *b, unsigned p)
 	if (n)
 		l->ops->free(f, n);
 	b->counters[MXD_C_RX_FRAMES] += n;
+	return n;
 }
 
 static void
@@ -275,19 +276,22 @@ rx_loop(struct mxd_board *b)
 	}
 }
 
-void
+unsigned
 mxd_board_progress(struct mxd_board *b)
 {
 	uint64_t now = 0;
+	unsigned work = 0;
 
 	/* An unexpected handler may call back into MX: no second pass. */
 	if (b->busy)
-		return;
+		return 0;
 	b->busy = 1;
 	for (unsigned p = 0; p < b->nports; p++)
-		rx_port(b, p);
-	if (b->loop_head != b->loop_tail)
+		work += rx_port(b, p);
+	if (b->loop_head != b->loop_tail) {
+		work++;
 		rx_loop(b);
+	}
 	for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++) {
 		struct mx_endpoint *ep = b->ep[e];
 
@@ -299,6 +303,7 @@ mxd_board_progress(struct mxd_board *b)
 	}
 	mxd_board_flush(b);
 	b->busy = 0;
+	return work;
 }
 
 int

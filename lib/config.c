@@ -30,7 +30,7 @@ static const struct num_setting nums[] = {
 	NUM("MX_UNEXP_QUEUE_MAX", unexp_max, 8u << 20, 0, 1u << 31,
 		"unexpected-queue limit per endpoint, bytes (back-pressure)"),
 	NUM("MX_SPIN_US", spin_us, 1000, 0, 10000000,
-		"blocking calls poll this long before sleeping between polls"),
+		"blocking calls sleep between polls once idle this long"),
 	NUM("MX_DISCOVERY_MS", discovery_ms, 3000, 0, 600000,
 		"how long a name lookup queries the wire"),
 	NUM("MX_LINK_WAIT_MS", link_wait_ms, 0, 0, 600000,

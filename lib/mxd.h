@@ -166,8 +166,9 @@ void mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f);
 void mxd_loop_push(struct mxd_board *b, struct mxd_frame *f);
 unsigned mxd_loop_room(const struct mxd_board *b);
 void mxd_board_flush(struct mxd_board *b);
-/* One pass: rx bursts on every port and the loopback ring, timers, tx. */
-void mxd_board_progress(struct mxd_board *b);
+/* One pass: rx bursts on every port and the loopback ring, timers, tx.
+ * Returns how many frames it took in (0: idle). */
+unsigned mxd_board_progress(struct mxd_board *b);
 int mxd_board_port_up(struct mxd_board *b, unsigned port);
 
 /* Allocates one frame on a port with the common header written; the
@@ -507,7 +508,8 @@ int mxd_match(uint64_t match, uint64_t value, uint64_t mask);
 /* ---- progress and time (progress.c) -------------------------------------- */
 
 uint64_t mxd_now_ns(void);
-void mxd_progress(struct mx_endpoint *ep);
+/* A progress pass for ep; returns non-zero if frames came in. */
+unsigned mxd_progress(struct mx_endpoint *ep);
 /* Runs progress until done(arg) or timeout_ms (0: none) passes; spins
  * first, then sleeps between polls.  Returns 1 if done. */
 int mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,

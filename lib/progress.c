@@ -2,8 +2,9 @@
 /*
  * Progress and blocking.  There is no thread of our own: every API call
  * that may need the network runs a progress pass (rx bursts, acks, queued
- * sends, tx bursts).  Blocking calls poll for MX_SPIN_US, then sleep a
- * little between polls so that an idle process leaves the CPU, and give up
+ * sends, tx bursts).  Blocking calls poll, and once nothing has arrived
+ * for MX_SPIN_US they sleep a little between polls so that an idle
+ * process leaves the CPU (a long transfer keeps them polling); they give up
  * at their timeout or when mx_wakeup() bumps the endpoint's generation.
  * Between polls, other threads get the library lock (lock.h).
  */
@@ -39,17 +40,18 @@ ep_timers(struct mx_endpoint *ep)
 	}
 }
 
-void
+unsigned
 mxd_progress(struct mx_endpoint *ep)
 {
 	struct mxd_board *b = ep->board;
+	unsigned work;
 
 	if (ep->progression_off)
-		return;
-	mxd_board_progress(b);
+		return 0;
+	work = mxd_board_progress(b);
 	for (unsigned i = 0; mxd_lib.nboards > 1 && i < mxd_lib.nboards; i++)
 		if (mxd_lib.boards[i] != b)
-			mxd_board_progress(mxd_lib.boards[i]);
+			work += mxd_board_progress(mxd_lib.boards[i]);
 	if (!mxd_list_empty(&ep->sending))
 		mxd_sends_pump(ep);
 	if (!mxd_list_empty(&ep->jobq))
@@ -59,19 +61,21 @@ mxd_progress(struct mx_endpoint *ep)
 	if (!mxd_list_empty(&ep->connects) || ep->ntimed != 0)
 		ep_timers(ep);
 	mxd_board_flush(b);
+	return work;
 }
 
 int
 mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 		uint32_t timeout_ms)
 {
-	uint64_t start = mxd_now_ns(), now;
+	uint64_t start = mxd_now_ns(), now, busy = start;
 	uint64_t spin = (uint64_t)mxd_lib.conf.spin_us * 1000u;
 	uint64_t limit = (uint64_t)timeout_ms * 1000000u;
 	uint32_t gen = __atomic_load_n(&ep->wakeup_gen, __ATOMIC_ACQUIRE);
 
 	for (;;) {
-		mxd_progress(ep);
+		unsigned work = mxd_progress(ep);
+
 		if (done(arg))
 			return 1;
 		if (__atomic_load_n(&ep->wakeup_gen, __ATOMIC_ACQUIRE) != gen)
@@ -79,7 +83,9 @@ mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 		now = mxd_now_ns();
 		if (timeout_ms != MX_INFINITE && now - start >= limit)
 			return 0;
-		/* Let other threads in; past the spin, sleep a little. */
-		mxd_poll_pause(now - start >= spin);
+		if (work)
+			busy = now;	/* traffic: keep polling */
+		/* Let other threads in; idle past the spin, sleep a little. */
+		mxd_poll_pause(now - busy >= spin);
 	}
 }
