@@ -73,6 +73,15 @@ endpoint_new(struct mxd_board *b, uint32_t id, uint32_t filter)
 
 	if (ep == NULL)
 		return NULL;
+	/* Large-message tables apart: the hot fields stay close together. */
+	ep->lsend = calloc(MXD_LSEND_MAX, sizeof(*ep->lsend));
+	ep->pulls = calloc(MXD_PULLS_MAX, sizeof(*ep->pulls));
+	if (ep->lsend == NULL || ep->pulls == NULL) {
+		free(ep->lsend);
+		free(ep->pulls);
+		free(ep);
+		return NULL;
+	}
 	ep->board = b;
 	ep->id = id;
 	ep->filter = filter;
@@ -124,6 +133,8 @@ do_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 				"mx_open_endpoint: out of memory");
 	ret = apply_params(ep, params_list, params_count);
 	if (ret < 0) {
+		free(ep->lsend);
+		free(ep->pulls);
 		free(ep);
 		return mxd_error(NULL, (mx_return_t)-ret,
 				"mx_open_endpoint: bad parameters");
@@ -148,6 +159,8 @@ endpoint_release(struct mx_endpoint *ep)
 		free(pos);
 	mxd_bufpool_fini(&ep->bufs);
 	mxd_reqpool_fini(&ep->reqs);
+	free(ep->lsend);
+	free(ep->pulls);
 }
 
 /* Everything this endpoint sent is out and acknowledged. */

@@ -425,10 +425,10 @@ struct mx_endpoint {
 	mx_unexp_handler_t unexp_handler;
 	void *unexp_context;
 	uint8_t progression_off;	/* mx_disable_progression */
-	struct mx_request *lsend[MXD_LSEND_MAX];	/* large sends */
+	struct mx_request **lsend;	/* [MXD_LSEND_MAX] large sends */
 	uint32_t lsend_next, lsend_gen;
 	struct mxd_list jobq;		/* partners with PULLs to serve */
-	struct mxd_pull *pulls[MXD_PULLS_MAX];	/* large receives */
+	struct mxd_pull **pulls;	/* [MXD_PULLS_MAX] large receives */
 	uint32_t pull_next, pull_gen;
 	struct mxd_pull *pull_free;
 	struct mxd_list pulls_waiting;	/* pulls with PULLs not yet sent */
