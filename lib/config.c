@@ -35,7 +35,7 @@ static const struct num_setting nums[] = {
 		"how long a name lookup queries the wire"),
 	NUM("MX_LINK_WAIT_MS", link_wait_ms, 0, 0, 600000,
 		"mx_init waits this long for links to come up"),
-	NUM("MX_ACK_DELAY_US", ack_delay_us, 50, 0, 1000000,
+	NUM("MX_ACK_DELAY_US", ack_delay_us, 5, 0, 1000000,
 		"delay before an explicit ack when no reply carries it"),
 	NUM("MX_CONNECT_RETRY_MS", connect_retry_ms, 100, 1, 60000,
 		"interval between connect requests"),

@@ -164,7 +164,7 @@ mxd_counter_name(unsigned c)
 		[MXD_C_DISCOVERY] = "discovery frames sent",
 		[MXD_C_NACK_SENT] = "refusals (nack) sent",
 		[MXD_C_NACK_RCVD] = "refusals (nack) received",
-		[MXD_C_NOTIFY_LOST] = "matched notices not sent",
+		[MXD_C_NOTICE_LOST] = "notices not sent (queue full)",
 		[MXD_C_UNEXP_FULL] = "held: unexpected queue full",
 		[MXD_C_BAD_PULL] = "refused pull frames",
 		[MXD_C_PULL_BUSY] = "pulls refused: queue full",

@@ -42,7 +42,8 @@
 #define MXD_SEG_INLINE		4
 #define MXD_MAX_PEERS		256
 #define MXD_MAX_SEGMENTS	256
-#define MXD_NOTIFY_MAX		64	/* queued MATCHED notices per partner */
+#define MXD_NOTIFY_MAX		512	/* queued notices per partner */
+#define MXD_ACK_EVERY		8	/* explicit ack after this many messages */
 #define MXD_LSEND_MAX		4096	/* large sends per endpoint, 2^12 */
 #define MXD_PULLS_MAX		4096	/* large receives per endpoint, 2^12 */
 #define MXD_JOBS		64	/* PULLs queued per partner, 2^n */
@@ -98,7 +99,7 @@ enum mxd_counter {
 	MXD_C_DISCOVERY,
 	MXD_C_NACK_SENT,
 	MXD_C_NACK_RCVD,
-	MXD_C_NOTIFY_LOST,
+	MXD_C_NOTICE_LOST,
 	MXD_C_UNEXP_FULL,
 	MXD_C_BAD_PULL,
 	MXD_C_PULL_BUSY,
@@ -377,8 +378,8 @@ struct mxd_partner {
 	struct mxd_txrec *inflight[MXD_WIN];
 	struct mxd_list sendq;		/* sends waiting for window/tx */
 	struct mxd_list syncq;		/* issends acked, waiting for MATCHED */
-	uint32_t notify[MXD_NOTIFY_MAX];	/* MATCHED not sent yet */
-	uint32_t notify_n;
+	uint64_t notify[MXD_NOTIFY_MAX];	/* notices not sent yet: */
+	uint32_t notify_n;			/* type << 32 | seq */
 	mx_status_code_t dead;		/* non-zero: why sends to it fail */
 	struct mxd_list sending;	/* on the endpoint's sending list */
 	struct mxd_list ackq;		/* on the endpoint's ack list */
@@ -392,6 +393,7 @@ struct mxd_partner {
 	void *addr_context;		/* mx_set_endpoint_addr_context */
 	struct mxd_pulljob jobs[MXD_JOBS];	/* PULLs to serve */
 	uint32_t job_head, job_tail;
+	uint32_t pulls_out;		/* our PULLs to it not yet answered */
 	struct mxd_list jobq;		/* on ep->jobq while it has jobs */
 };
 
@@ -476,8 +478,6 @@ void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
 void mxd_send_matched(struct mxd_partner *p, uint32_t seq);
 /* Fails every send to p with 'code'; p is unusable until reconnected. */
 void mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code);
-void mxd_seq_send(struct mxd_partner *p, uint8_t type, uint32_t seq,
-		uint8_t reason);
 unsigned mxd_partner_room(const struct mxd_partner *p);
 
 /* Large messages (rndv.c). */
@@ -494,8 +494,9 @@ void mxd_pulls_ask(struct mx_endpoint *ep);
 void mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt);
 void mxd_pulls_release(struct mx_endpoint *ep);
 
-/* Tells p that its synchronous message seq matched a receive. */
-void mxd_notify_matched(struct mxd_partner *p, uint32_t seq);
+/* Sends p a notice (MATCHED for seq, NOTIFY for a send handle), now or,
+ * if the tx queue is full, with the next ack pass: never dropped. */
+void mxd_notice(struct mxd_partner *p, uint8_t type, uint32_t seq);
 void mxd_ack_send(struct mxd_partner *p);
 /* Puts p on its endpoint's list of partners owing an ack by 'due' (ns). */
 void mxd_ack_later(struct mxd_partner *p, uint64_t due);

@@ -250,7 +250,7 @@ slot_discard(struct mx_endpoint *ep, struct mxd_partner *p,
 		struct mxd_rndv_desc d;
 
 		mxd_wire_get_rndv(data, &d);
-		mxd_seq_send(p, MXD_T_NOTIFY, d.send_handle, 0);
+		mxd_notice(p, MXD_T_NOTIFY, d.send_handle);
 	}
 	if (sl->owner != NULL)
 		mxd_unexp_put(ep, sl->owner);	/* an early buffer */
@@ -267,7 +267,7 @@ slot_to_request(struct mx_endpoint *ep, struct mxd_partner *p,
 
 	recv_matched(r, p, sl->match, sl->msg_len);
 	if (sl->sync)
-		mxd_notify_matched(p, sl->seq);
+		mxd_notice(p, MXD_T_MATCHED, sl->seq);
 	if (u == NULL) {
 		sl->owner = r;
 		sl->owner_kind = MXD_OWN_REQ;
@@ -395,7 +395,7 @@ ack_schedule(struct mxd_partner *p, uint32_t delay_ns)
 {
 	uint32_t cum = mxd_rxwin_cum_ack(&p->rx);
 
-	if (cum - p->ack_sent >= MXD_WIN / 4) {
+	if (cum - p->ack_sent >= MXD_ACK_EVERY) {
 		mxd_ack_send(p);
 		return;
 	}
@@ -644,7 +644,7 @@ mxd_recv_post(struct mx_request *r)
 	mxd_unexp_dequeue(ep, u);
 	recv_matched(r, u->partner, u->match, u->msg_len);
 	if (u->sync)
-		mxd_notify_matched(u->partner, u->seq);
+		mxd_notice(u->partner, MXD_T_MATCHED, u->seq);
 	if (u->complete) {
 		mxd_unexp_deliver(ep, u, r);
 	} else {

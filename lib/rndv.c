@@ -13,7 +13,9 @@
  *
  * Receiver: when a receive takes an RNDV message (posted, unexpected or
  * held), a pull starts: the bytes the receive can hold are requested in
- * blocks of MXD_PULL_FRAMES frames, MXD_PULL_BLOCKS blocks in flight.
+ * blocks of MXD_PULL_FRAMES frames, MXD_PULL_BLOCKS blocks in flight, and
+ * never more than MXD_JOBS blocks outstanding per partner (the sender's
+ * job queue), so no PULL is ever refused for lack of room.
  * Reply frames are checked against their block (offset, exact length, a
  * bitmap against duplicates) and placed straight into the receive's
  * segments.  When all bytes are in, NOTIFY goes to the sender and the
@@ -193,6 +195,9 @@ pull_get(struct mx_endpoint *ep)
 static void
 pull_put(struct mx_endpoint *ep, struct mxd_pull *pl)
 {
+	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++)
+		if (pl->blk[b].asked)	/* outstanding: no longer ours */
+			pl->p->pulls_out--;
 	ep->pulls[pl->handle & (MXD_PULLS_MAX - 1)] = NULL;
 	mxd_list_del(&pl->link);
 	pl->next_free = ep->pull_free;
@@ -225,7 +230,8 @@ pull_ask(struct mxd_pull *pl)
 
 		if (k->len == 0 || k->asked)
 			continue;
-		if (mxd_partner_room(p) == 0 || mxd_partner_frame(p,
+		if (p->pulls_out >= MXD_JOBS || mxd_partner_room(p) == 0 ||
+				mxd_partner_frame(p,
 					MXD_T_PULL, sizeof(struct mxd_pull_hdr),
 					&f) < 0)
 			return -1;
@@ -233,6 +239,7 @@ pull_ask(struct mxd_pull *pl)
 				pl->handle, k->off, k->len, pl->frag);
 		mxd_partner_xmit(p, &f);
 		k->asked = 1;
+		p->pulls_out++;
 	}
 	return 0;
 }
@@ -264,7 +271,7 @@ pull_finish(struct mx_endpoint *ep, struct mxd_pull *pl)
 {
 	struct mx_request *r = pl->r;
 
-	mxd_seq_send(pl->p, MXD_T_NOTIFY, pl->send_handle, 0);
+	mxd_notice(pl->p, MXD_T_NOTIFY, pl->send_handle);
 	pull_put(ep, pl);
 	mxd_req_complete(r, r->status.msg_length > r->length ?
 			MX_STATUS_TRUNCATED : MX_STATUS_SUCCESS);
@@ -362,12 +369,17 @@ mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	mxd_req_scatter(pl->r, off, pkt->payload, want);
 	pl->got += want;
 	if (pl->got == pl->total) {
-		pull_finish(ep, pl);
+		pull_finish(ep, pl);	/* its blocks are all answered */
+		if (!mxd_list_empty(&ep->pulls_waiting))
+			mxd_pulls_ask(ep);
 		return;
 	}
 	if (++k->n == k->count) {
+		p->pulls_out--;
 		block_next(pl, k);
 		if (k->len != 0)
 			pull_asks_later(pl);
+		if (!mxd_list_empty(&ep->pulls_waiting))
+			mxd_pulls_ask(ep);	/* room for others' blocks */
 	}
 }

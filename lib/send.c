@@ -324,13 +324,6 @@ seq_send(struct mxd_partner *p, uint8_t type, uint32_t seq, uint8_t reason)
 }
 
 void
-mxd_seq_send(struct mxd_partner *p, uint8_t type, uint32_t seq,
-		uint8_t reason)
-{
-	seq_send(p, type, seq, reason);
-}
-
-void
 mxd_ack_later(struct mxd_partner *p, uint64_t due)
 {
 	if (!p->ack_queued) {
@@ -341,16 +334,16 @@ mxd_ack_later(struct mxd_partner *p, uint64_t due)
 }
 
 void
-mxd_notify_matched(struct mxd_partner *p, uint32_t seq)
+mxd_notice(struct mxd_partner *p, uint8_t type, uint32_t seq)
 {
-	if (p->notify_n == 0 && seq_send(p, MXD_T_MATCHED, seq, 0) == 0)
+	if (p->notify_n == 0 && seq_send(p, type, seq, 0) == 0)
 		return;
-	/* No room now: the ack timer sends it (in order, with the rest). */
+	/* No room now: the ack pass sends it (in order, with the rest). */
 	if (p->notify_n == MXD_NOTIFY_MAX) {
-		mxd_count(p->ep->board, MXD_C_NOTIFY_LOST);
+		mxd_count(p->ep->board, MXD_C_NOTICE_LOST);
 		return;
 	}
-	p->notify[p->notify_n++] = seq;
+	p->notify[p->notify_n++] = (uint64_t)type << 32 | seq;
 	mxd_ack_later(p, 0);
 }
 
@@ -360,7 +353,8 @@ notify_flush(struct mxd_partner *p)
 	uint32_t done = 0;
 
 	while (done < p->notify_n &&
-			seq_send(p, MXD_T_MATCHED, p->notify[done], 0) == 0)
+			seq_send(p, (uint8_t)(p->notify[done] >> 32),
+				(uint32_t)p->notify[done], 0) == 0)
 		done++;
 	memmove(p->notify, p->notify + done,
 			(p->notify_n - done) * sizeof(p->notify[0]));

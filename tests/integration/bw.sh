@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# mx_bw between two processes over memif: one way over the whole size range
+# (eager and rendezvous), then both ways with many large messages in flight
+# (the case that once lost a NOTIFY behind a full tx queue).  Fails unless
+# every size reports.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:?usage: bw.sh <build-dir>}
+. "$top/scripts/memif-pair.sh"
+export MEMIF_PAIR_TIMEOUT=120
+fails=0
+
+run() {	# expected-rows, then mx_bw sender options
+	local want=$1; shift
+	local out
+	out=$(memif_pair "receiver on board" "$build/apps/mx_bw" -e 1 -- \
+		"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 "$@")
+	local rc=$?
+	echo "$out"
+	local rows
+	rows=$(echo "$out" | grep -cE '^[0-9]+ +[0-9.]+ +[0-9]+$')
+	if [ $rc -ne 0 ] || [ "$rows" -ne "$want" ]; then
+		echo "FAIL: mx_bw $*: exit $rc, $rows of $want rows"
+		fails=$((fails + 1))
+	fi
+}
+
+run 22 -S 0 -E 1048576 -N 200 -W 16
+run 1 -S 1048576 -E 1048576 -N 100 -W 32 -B
+echo "$((2 - fails)) passed, $fails failed"
+[ $fails -eq 0 ]
