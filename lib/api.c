@@ -380,8 +380,8 @@ do_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	}
 	r->match_recv = match_recv;
 	r->match_mask = match_mask;
-	/* Take in what has arrived first, so matching sees it in order. */
-	mxd_board_progress(ep->board);
+	/* No progress pass here: a message still in the rx ring arrives, as
+	 * far as MX can tell, after this receive was posted. */
 	mxd_recv_post(r);
 	*request = r;
 	return MX_SUCCESS;
