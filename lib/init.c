@@ -282,6 +282,8 @@ do_init(void)
 		ret = lib_start(lib);
 	if (ret == 0)
 		ret = mxd_init_links(lib->links, lib->nlinks);
+	if (ret == 0)
+		ret = mxd_progress_thread_start();
 	if (ret < 0)
 		return mxd_error(NULL, (mx_return_t)-ret,
 				"mx_init failed (see messages above)");
@@ -379,9 +381,19 @@ MXD_ENTRY(mx_init, do_init,
 	(void),
 	())
 
-MXD_ENTRY(mx_finalize, do_finalize,
-	(void),
-	())
+mx_return_t
+mx_finalize(void)
+{
+	mx_return_t rc;
+
+	/* Outside the lock: the progress thread may be waiting for it. */
+	if (mxd_lib.initialized)
+		mxd_progress_thread_stop();
+	mxd_enter();
+	rc = do_finalize();
+	mxd_leave();
+	return rc;
+}
 
 MXD_ENTRY(mx_hostname_to_nic_id, do_hostname_to_nic_id,
 	(char *hostname, uint64_t *nic_id),

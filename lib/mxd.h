@@ -67,6 +67,8 @@ struct mxd_config {
 	uint32_t connect_retry_ms;	/* MX_CONNECT_RETRY_MS */
 	uint32_t nb_mbufs;		/* MX_MBUFS */
 	uint32_t close_linger_ms;	/* MX_CLOSE_LINGER_MS */
+	uint32_t progress_thread;	/* MX_PROGRESS_THREAD */
+	uint32_t progress_us;		/* MX_PROGRESS_US */
 	uint32_t verbose;		/* MX_VERBOSE */
 };
 
@@ -511,6 +513,9 @@ int mxd_match(uint64_t match, uint64_t value, uint64_t mask);
 uint64_t mxd_now_ns(void);
 /* A progress pass for ep; returns non-zero if frames came in. */
 unsigned mxd_progress(struct mx_endpoint *ep);
+/* The optional progress thread (MX_PROGRESS_THREAD). */
+int mxd_progress_thread_start(void);
+void mxd_progress_thread_stop(void);
 /* Runs progress until done(arg) or timeout_ms (0: none) passes; spins
  * first, then sleeps between polls.  Returns 1 if done. */
 int mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,

@@ -8,6 +8,7 @@
  * at their timeout or when mx_wakeup() bumps the endpoint's generation.
  * Between polls, other threads get the library lock (lock.h).
  */
+#include <pthread.h>
 #include <time.h>
 
 #include "mxd.h"
@@ -40,6 +41,20 @@ ep_timers(struct mx_endpoint *ep)
 	}
 }
 
+/* An endpoint's own pending work: queued sends, pulls, timers. */
+static void
+ep_work(struct mx_endpoint *ep)
+{
+	if (!mxd_list_empty(&ep->sending))
+		mxd_sends_pump(ep);
+	if (!mxd_list_empty(&ep->jobq))
+		mxd_pulls_pump(ep);
+	if (!mxd_list_empty(&ep->pulls_waiting))
+		mxd_pulls_ask(ep);
+	if (!mxd_list_empty(&ep->connects) || ep->ntimed != 0)
+		ep_timers(ep);
+}
+
 unsigned
 mxd_progress(struct mx_endpoint *ep)
 {
@@ -52,16 +67,79 @@ mxd_progress(struct mx_endpoint *ep)
 	for (unsigned i = 0; mxd_lib.nboards > 1 && i < mxd_lib.nboards; i++)
 		if (mxd_lib.boards[i] != b)
 			work += mxd_board_progress(mxd_lib.boards[i]);
-	if (!mxd_list_empty(&ep->sending))
-		mxd_sends_pump(ep);
-	if (!mxd_list_empty(&ep->jobq))
-		mxd_pulls_pump(ep);
-	if (!mxd_list_empty(&ep->pulls_waiting))
-		mxd_pulls_ask(ep);
-	if (!mxd_list_empty(&ep->connects) || ep->ntimed != 0)
-		ep_timers(ep);
+	ep_work(ep);
 	mxd_board_flush(b);
 	return work;
+}
+
+/* ---- the optional progress thread (MX_PROGRESS_THREAD) ----------------- */
+
+static pthread_t prog_thread;
+static volatile int prog_run;
+
+/* One pass over everything: every board, every endpoint's own work. */
+static unsigned
+progress_all(void)
+{
+	unsigned work = 0;
+
+	for (unsigned i = 0; i < mxd_lib.nboards; i++) {
+		struct mxd_board *b = mxd_lib.boards[i];
+
+		work += mxd_board_progress(b);
+		for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++)
+			if (b->ep[e] != NULL && !b->ep[e]->progression_off)
+				ep_work(b->ep[e]);
+		mxd_board_flush(b);
+	}
+	return work;
+}
+
+/*
+ * Application bypass: large transfers (and acks, connects, timers) go on
+ * while the application computes.  Each pass runs under the library lock
+ * like any API call; between passes the thread sleeps MX_PROGRESS_US,
+ * or polls at once while frames keep coming.
+ */
+static void *
+progress_main(void *arg)
+{
+	struct timespec nap = { 0, (long)mxd_lib.conf.progress_us * 1000 };
+
+	(void)arg;
+	while (prog_run) {
+		unsigned work;
+
+		mxd_enter();
+		work = progress_all();
+		mxd_leave();
+		if (!work)
+			nanosleep(&nap, NULL);
+	}
+	return NULL;
+}
+
+int
+mxd_progress_thread_start(void)
+{
+	if (!mxd_lib.conf.progress_thread || prog_run)
+		return 0;
+	prog_run = 1;
+	if (pthread_create(&prog_thread, NULL, progress_main, NULL) != 0) {
+		prog_run = 0;
+		return -MX_NO_RESOURCES;
+	}
+	return 0;
+}
+
+/* Called without the library lock: the thread may be waiting for it. */
+void
+mxd_progress_thread_stop(void)
+{
+	if (!prog_run)
+		return;
+	prog_run = 0;
+	pthread_join(prog_thread, NULL);
 }
 
 int

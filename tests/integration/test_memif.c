@@ -476,6 +476,61 @@ large_b(void)
 	finish(ep);
 }
 
+/* ---- application bypass: MX_PROGRESS_THREAD ------------------------------- */
+
+#define BYPASS_LEN (64u << 20)
+
+/*
+ * Both sides post a 64 MiB transfer, then compute for a second without
+ * calling MX, then test once.  With the progress thread the transfer is
+ * already done; without it (control) one progress pass cannot be enough.
+ */
+static void
+bypass_side(int server, int with_thread)
+{
+	mx_endpoint_t ep;
+	mx_endpoint_addr_t to;
+	uint8_t *buf = malloc(BYPASS_LEN);
+	mx_segment_t seg = { buf, BYPASS_LEN };
+	mx_request_t r;
+	mx_status_t st;
+	uint32_t done = 0, go = 0;
+
+	CHECK(buf != NULL, "malloc");
+	setenv("MX_PROGRESS_THREAD", with_thread ? "1" : "0", 1);
+	ep = start(server ? "nodeA" : "nodeB", server, server ? EP_A : EP_B);
+	to = server ? a_accept(ep) : b_connect(ep);
+	if (server) {
+		r = post(ep, buf, BYPASS_LEN, 7, MX_MATCH_MASK_NONE);
+		send_sync(ep, to, &go, 4, M_DONE);	/* posted: go */
+	} else {
+		mx_request_t g = post(ep, &go, 4, M_DONE, MX_MATCH_MASK_NONE);
+
+		wait_req(ep, &g);
+		pattern(buf, BYPASS_LEN, 7);
+		CHECK(mx_isend(ep, &seg, 1, to, 7, NULL, &r) == MX_SUCCESS,
+				"isend");
+	}
+	sleep(1);			/* compute: no MX call */
+	CHECK(mx_test(ep, &r, &st, &done) == MX_SUCCESS, "test");
+	CHECK(done == (uint32_t)with_thread, "%s thread: first test after "
+			"computing gave %u", with_thread ? "with" : "without",
+			done);
+	if (!done)
+		st = wait_req(ep, &r);
+	if (server) {
+		CHECK(st.xfer_length == BYPASS_LEN, "length %u", st.xfer_length);
+		check_pattern(buf, BYPASS_LEN, 7);
+	}
+	free(buf);
+	finish(ep);
+}
+
+static void bypass_a(void) { bypass_side(1, 1); }
+static void bypass_b(void) { bypass_side(0, 1); }
+static void control_a(void) { bypass_side(1, 0); }
+static void control_b(void) { bypass_side(0, 0); }
+
 /* ---- parent ----------------------------------------------------------------- */
 
 static pid_t
@@ -558,6 +613,14 @@ large_messages(void **state)
 	run_pair(large_a, large_b);
 }
 
+static void
+progress_thread_bypass(void **state)
+{
+	(void)state;
+	run_pair(control_a, control_b);
+	run_pair(bypass_a, bypass_b);
+}
+
 int
 main(void)
 {
@@ -566,6 +629,7 @@ main(void)
 		cmocka_unit_test(match_masks),
 		cmocka_unit_test(unexpected_messages),
 		cmocka_unit_test(large_messages),
+		cmocka_unit_test(progress_thread_bypass),
 	};
 
 	return cmocka_run_group_tests_name(getenv("MXD_TEST_HUGE") ?

@@ -222,6 +222,47 @@ four_threads_both_ways(void **state)
 		assert_int_equal(s[i].failed, 0);
 }
 
+/* MX_PROGRESS_THREAD: a large transfer completes with no MX call made. */
+static void
+progress_thread_moves_data(void **state)
+{
+	enum { LEN = 4 << 20 };
+	uint8_t *out = malloc(LEN), *in = malloc(LEN);
+	mx_segment_t so = { out, LEN }, si = { in, LEN };
+	mx_request_t s, r;
+	mx_status_t st;
+	uint32_t res = 0;
+	int done = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < LEN; i++)
+		out[i] = (uint8_t)(i * 7);
+	mxd_lib.conf.progress_thread = 1;
+	assert_int_equal(mxd_progress_thread_start(), 0);
+	assert_int_equal(mx_irecv(fx.e1, &si, 1, 3, MX_MATCH_MASK_NONE, NULL,
+				&r), MX_SUCCESS);
+	assert_int_equal(mx_isend(fx.e0, &so, 1, fx.to1, 3, NULL, &s),
+			MX_SUCCESS);
+	/* "Compute" without calling MX; look at the requests directly. */
+	for (int i = 0; i < 500 && !done; i++) {
+		usleep(10000);
+		done = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) ==
+			MXD_RS_COMPLETE && __atomic_load_n(&s->state,
+					__ATOMIC_ACQUIRE) == MXD_RS_COMPLETE;
+	}
+	assert_true(done);
+	mxd_progress_thread_stop();
+	mxd_lib.conf.progress_thread = 0;
+	assert_int_equal(mx_test(fx.e1, &r, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	assert_int_equal(st.xfer_length, LEN);
+	assert_memory_equal(in, out, LEN);
+	assert_int_equal(mx_test(fx.e0, &s, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	free(out);
+	free(in);
+}
+
 int
 main(void)
 {
@@ -231,6 +272,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(one_completion_wakes_one_peeker,
 				fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(four_threads_both_ways,
+				fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(progress_thread_moves_data,
 				fixture_setup, fixture_teardown),
 	};
 
