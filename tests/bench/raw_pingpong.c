@@ -6,6 +6,10 @@
  *
  *   raw_pingpong pong                     echo frames until told to stop
  *   raw_pingpong ping [-S len] [-E len] [-N iters]
+ *   raw_pingpong sink                     count frames until told to stop
+ *   raw_pingpong stream [-M megabytes]    stream full-size frames, print
+ *                                         MB/s of bytes after the Ethernet
+ *                                         header: the streaming baseline
  *
  * EAL arguments come from MX_DPDK_ARGS, as for MX programs.
  */
@@ -92,6 +96,69 @@ pong(struct mxd_link *l)
 	}
 }
 
+#define MARK_DATA 2
+
+/* Counts frames until the stop mark, then answers it. */
+static int
+sink(struct mxd_link *l)
+{
+	struct mxd_frame f[32];
+
+	for (double t0 = now_us(); now_us() - t0 < 120e6;) {
+		uint16_t n = l->ops->rx_burst(l, f, 32);
+		int stop = 0;
+
+		for (uint16_t i = 0; i < n; i++)
+			stop |= f[i].len > 14 && f[i].data[14] == STOP_MARK;
+		if (n)
+			l->ops->free(f, n);
+		if (stop)
+			return send_frame(l, 60, STOP_MARK) != 0;
+	}
+	return 1;
+}
+
+/* Sends 'mb' megabytes of full frames in bursts, then waits for the
+ * sink's answer to the stop mark: the time covers delivery. */
+static int
+stream(struct mxd_link *l, uint32_t mb)
+{
+	uint32_t flen = l->mtu + 14 <= l->room ? l->mtu + 14 : l->room;
+	uint64_t total = (uint64_t)mb << 20, sent = 0;
+	struct mxd_frame f[32];
+	double t0 = now_us(), t;
+	uint32_t got;
+
+	while (sent < total) {
+		uint16_t n = 32, k;
+
+		if (l->ops->alloc(l, f, n) != 0)
+			return 1;
+		for (k = 0; k < n; k++) {
+			memset(f[k].data, 0xff, 6);
+			memcpy(f[k].data + 6, l->mac, 6);
+			f[k].data[12] = RAW_ETHERTYPE >> 8;
+			f[k].data[13] = RAW_ETHERTYPE & 0xff;
+			f[k].data[14] = MARK_DATA;
+			f[k].len = flen;
+		}
+		k = 0;
+		while (k < n && now_us() - t0 < 60e6)
+			k += l->ops->tx_burst(l, f + k, (uint16_t)(n - k));
+		if (k < n) {
+			l->ops->free(f + k, n - k);
+			return 1;
+		}
+		sent += (uint64_t)n * (flen - 14);
+	}
+	if (send_frame(l, 60, STOP_MARK) != 0 || recv_frame(l, 10e6, &got) < 0)
+		return 1;
+	t = now_us() - t0;
+	printf("raw stream: %u-byte frames, %.1f MB/s\n", flen,
+			sent / t);
+	return 0;
+}
+
 static int
 ping(struct mxd_link *l, uint32_t start, uint32_t end, uint32_t iters)
 {
@@ -127,19 +194,22 @@ main(int argc, char **argv)
 		.eal_args = getenv("MX_DPDK_ARGS"), .nb_mbufs = 4095,
 		.nb_rxd = 512, .nb_txd = 512,
 	};
-	uint32_t start = 0, end = 1024, iters = 10000;
+	uint32_t start = 0, end = 1024, iters = 10000, mb = 1024;
 	unsigned n = 0;
 	struct mxd_link *links;
 	int reused, opt;
 
-	if (argc < 2 || (strcmp(argv[1], "ping") && strcmp(argv[1], "pong"))) {
-		fprintf(stderr, "usage: %s ping|pong [-S len] [-E len] [-N iters]\n",
-				argv[0]);
+	if (argc < 2 || (strcmp(argv[1], "ping") && strcmp(argv[1], "pong") &&
+			strcmp(argv[1], "sink") && strcmp(argv[1], "stream"))) {
+		fprintf(stderr, "usage: %s ping|pong|sink|stream [-S len] "
+				"[-E len] [-N iters] [-M megabytes]\n", argv[0]);
 		return 2;
 	}
 	optind = 2;
-	while ((opt = getopt(argc, argv, "S:E:N:")) != -1) {
-		if (opt == 'S')
+	while ((opt = getopt(argc, argv, "S:E:N:M:")) != -1) {
+		if (opt == 'M')
+			mb = (uint32_t)atoi(optarg);
+		else if (opt == 'S')
 			start = (uint32_t)atoi(optarg);
 		else if (opt == 'E')
 			end = (uint32_t)atoi(optarg);
@@ -159,14 +229,18 @@ main(int argc, char **argv)
 		fprintf(stderr, "raw_pingpong: no port\n");
 		return 1;
 	}
-	if (argv[1][1] == 'o') {
-		printf("raw_pingpong: pong ready\n");
+	if (!strcmp(argv[1], "pong") || !strcmp(argv[1], "sink")) {
+		printf("raw_pingpong: %s ready\n", argv[1]);
 		fflush(stdout);
 	}
 	if (mxd_glue_links_wait(links, 1, 10000) != 1) {
 		fprintf(stderr, "raw_pingpong: link down\n");
 		return 1;
 	}
+	if (!strcmp(argv[1], "sink"))
+		return sink(&links[0]);
+	if (!strcmp(argv[1], "stream"))
+		return stream(&links[0], mb);
 	return argv[1][1] == 'o' ? pong(&links[0]) :
 		ping(&links[0], start, end, iters);
 }

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Streaming bandwidth: mx_bw beside raw DPDK frames streamed over the same
+# kind of memif pair, in the same run, interleaved (raw, mx, raw, mx, ...)
+# for ROUNDS rounds; prints each size's median and the ratio mx/raw.
+# Raw counts the bytes after the Ethernet header of full-size frames: the
+# limit for any protocol on these ports.  Asserts nothing.
+#
+#   scripts/bench-bandwidth.sh [ROUNDS=3] [WINDOW=32]
+#
+# One port only for now: boards of two ports do not stripe yet (issue 4).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+rounds=${ROUNDS:-3} window=${WINDOW:-32}
+"$top/scripts/build.sh" >/dev/null
+build=${BUILD:-$top/build}
+. "$top/scripts/memif-pair.sh"
+out=$(mktemp -d /tmp/mxd-bw.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+# size:count pairs, about 1-2 GB per run
+sizes="65536:20000 1048576:1500 16777216:96"
+
+for r in $(seq 1 "$rounds"); do
+	echo "round $r/$rounds" >&2
+	memif_pair "sink ready" "$build/tests/raw_pingpong" sink -- \
+		"$build/tests/raw_pingpong" stream -M 2048 >>"$out/raw"
+	for sc in $sizes; do
+		memif_pair "receiver on board" "$build/apps/mx_bw" -e 1 -- \
+			"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
+			-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
+			-W "$window" >>"$out/mx"
+	done
+done
+
+python3 - "$out" <<'PY'
+import statistics, sys
+out = sys.argv[1]
+raw = [float(l.split()[-2]) for l in open(f"{out}/raw") if "MB/s" in l]
+mx = {}
+for l in open(f"{out}/mx"):
+    f = l.split()
+    if len(f) == 3 and f[0].isdigit():
+        mx.setdefault(int(f[0]), []).append(float(f[1]))
+base = statistics.median(raw)
+print(f"raw frames: {base:.0f} MB/s (median of {len(raw)})")
+print(f"{'length':>10} {'mx MB/s':>9} {'mx/raw':>7}")
+for n in sorted(mx):
+    m = statistics.median(mx[n])
+    print(f"{n:>10} {m:>9.0f} {m / base:>7.2f}")
+PY
