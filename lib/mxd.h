@@ -487,6 +487,7 @@ int mxd_rndv_prepare(struct mx_request *r);
 void mxd_rndv_forget(struct mx_request *r);
 void mxd_rndv_fail(struct mxd_partner *p, mx_status_code_t code);
 void mxd_rndv_notified(struct mxd_partner *p, uint32_t handle);
+void mxd_rndv_expire(struct mx_endpoint *ep, uint64_t now);
 void mxd_pull_serve(struct mxd_partner *p, const struct mxd_pkt *pkt);
 void mxd_pull_pump(struct mxd_partner *p);
 void mxd_pulls_pump(struct mx_endpoint *ep);

@@ -85,6 +85,21 @@ mxd_rndv_fail(struct mxd_partner *p, mx_status_code_t code)
 	p->job_head = p->job_tail;	/* nothing more to serve */
 }
 
+/* Large sends past their deadline (mx_set_request_timeout). */
+void
+mxd_rndv_expire(struct mx_endpoint *ep, uint64_t now)
+{
+	for (uint32_t i = 0; i < MXD_LSEND_MAX; i++) {
+		struct mx_request *r = ep->lsend[i];
+
+		if (r != NULL && r->state == MXD_RS_RNDV && r->deadline != 0 &&
+				now >= r->deadline) {
+			ep->lsend[i] = NULL;
+			mxd_req_complete(r, MX_STATUS_TIMEOUT);
+		}
+	}
+}
+
 void
 mxd_rndv_notified(struct mxd_partner *p, uint32_t handle)
 {

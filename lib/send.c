@@ -201,12 +201,24 @@ mxd_send_matched(struct mxd_partner *p, uint32_t seq)
 	}
 }
 
+/*
+ * Ends a send with an error.  A large send leaves the table of large
+ * sends first, so no later PULL or NOTIFY can reach the request.
+ */
+static void
+send_fail(struct mx_request *r, mx_status_code_t code)
+{
+	if (r->rndv)
+		mxd_rndv_forget(r);
+	mxd_req_complete(r, code);
+}
+
 static void
 fail_list(struct mxd_list *q, mx_status_code_t code)
 {
 	while (!mxd_list_empty(q))
-		mxd_req_complete(mxd_container_of(q->next, struct mx_request,
-					link), code);
+		send_fail(mxd_container_of(q->next, struct mx_request, link),
+				code);
 }
 
 /* Completes every send (and sync send) to p with 'code'. */
@@ -218,7 +230,7 @@ mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code)
 
 		if (rec != NULL && rec->req != NULL &&
 				rec->req->state != MXD_RS_COMPLETE) {
-			mxd_req_complete(rec->req, code);
+			send_fail(rec->req, code);
 			rec->req = NULL;
 		}
 	}
@@ -409,7 +421,7 @@ expire_list(struct mxd_list *q, uint64_t now)
 				link);
 
 		if (expired(r, now))
-			mxd_req_complete(r, MX_STATUS_TIMEOUT);
+			send_fail(r, MX_STATUS_TIMEOUT);
 	}
 }
 
@@ -430,11 +442,12 @@ mxd_timeouts_scan(struct mx_endpoint *ep, uint64_t now)
 
 			if (rec != NULL && rec->req != NULL &&
 					expired(rec->req, now)) {
-				mxd_req_complete(rec->req, MX_STATUS_TIMEOUT);
+				send_fail(rec->req, MX_STATUS_TIMEOUT);
 				rec->req = NULL;
 			}
 		}
 		expire_list(&p->sendq, now);
 		expire_list(&p->syncq, now);
 	}
+	mxd_rndv_expire(ep, now);
 }

@@ -1043,6 +1043,40 @@ forged_pulls_refused(void **state)
 	free(out);
 }
 
+/* A large send fails exactly once: refused, or timed out. */
+static void
+large_send_failures(void **state)
+{
+	uint8_t *out = calloc(1, 200000);
+	mx_segment_t seg = { out, 200000 };
+	mx_request_t s;
+
+	(void)state;
+	/* Timed out while the wire is cut; later frames change nothing. */
+	pa.up = 0;
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
+	assert_int_equal(mx_set_request_timeout(e0, s, 30), MX_SUCCESS);
+	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_TIMEOUT);
+	pa.up = 1;
+	for (int i = 0; i < 300; i++)
+		mx_progress(e1);	/* e1 matches nothing: no receive */
+	for (int i = 0; i < 300; i++)
+		mx_progress(e0);
+	assert_true(mxd_list_empty(&e0->done));
+	/* Refused by a closed endpoint: once, whatever is in flight. */
+	assert_int_equal(mx_close_endpoint(e1), MX_SUCCESS);
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 2, NULL, &s), MX_SUCCESS);
+	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_ENDPOINT_CLOSED);
+	for (int i = 0; i < 300; i++)
+		mx_progress(e0);
+	assert_true(mxd_list_empty(&e0->done));
+	for (uint32_t i = 0; i < MXD_LSEND_MAX; i++)
+		assert_null(e0->lsend[i]);
+	assert_int_equal(mx_open_endpoint(1, 2, 0xbeef, NULL, 0, &e1),
+			MX_SUCCESS);
+	free(out);
+}
+
 /* ---- frames out of order ------------------------------------------------- */
 
 /*
@@ -1331,6 +1365,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(large_truncated_scattered_sync,
 				setup, teardown),
 		cmocka_unit_test_setup_teardown(forged_pulls_refused, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(large_send_failures, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(buffered_then_complete, setup,
 				teardown),
