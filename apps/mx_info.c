@@ -29,10 +29,12 @@ print_port(uint32_t b, uint32_t p)
 	if (mx_dpdk_get_port(b, p, &pi) != MX_SUCCESS)
 		return;
 	printf("    port %u: %s (%s) mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u "
-			"link %s speed %u Mb/s numa %d\n", p, pi.name, pi.driver,
-			pi.mac[0], pi.mac[1], pi.mac[2], pi.mac[3], pi.mac[4],
-			pi.mac[5], pi.mtu, pi.link_up ? "up" : "down",
-			pi.speed_mbps, pi.numa_node);
+			"link %s speed %u Mb/s numa %d frames tx %llu rx %llu\n",
+			p, pi.name, pi.driver, pi.mac[0], pi.mac[1], pi.mac[2],
+			pi.mac[3], pi.mac[4], pi.mac[5], pi.mtu,
+			pi.link_up ? "up" : "down", pi.speed_mbps, pi.numa_node,
+			(unsigned long long)pi.tx_frames,
+			(unsigned long long)pi.rx_frames);
 }
 
 static void

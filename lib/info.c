@@ -205,6 +205,7 @@ do_dpdk_get_port(uint32_t board, uint32_t port, mx_dpdk_port_t *info)
 	info->link_up = (uint32_t)l->ops->link_up(l);
 	info->speed_mbps = l->ops->speed_mbps(l);
 	info->numa_node = l->numa_node;
+	l->ops->stats(l, &info->tx_frames, &info->rx_frames);
 	return MX_SUCCESS;
 }
 

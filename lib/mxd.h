@@ -338,6 +338,8 @@ struct mxd_pulljob {
 	uint32_t recv_handle;
 	uint32_t off, end;
 	uint16_t frag;
+	uint8_t port;			/* answered where the PULL came in */
+	uint8_t mac[MXD_ETH_ALEN];	/* to where it came from */
 };
 
 /* One block of a large receive. */
@@ -358,6 +360,7 @@ struct mxd_pull {
 	uint32_t next;			/* next offset to give a block */
 	uint32_t got;
 	uint16_t frag;
+	uint32_t rr;			/* next port to ask on (striping) */
 	struct mxd_pullblk blk[MXD_PULL_BLOCKS];
 	struct mxd_list link;		/* ep->pulls_waiting */
 	struct mxd_pull *next_free;
@@ -481,6 +484,13 @@ void mxd_send_matched(struct mxd_partner *p, uint32_t seq);
 /* Fails every send to p with 'code'; p is unusable until reconnected. */
 void mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code);
 unsigned mxd_partner_room(const struct mxd_partner *p);
+/* The same on a given port of the board, to a given MAC (striping). */
+unsigned mxd_port_room(const struct mxd_partner *p, unsigned port);
+int mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
+		struct mxd_frame *f);
+void mxd_partner_xmit_on(struct mxd_partner *p, unsigned port,
+		struct mxd_frame *f);
 
 /* Large messages (rndv.c). */
 int mxd_rndv_prepare(struct mx_request *r);
@@ -488,7 +498,8 @@ void mxd_rndv_forget(struct mx_request *r);
 void mxd_rndv_fail(struct mxd_partner *p, mx_status_code_t code);
 void mxd_rndv_notified(struct mxd_partner *p, uint32_t handle);
 void mxd_rndv_expire(struct mx_endpoint *ep, uint64_t now);
-void mxd_pull_serve(struct mxd_partner *p, const struct mxd_pkt *pkt);
+void mxd_pull_serve(struct mxd_partner *p, unsigned port,
+		const struct mxd_pkt *pkt);
 void mxd_pull_pump(struct mxd_partner *p);
 void mxd_pulls_pump(struct mx_endpoint *ep);
 void mxd_pull_start(struct mx_request *r, struct mxd_partner *p,

@@ -549,7 +549,8 @@ rx_nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 
 /* A frame of a known partner, after its ack was taken. */
 static void
-rx_partner_frame(struct mxd_partner *p, const struct mxd_pkt *pkt)
+rx_partner_frame(struct mxd_partner *p, unsigned port,
+		const struct mxd_pkt *pkt)
 {
 	switch (pkt->h.type) {
 	case MXD_T_EAGER:
@@ -559,7 +560,7 @@ rx_partner_frame(struct mxd_partner *p, const struct mxd_pkt *pkt)
 		mxd_send_matched(p, pkt->u.seq.seq);
 		break;
 	case MXD_T_PULL:
-		mxd_pull_serve(p, pkt);
+		mxd_pull_serve(p, port, pkt);
 		break;
 	case MXD_T_PULL_REP:
 		mxd_pull_data(p, pkt);
@@ -607,7 +608,7 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 			return;
 		if (pkt.h.flags & MXD_F_ACK_VALID)
 			mxd_send_acked(p, pkt.h.ack);
-		rx_partner_frame(p, &pkt);
+		rx_partner_frame(p, port, &pkt);
 		return;
 	}
 	drop(b, MXD_DROP_TYPE);		/* the parser knows no other type */

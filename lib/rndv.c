@@ -114,7 +114,7 @@ mxd_rndv_notified(struct mxd_partner *p, uint32_t handle)
 }
 
 void
-mxd_pull_serve(struct mxd_partner *p, const struct mxd_pkt *pkt)
+mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 {
 	struct mx_endpoint *ep = p->ep;
 	struct mx_request *r = lsend_lookup(ep, pkt->u.pull.send_handle);
@@ -137,6 +137,8 @@ mxd_pull_serve(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	j->off = pkt->u.pull.offset;
 	j->end = pkt->u.pull.offset + pkt->u.pull.length;
 	j->frag = pkt->u.pull.frag;
+	j->port = (uint8_t)port;
+	memcpy(j->mac, pkt->eth->src, MXD_ETH_ALEN);
 	if (mxd_list_empty(&p->jobq))
 		mxd_list_add_tail(&ep->jobq, &p->jobq);
 	mxd_pull_pump(p);
@@ -156,15 +158,16 @@ mxd_pull_pump(struct mxd_partner *p)
 			struct mxd_frame f;
 			uint8_t *d;
 
-			if (mxd_partner_room(p) == 0 ||
-					mxd_partner_frame(p, MXD_T_PULL_REP,
+			if (mxd_port_room(p, j->port) == 0 ||
+					mxd_partner_frame_on(p, j->port, j->mac,
+					MXD_T_PULL_REP,
 					(uint16_t)(sizeof(struct mxd_pullrep_hdr) +
 						len), &f) < 0)
 				return;
 			d = f.data + MXD_HDRS_LEN;
 			d += mxd_wire_put_pullrep(d, j->recv_handle, j->off);
 			mxd_req_gather(j->r, j->off, d, len);
-			mxd_partner_xmit(p, &f);
+			mxd_partner_xmit_on(p, j->port, &f);
 			j->off += len;
 		}
 		p->job_head++;
@@ -233,6 +236,35 @@ mxd_pulls_release(struct mx_endpoint *ep)
 	}
 }
 
+/*
+ * Striping: the port for the next PULL of pl, and the peer's MAC there.
+ * Blocks go round the board's ports whose link is up and on which the
+ * peer has been heard; the sender answers each PULL on the port it came
+ * in by, so the data follows.  A port that goes down is left out.
+ */
+static unsigned
+pull_port(struct mxd_pull *pl, const uint8_t **mac)
+{
+	struct mxd_partner *p = pl->p;
+	struct mxd_board *b = p->ep->board;
+	const struct mxd_peer *peer;
+
+	*mac = p->mac;
+	if (p->local || b->nports == 1 ||
+			(peer = mxd_naming_by_nic(p->nic_id)) == NULL)
+		return (unsigned)p->port;
+	for (unsigned n = 0; n < b->nports; n++) {
+		unsigned port = pl->rr++ % b->nports;
+		unsigned li = b->link_index[port];
+
+		if ((peer->seen & (1u << li)) && mxd_board_port_up(b, port)) {
+			*mac = peer->mac[li];
+			return port;
+		}
+	}
+	return (unsigned)p->port;
+}
+
 /* Asks for the blocks not asked yet; returns 0 if all could be sent. */
 static int
 pull_ask(struct mxd_pull *pl)
@@ -241,18 +273,20 @@ pull_ask(struct mxd_pull *pl)
 
 	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++) {
 		struct mxd_pullblk *k = &pl->blk[b];
+		const uint8_t *mac;
+		unsigned port;
 		struct mxd_frame f;
 
 		if (k->len == 0 || k->asked)
 			continue;
-		if (p->pulls_out >= MXD_JOBS || mxd_partner_room(p) == 0 ||
-				mxd_partner_frame(p,
-					MXD_T_PULL, sizeof(struct mxd_pull_hdr),
-					&f) < 0)
+		port = pull_port(pl, &mac);
+		if (p->pulls_out >= MXD_JOBS || mxd_port_room(p, port) == 0 ||
+				mxd_partner_frame_on(p, port, mac, MXD_T_PULL,
+					sizeof(struct mxd_pull_hdr), &f) < 0)
 			return -1;
 		mxd_wire_put_pull(f.data + MXD_HDRS_LEN, pl->send_handle,
 				pl->handle, k->off, k->len, pl->frag);
-		mxd_partner_xmit(p, &f);
+		mxd_partner_xmit_on(p, port, &f);
 		k->asked = 1;
 		p->pulls_out++;
 	}

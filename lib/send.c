@@ -44,20 +44,33 @@ mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
 }
 
 unsigned
-mxd_partner_room(const struct mxd_partner *p)
+mxd_port_room(const struct mxd_partner *p, unsigned port)
 {
 	const struct mxd_board *b = p->ep->board;
 
-	return p->local ? mxd_loop_room(b) : mxd_txq_room(b, (unsigned)p->port);
+	return p->local ? mxd_loop_room(b) : mxd_txq_room(b, port);
+}
+
+unsigned
+mxd_partner_room(const struct mxd_partner *p)
+{
+	return mxd_port_room(p, (unsigned)p->port);
+}
+
+void
+mxd_partner_xmit_on(struct mxd_partner *p, unsigned port,
+		struct mxd_frame *f)
+{
+	if (p->local)
+		mxd_loop_push(p->ep->board, f);
+	else
+		mxd_txq_push(p->ep->board, port, f);
 }
 
 void
 mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f)
 {
-	if (p->local)
-		mxd_loop_push(p->ep->board, f);
-	else
-		mxd_txq_push(p->ep->board, (unsigned)p->port, f);
+	mxd_partner_xmit_on(p, (unsigned)p->port, f);
 }
 
 static int
@@ -69,22 +82,31 @@ partner_alloc(struct mxd_partner *p, struct mxd_frame *f, unsigned n)
 }
 
 int
-mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
+mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
 		struct mxd_frame *f)
 {
+	struct mxd_link *l = p->ep->board->port[port];
 	struct mxd_hdr_args a;
 
-	if (partner_alloc(p, f, 1) != 0)
+	if (l->ops->alloc(l, f, 1) != 0)
 		return -MX_NO_RESOURCES;
 	mxd_hdr_for(p, type, &a);
-	mxd_wire_put_hdr(f->data, p->mac, p->ep->board->port[p->port]->mac,
-			&a, body);
+	mxd_wire_put_hdr(f->data, dst, l->mac, &a, body);
 	f->len = (uint32_t)MXD_HDRS_LEN + body;
 	if (f->len < 60) {
 		memset(f->data + f->len, 0, 60 - f->len);
 		f->len = 60;
 	}
 	return 0;
+}
+
+int
+mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
+		struct mxd_frame *f)
+{
+	return mxd_partner_frame_on(p, (unsigned)p->port, p->mac, type, body,
+			f);
 }
 
 /* Bytes of r's message on the wire: its data, or an RNDV descriptor. */

@@ -39,6 +39,8 @@ struct mxd_link_ops {
 	/* Control path. */
 	int (*link_up)(struct mxd_link *l);
 	uint32_t (*speed_mbps)(struct mxd_link *l);
+	/* Frames the port sent and received (0 if it cannot tell). */
+	void (*stats)(struct mxd_link *l, uint64_t *tx, uint64_t *rx);
 };
 
 struct mxd_link {

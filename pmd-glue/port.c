@@ -121,6 +121,19 @@ port_speed(struct mxd_link *l)
 	return el.link_speed;
 }
 
+static void
+port_stats(struct mxd_link *l, uint64_t *tx, uint64_t *rx)
+{
+	struct rte_eth_stats st;
+
+	if (rte_eth_stats_get(l->port_id, &st) != 0) {
+		*tx = *rx = 0;
+		return;
+	}
+	*tx = st.opackets;
+	*rx = st.ipackets;
+}
+
 static const struct mxd_link_ops port_ops = {
 	.rx_burst = port_rx,
 	.tx_burst = port_tx,
@@ -129,6 +142,7 @@ static const struct mxd_link_ops port_ops = {
 	.free = port_free,
 	.link_up = port_link_up,
 	.speed_mbps = port_speed,
+	.stats = port_stats,
 };
 
 static int

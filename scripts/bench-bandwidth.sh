@@ -7,7 +7,8 @@
 #
 #   scripts/bench-bandwidth.sh [ROUNDS=3] [WINDOW=32]
 #
-# One port only for now: boards of two ports do not stripe yet (issue 4).
+# mx_bw runs on one port and on a board of two memif pairs (striped);
+# raw streams one port: the ratio for two ports is against one port's limit.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-3} window=${WINDOW:-32}
@@ -23,11 +24,14 @@ for r in $(seq 1 "$rounds"); do
 	echo "round $r/$rounds" >&2
 	memif_pair "sink ready" "$build/tests/raw_pingpong" sink -- \
 		"$build/tests/raw_pingpong" stream -M 2048 >>"$out/raw"
-	for sc in $sizes; do
-		memif_pair "receiver on board" "$build/apps/mx_bw" -e 1 -- \
-			"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
-			-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
-			-W "$window" >>"$out/mx"
+	for ports in 1 2; do
+		for sc in $sizes; do
+			MEMIF_PORTS=$ports memif_pair "receiver on board" \
+				"$build/apps/mx_bw" -e 1 -- \
+				"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
+				-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
+				-W "$window" | sed "s/^/$ports /" >>"$out/mx"
+		done
 	done
 done
 
@@ -38,12 +42,12 @@ raw = [float(l.split()[-2]) for l in open(f"{out}/raw") if "MB/s" in l]
 mx = {}
 for l in open(f"{out}/mx"):
     f = l.split()
-    if len(f) == 3 and f[0].isdigit():
-        mx.setdefault(int(f[0]), []).append(float(f[1]))
+    if len(f) == 4 and f[1].isdigit():
+        mx.setdefault((int(f[0]), int(f[1])), []).append(float(f[2]))
 base = statistics.median(raw)
-print(f"raw frames: {base:.0f} MB/s (median of {len(raw)})")
-print(f"{'length':>10} {'mx MB/s':>9} {'mx/raw':>7}")
-for n in sorted(mx):
-    m = statistics.median(mx[n])
-    print(f"{n:>10} {m:>9.0f} {m / base:>7.2f}")
+print(f"raw frames, one port: {base:.0f} MB/s (median of {len(raw)})")
+print(f"{'ports':>5} {'length':>10} {'mx MB/s':>9} {'mx/raw':>7}")
+for p, n in sorted(mx):
+    m = statistics.median(mx[(p, n)])
+    print(f"{p:>5} {n:>10} {m:>9.0f} {m / base:>7.2f}")
 PY

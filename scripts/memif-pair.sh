@@ -11,6 +11,7 @@
 # Both are killed after MEMIF_PAIR_TIMEOUT seconds (default 120).  Prints the
 # client's output; returns non-zero if either side failed.
 # Extra EAL options: MEMIF_EAL (default "--no-huge -m 256 --no-shconf").
+# MEMIF_PORTS=2 gives each side a board of two memif pairs (MX_BOARDS=0+1).
 
 memif_pair() {
 	local ready=$1; shift
@@ -23,9 +24,15 @@ memif_pair() {
 	local eal=${MEMIF_EAL:---no-huge -m 256 --no-shconf}
 	local base="$eal --no-pci --log-level=error"
 	local limit=${MEMIF_PAIR_TIMEOUT:-120}
+	local srv2= cli2= boards=
+	if [ "${MEMIF_PORTS:-1}" = 2 ]; then
+		srv2=" --vdev=net_memif1,role=server,socket=$sock.2,mac=02:00:00:00:01:0a"
+		cli2=" --vdev=net_memif1,role=client,socket=$sock.2,mac=02:00:00:00:01:0b"
+		boards=0+1
+	fi
 
-	MX_HOSTNAME=${SERVER_HOST:-nodeA} \
-	MX_DPDK_ARGS="$base --vdev=net_memif0,role=server,socket=$sock,mac=02:00:00:00:00:0a" \
+	MX_HOSTNAME=${SERVER_HOST:-nodeA} MX_BOARDS=$boards \
+	MX_DPDK_ARGS="$base --vdev=net_memif0,role=server,socket=$sock,mac=02:00:00:00:00:0a$srv2" \
 		timeout "$limit" "${srv[@]}" >"$dir/server.log" 2>&1 &
 	local spid=$!
 	local i
@@ -34,8 +41,8 @@ memif_pair() {
 		kill -0 $spid 2>/dev/null || break
 		sleep 0.01
 	done
-	MX_HOSTNAME=${CLIENT_HOST:-nodeB} \
-	MX_DPDK_ARGS="$base --vdev=net_memif0,role=client,socket=$sock,mac=02:00:00:00:00:0b" \
+	MX_HOSTNAME=${CLIENT_HOST:-nodeB} MX_BOARDS=$boards \
+	MX_DPDK_ARGS="$base --vdev=net_memif0,role=client,socket=$sock,mac=02:00:00:00:00:0b$cli2" \
 		timeout "$limit" "${cli[@]}"
 	local crc=$?
 	wait $spid

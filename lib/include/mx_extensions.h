@@ -133,6 +133,8 @@ typedef struct {
 	uint32_t link_up;	/**< 1 if the link is up */
 	uint32_t speed_mbps;	/**< 0 if unknown */
 	int32_t numa_node;	/**< -1 if unknown */
+	uint64_t tx_frames;	/**< frames sent by the port (its counter) */
+	uint64_t rx_frames;	/**< frames received by the port */
 } mx_dpdk_port_t;
 
 /**

@@ -137,6 +137,13 @@ fake_speed(struct mxd_link *l)
 	return 10000;
 }
 
+static void
+fake_stats(struct mxd_link *l, uint64_t *tx, uint64_t *rx)
+{
+	*tx = ((struct fake_port *)l)->tx_frames;
+	*rx = 0;
+}
+
 static const struct mxd_link_ops fake_ops = {
 	.rx_burst = fake_rx,
 	.tx_burst = fake_tx,
@@ -145,6 +152,7 @@ static const struct mxd_link_ops fake_ops = {
 	.free = fake_free,
 	.link_up = fake_up,
 	.speed_mbps = fake_speed,
+	.stats = fake_stats,
 };
 
 static void

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include <myriexpress.h>
+#include <mx_extensions.h>
 
 #define FILTER		0x5eed
 #define EP_A		1
@@ -50,6 +51,7 @@
 static const char *role = "parent";
 static char sock_path[128];
 static char ready_path[160];
+static int two_ports;		/* boards of two memif pairs (MX_BOARDS) */
 
 /* Non-zero board counters, printed when a child fails. */
 static void
@@ -148,6 +150,15 @@ start(const char *name, int server, uint32_t ep_id)
 				"--in-memory -m 256" : "--no-huge -m 256 --no-shconf",
 			server ? "server" : "client", sock_path,
 			server ? "0a" : "0b");
+	if (two_ports) {
+		size_t n = strlen(args);
+
+		snprintf(args + n, sizeof(args) - n, " --vdev=net_memif1,role=%s,"
+				"socket=%s.2,mac=02:00:00:00:01:%s",
+				server ? "server" : "client", sock_path,
+				server ? "0a" : "0b");
+		setenv("MX_BOARDS", "0+1", 1);
+	}
 	setenv("MX_DPDK_ARGS", args, 1);
 	setenv("MX_HOSTNAME", name, 1);
 	mx_set_error_handler(MX_ERRORS_RETURN);
@@ -476,6 +487,58 @@ large_b(void)
 	finish(ep);
 }
 
+/* ---- a board of two ports: large transfers are striped ------------------- */
+
+static void
+striped_a(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	mx_endpoint_addr_t to = a_accept(ep);
+	uint8_t *buf = malloc(64u << 20);
+	uint32_t bye = 0, ports = 0, board = 0;
+	mx_request_t r;
+	mx_status_t st;
+
+	CHECK(buf != NULL, "malloc");
+	CHECK(mx_get_info(ep, MX_PORT_COUNT, &board, 4, &ports, 4) ==
+			MX_SUCCESS && ports == 2, "board of %u ports", ports);
+	r = post(ep, buf, 64u << 20, 0x5700, MX_MATCH_MASK_NONE);
+	st = wait_req(ep, &r);
+	CHECK(st.code == MX_STATUS_SUCCESS && st.xfer_length == 64u << 20,
+			"striped message: code %d length %u", st.code,
+			st.xfer_length);
+	check_pattern(buf, 64u << 20, 57);
+	send_sync(ep, to, &bye, 4, M_BYE);
+	free(buf);
+	finish(ep);
+}
+
+static void
+striped_b(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	mx_endpoint_addr_t to = b_connect(ep);
+	uint8_t *buf = malloc(64u << 20);
+	mx_dpdk_port_t p0, p1;
+	uint32_t bye;
+	mx_request_t r;
+
+	CHECK(buf != NULL, "malloc");
+	pattern(buf, 64u << 20, 57);
+	send_sync(ep, to, buf, 64u << 20, 0x5700);
+	/* The pulled data left by both ports: 64 MiB is ~46,000 frames. */
+	CHECK(mx_dpdk_get_port(0, 0, &p0) == MX_SUCCESS &&
+			mx_dpdk_get_port(0, 1, &p1) == MX_SUCCESS, "port info");
+	CHECK(p0.tx_frames > 10000 && p1.tx_frames > 10000,
+			"not striped: port 0 sent %llu frames, port 1 %llu",
+			(unsigned long long)p0.tx_frames,
+			(unsigned long long)p1.tx_frames);
+	r = post(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
+	wait_req(ep, &r);
+	free(buf);
+	finish(ep);
+}
+
 /* ---- application bypass: MX_PROGRESS_THREAD ------------------------------- */
 
 #define BYPASS_LEN (64u << 20)
@@ -614,6 +677,15 @@ large_messages(void **state)
 }
 
 static void
+two_port_board_striping(void **state)
+{
+	(void)state;
+	two_ports = 1;
+	run_pair(striped_a, striped_b);
+	two_ports = 0;
+}
+
+static void
 progress_thread_bypass(void **state)
 {
 	(void)state;
@@ -630,6 +702,7 @@ main(void)
 		cmocka_unit_test(unexpected_messages),
 		cmocka_unit_test(large_messages),
 		cmocka_unit_test(progress_thread_bypass),
+		cmocka_unit_test(two_port_board_striping),
 	};
 
 	return cmocka_run_group_tests_name(getenv("MXD_TEST_HUGE") ?

@@ -1272,6 +1272,22 @@ two_port_boards(void **state)
 	send_buf(a, ab, out, sizeof(out), 1);
 	assert_int_equal(wait_ok(b, &r).xfer_length, sizeof(out));
 	assert_memory_equal(in, out, sizeof(out));
+	/* A large message is striped: both of a's ports carry its data. */
+	{
+		enum { BIG = 4 << 20 };
+		uint8_t *bo = malloc(BIG), *bi = malloc(BIG);
+		unsigned long tx0 = q[0].tx_frames, tx1 = q[1].tx_frames;
+
+		pattern(bo, BIG, 8);
+		r = post_recv(b, bi, BIG, 2, MX_MATCH_MASK_NONE);
+		send_buf(a, ab, bo, BIG, 2);
+		assert_int_equal(wait_ok(b, &r).xfer_length, BIG);
+		assert_memory_equal(bi, bo, BIG);
+		assert_true(q[0].tx_frames - tx0 > 1000);
+		assert_true(q[1].tx_frames - tx1 > 1000);
+		free(bo);
+		free(bi);
+	}
 }
 
 static void
