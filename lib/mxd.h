@@ -486,6 +486,10 @@ void mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code);
 unsigned mxd_partner_room(const struct mxd_partner *p);
 /* The same on a given port of the board, to a given MAC (striping). */
 unsigned mxd_port_room(const struct mxd_partner *p, unsigned port);
+/* Writes the headers of a frame to p into an allocated buffer. */
+void mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
+		struct mxd_frame *f);
 int mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
 		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
 		struct mxd_frame *f);

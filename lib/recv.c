@@ -399,7 +399,8 @@ ack_schedule(struct mxd_partner *p, uint32_t delay_ns)
 		mxd_ack_send(p);
 		return;
 	}
-	mxd_ack_later(p, mxd_now_ns() + delay_ns);
+	if (!p->ack_queued)	/* the clock only when it is needed */
+		mxd_ack_later(p, mxd_now_ns() + delay_ns);
 }
 
 /* The early buffer's bytes, if the whole message is in it. */

@@ -144,6 +144,32 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	mxd_pull_pump(p);
 }
 
+/* Fills and queues up to n reply frames of job j, allocated in one go. */
+static unsigned
+job_frames(struct mxd_partner *p, struct mxd_pulljob *j, unsigned n)
+{
+	struct mxd_link *l = p->ep->board->port[j->port];
+	struct mxd_frame f[MXD_BURST];
+	unsigned i;
+
+	if (l->ops->alloc(l, f, n) != 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint32_t len = j->end - j->off < j->frag ? j->end - j->off :
+			j->frag;
+		uint8_t *d = f[i].data + MXD_HDRS_LEN;
+
+		mxd_partner_frame_fill(p, j->port, j->mac, MXD_T_PULL_REP,
+				(uint16_t)(sizeof(struct mxd_pullrep_hdr) + len),
+				&f[i]);
+		d += mxd_wire_put_pullrep(d, j->recv_handle, j->off);
+		mxd_req_gather(j->r, j->off, d, len);
+		mxd_partner_xmit_on(p, j->port, &f[i]);
+		j->off += len;
+	}
+	return n;
+}
+
 /* Sends reply frames of p's jobs while the tx queue has room. */
 void
 mxd_pull_pump(struct mxd_partner *p)
@@ -153,22 +179,15 @@ mxd_pull_pump(struct mxd_partner *p)
 			(MXD_JOBS - 1)];
 
 		while (j->off < j->end) {
-			uint32_t len = j->end - j->off < j->frag ?
-				j->end - j->off : j->frag;
-			struct mxd_frame f;
-			uint8_t *d;
+			unsigned left = (j->end - j->off + j->frag - 1) / j->frag;
+			unsigned n = mxd_port_room(p, j->port);
 
-			if (mxd_port_room(p, j->port) == 0 ||
-					mxd_partner_frame_on(p, j->port, j->mac,
-					MXD_T_PULL_REP,
-					(uint16_t)(sizeof(struct mxd_pullrep_hdr) +
-						len), &f) < 0)
+			if (n > left)
+				n = left;
+			if (n > MXD_BURST)
+				n = MXD_BURST;
+			if (n == 0 || job_frames(p, j, n) == 0)
 				return;
-			d = f.data + MXD_HDRS_LEN;
-			d += mxd_wire_put_pullrep(d, j->recv_handle, j->off);
-			mxd_req_gather(j->r, j->off, d, len);
-			mxd_partner_xmit_on(p, j->port, &f);
-			j->off += len;
 		}
 		p->job_head++;
 	}

@@ -81,23 +81,33 @@ partner_alloc(struct mxd_partner *p, struct mxd_frame *f, unsigned n)
 	return l->ops->alloc(l, f, n);
 }
 
+void
+mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
+		struct mxd_frame *f)
+{
+	struct mxd_hdr_args a;
+
+	mxd_hdr_for(p, type, &a);
+	mxd_wire_put_hdr(f->data, dst, p->ep->board->port[port]->mac, &a,
+			body);
+	f->len = (uint32_t)MXD_HDRS_LEN + body;
+	if (f->len < 60) {
+		memset(f->data + f->len, 0, 60 - f->len);
+		f->len = 60;
+	}
+}
+
 int
 mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
 		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
 		struct mxd_frame *f)
 {
 	struct mxd_link *l = p->ep->board->port[port];
-	struct mxd_hdr_args a;
 
 	if (l->ops->alloc(l, f, 1) != 0)
 		return -MX_NO_RESOURCES;
-	mxd_hdr_for(p, type, &a);
-	mxd_wire_put_hdr(f->data, dst, l->mac, &a, body);
-	f->len = (uint32_t)MXD_HDRS_LEN + body;
-	if (f->len < 60) {
-		memset(f->data + f->len, 0, 60 - f->len);
-		f->len = 60;
-	}
+	mxd_partner_frame_fill(p, port, dst, type, body, f);
 	return 0;
 }
 
