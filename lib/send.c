@@ -36,6 +36,8 @@ mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
 	a->src_session = ep->session;
 	a->dst_session = p->remote_session;
 	a->ack = mxd_rxwin_cum_ack(&p->rx);
+	if (a->ack != p->ack_sent && type != MXD_T_ACK)
+		mxd_count(ep->board, MXD_C_ACKS_PIGGY);
 	p->ack_sent = a->ack;
 	if (p->ack_queued && p->notify_n == 0) {
 		mxd_list_del(&p->ackq);

@@ -103,6 +103,9 @@ status_fields(void **state)
 	send_buf(e1, st.source, out, 10, 9);
 	st = wait_ok(e0, &r);
 	assert_int_equal(st.xfer_length, 10);
+	/* Either the reply carried e1's ack, or an explicit one went. */
+	assert_true(e1->board->counters[MXD_C_ACKS_PIGGY] +
+			e1->board->counters[MXD_C_ACKS_SENT] >= 1);
 }
 
 static void
