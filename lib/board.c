@@ -317,10 +317,6 @@ mxd_frame_start(struct mxd_board *b, unsigned port,
 		return -MX_NO_RESOURCES;
 	mxd_wire_put_hdr(f->data, dst, l->mac, a, body);
 	f->len = (uint32_t)MXD_HDRS_LEN + body;
-	if (f->len < 60) {
-		/* Ethernet minimum: pad with zeros, never stale buffer bytes. */
-		memset(f->data + f->len, 0, 60 - f->len);
-		f->len = 60;
-	}
+	mxd_frame_pad(f);
 	return 0;
 }

@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "myriexpress.h"
 #include "mx_extensions.h"
@@ -179,6 +180,16 @@ int mxd_board_port_up(struct mxd_board *b, unsigned port);
 int mxd_frame_start(struct mxd_board *b, unsigned port,
 		const uint8_t dst[MXD_ETH_ALEN], const struct mxd_hdr_args *a,
 		uint16_t body, struct mxd_frame *f);
+
+/* Ethernet's minimum frame: pad with zeros, never stale buffer bytes. */
+static inline void
+mxd_frame_pad(struct mxd_frame *f)
+{
+	if (f->len < 60) {
+		memset(f->data + f->len, 0, 60 - f->len);
+		f->len = 60;
+	}
+}
 
 static inline void
 mxd_count(struct mxd_board *b, enum mxd_counter c)

@@ -94,10 +94,7 @@ mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
 	mxd_wire_put_hdr(f->data, dst, p->ep->board->port[port]->mac, &a,
 			body);
 	f->len = (uint32_t)MXD_HDRS_LEN + body;
-	if (f->len < 60) {
-		memset(f->data + f->len, 0, 60 - f->len);
-		f->len = 60;
-	}
+	mxd_frame_pad(f);
 }
 
 int
@@ -148,10 +145,7 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 	else
 		mxd_req_gather(r, off, d, len);
 	f->len = (uint32_t)(d + len - f->data);
-	if (f->len < 60) {
-		memset(f->data + f->len, 0, 60 - f->len);
-		f->len = 60;
-	}
+	mxd_frame_pad(f);
 }
 
 /* Sends r now if window and tx room allow; returns 1 if sent. */

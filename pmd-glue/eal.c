@@ -39,9 +39,6 @@ mxd_glue_error(void)
 	return glue_err;
 }
 
-void mxd_glue_set_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
 void
 mxd_glue_set_error(const char *fmt, ...)
 {
@@ -72,9 +69,8 @@ static int
 has_core_option(char **argv, int argc)
 {
 	for (int i = 0; i < argc; i++)
-		if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "-c") ||
-				!strncmp(argv[i], "--lcores", 8) ||
-				!strncmp(argv[i], "-l", 2))
+		if (!strncmp(argv[i], "-l", 2) || !strcmp(argv[i], "-c") ||
+				!strncmp(argv[i], "--lcores", 8))
 			return 1;
 	return 0;
 }

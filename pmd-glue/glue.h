@@ -41,4 +41,8 @@ unsigned mxd_glue_links_wait(struct mxd_link *links, unsigned n,
 
 const char *mxd_glue_error(void);
 
+/* Records the reason of a failure for mxd_glue_error() (eal.c). */
+void mxd_glue_set_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
 #endif /* MXD_GLUE_H */

@@ -22,9 +22,6 @@
 
 #define BURST_MAX	64
 
-void mxd_glue_set_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
 struct port_priv {
 	struct rte_mempool *mp;
 };
