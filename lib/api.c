@@ -91,7 +91,6 @@ endpoint_new(struct mxd_board *b, uint32_t id, uint32_t filter)
 	mxd_list_init(&ep->unexp);
 	mxd_list_init(&ep->held);
 	mxd_list_init(&ep->done);
-	mxd_list_init(&ep->acks);
 	mxd_list_init(&ep->sending);
 	mxd_list_init(&ep->connects);
 	mxd_list_init(&ep->jobq);
@@ -152,6 +151,7 @@ endpoint_release(struct mx_endpoint *ep)
 	mxd_unexp_release_all(ep);
 	mxd_pulls_release(ep);
 	for (uint32_t i = 0; i < ep->npartners; i++) {
+		mxd_list_del(&ep->partners[i]->ackq);	/* board's list */
 		mxd_partner_reset(ep->partners[i], 0);
 		free(ep->partners[i]);
 	}
@@ -172,7 +172,8 @@ drained(void *arg)
 
 	for (uint32_t i = 0; i < ep->npartners; i++)
 		if (!mxd_list_empty(&ep->partners[i]->sendq) ||
-				mxd_txwin_in_flight(&ep->partners[i]->tx) != 0)
+				mxd_txwin_in_flight(&ep->partners[i]->tx) != 0 ||
+				ep->partners[i]->ack_queued)
 			return 0;
 	for (uint32_t i = 0; i < MXD_LSEND_MAX; i++)
 		if (ep->lsend[i] != NULL)
@@ -180,7 +181,7 @@ drained(void *arg)
 	for (unsigned p = 0; p < b->nports; p++)
 		if (mxd_txq_room(b, p) != MXD_TXQ_SIZE)
 			return 0;
-	return mxd_list_empty(&ep->acks);
+	return 1;
 }
 
 static mx_return_t

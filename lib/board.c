@@ -100,6 +100,7 @@ board_new(struct mxd_lib *lib, unsigned idx, const int *ports)
 	if (b == NULL)
 		return NULL;
 	b->index = idx;
+	mxd_list_init(&b->acks);
 	for (unsigned i = 0; ports[i] >= 0; i++) {
 		b->port[i] = lib->links[ports[i]];
 		b->link_index[i] = (unsigned)ports[i];
@@ -279,7 +280,6 @@ rx_loop(struct mxd_board *b)
 unsigned
 mxd_board_progress(struct mxd_board *b)
 {
-	uint64_t now = 0;
 	unsigned work = 0;
 
 	/* An unexpected handler may call back into MX: no second pass. */
@@ -292,15 +292,8 @@ mxd_board_progress(struct mxd_board *b)
 		work++;
 		rx_loop(b);
 	}
-	for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++) {
-		struct mx_endpoint *ep = b->ep[e];
-
-		if (ep == NULL || mxd_list_empty(&ep->acks))
-			continue;
-		if (now == 0)
-			now = mxd_now_ns();
-		mxd_acks_flush(ep, now);
-	}
+	if (!mxd_list_empty(&b->acks))
+		mxd_acks_flush(b, mxd_now_ns());
 	mxd_board_flush(b);
 	b->busy = 0;
 	return work;

@@ -133,6 +133,8 @@ struct mxd_board {
 	struct mxd_txq txq[MXD_BOARD_PORTS];
 	uint32_t loop_head, loop_tail;
 	uint8_t busy;			/* inside a progress pass */
+	struct mxd_list acks;		/* partners (of any endpoint) owing
+					 * an ack or a notice */
 	struct mxd_frame loop[MXD_LOOP_SIZE];
 	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
 	void *stats;			/* shared segment (or private memory) */
@@ -398,7 +400,7 @@ struct mxd_partner {
 	uint32_t notify_n;			/* type << 32 | seq */
 	mx_status_code_t dead;		/* non-zero: why sends to it fail */
 	struct mxd_list sending;	/* on the endpoint's sending list */
-	struct mxd_list ackq;		/* on the endpoint's ack list */
+	struct mxd_list ackq;		/* on the board's ack list */
 	uint32_t ack_sent;		/* last cumulative ack sent */
 	uint64_t ack_due;		/* ns: send an explicit ack by then */
 	uint8_t ack_queued;
@@ -429,7 +431,6 @@ struct mx_endpoint {
 	struct mxd_list unexp;		/* unexpected messages, match order */
 	struct mxd_list held;		/* other message buffers in use */
 	struct mxd_list done;		/* completed requests */
-	struct mxd_list acks;		/* partners owing an ack */
 	struct mxd_list sending;	/* partners with queued sends */
 	struct mxd_reqpool reqs;
 	struct mxd_bufpool bufs;
@@ -527,9 +528,9 @@ void mxd_pulls_release(struct mx_endpoint *ep);
  * if the tx queue is full, with the next ack pass: never dropped. */
 void mxd_notice(struct mxd_partner *p, uint8_t type, uint32_t seq);
 void mxd_ack_send(struct mxd_partner *p);
-/* Puts p on its endpoint's list of partners owing an ack by 'due' (ns). */
+/* Puts p on its board's list of partners owing an ack by 'due' (ns). */
 void mxd_ack_later(struct mxd_partner *p, uint64_t due);
-void mxd_acks_flush(struct mx_endpoint *ep, uint64_t now);
+void mxd_acks_flush(struct mxd_board *b, uint64_t now);
 
 void mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f);
 void mxd_recv_post(struct mx_request *r);

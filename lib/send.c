@@ -369,7 +369,7 @@ mxd_ack_later(struct mxd_partner *p, uint64_t due)
 	if (!p->ack_queued) {
 		p->ack_due = due;
 		p->ack_queued = 1;
-		mxd_list_add_tail(&p->ep->acks, &p->ackq);
+		mxd_list_add_tail(&p->ep->board->acks, &p->ackq);
 	}
 }
 
@@ -407,15 +407,15 @@ notify_flush(struct mxd_partner *p)
  * turn (tx queue full, or not due yet) goes back for the next pass.
  */
 void
-mxd_acks_flush(struct mx_endpoint *ep, uint64_t now)
+mxd_acks_flush(struct mxd_board *b, uint64_t now)
 {
-	struct mxd_list work = ep->acks;
+	struct mxd_list work = b->acks;
 
-	if (mxd_list_empty(&ep->acks))
+	if (mxd_list_empty(&b->acks))
 		return;
 	work.next->prev = &work;
 	work.prev->next = &work;
-	mxd_list_init(&ep->acks);
+	mxd_list_init(&b->acks);
 	while (!mxd_list_empty(&work)) {
 		struct mxd_partner *p = mxd_container_of(work.next,
 				struct mxd_partner, ackq);
