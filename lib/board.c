@@ -193,12 +193,19 @@ mxd_txq_room(const struct mxd_board *b, unsigned port)
 }
 
 void
-mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+mxd_txq_resend(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 {
 	struct mxd_txq *q = &b->txq[port];
 
 	q->f[q->tail++ & (MXD_TXQ_SIZE - 1)] = *f;
 	mxd_count(b, MXD_C_TX_FRAMES);
+}
+
+void
+mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+{
+	mxd_wire_seal(f->data);
+	mxd_txq_resend(b, port, f);
 }
 
 unsigned
@@ -208,10 +215,17 @@ mxd_loop_room(const struct mxd_board *b)
 }
 
 void
-mxd_loop_push(struct mxd_board *b, struct mxd_frame *f)
+mxd_loop_resend(struct mxd_board *b, struct mxd_frame *f)
 {
 	b->loop[b->loop_tail++ & (MXD_LOOP_SIZE - 1)] = *f;
 	mxd_count(b, MXD_C_LOOP_FRAMES);
+}
+
+void
+mxd_loop_push(struct mxd_board *b, struct mxd_frame *f)
+{
+	mxd_wire_seal(f->data);
+	mxd_loop_resend(b, f);
 }
 
 /* Hands queued frames to the PMD; a ring that wraps takes two bursts. */

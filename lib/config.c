@@ -85,6 +85,7 @@ mxd_config_load(struct mxd_config *c)
 	c->dpdk_args = getenv("MX_DPDK_ARGS");
 	c->boards = getenv("MX_BOARDS");
 	c->peers_file = getenv("MX_PEERS_FILE");
+	c->faults = getenv("MX_FAULTS");
 	if (h != NULL && *h != '\0')
 		snprintf(c->hostname, sizeof(c->hostname), "%s", h);
 	else if (gethostname(c->hostname, sizeof(c->hostname)) != 0)
@@ -110,7 +111,7 @@ mxd_config_describe(const struct mxd_config *c, struct mxd_setting *rows,
 {
 	unsigned n = 0;
 
-	if (max < 4 + sizeof(nums) / sizeof(nums[0]))
+	if (max < 5 + sizeof(nums) / sizeof(nums[0]))
 		return 0;
 	row(&rows[n++], "MX_DPDK_ARGS", c->dpdk_args,
 		"EAL arguments (ignored when the application started the EAL)");
@@ -120,6 +121,8 @@ mxd_config_describe(const struct mxd_config *c, struct mxd_setting *rows,
 		"ports per board, e.g. \"0+1,2\"; default one board per port");
 	row(&rows[n++], "MX_PEERS_FILE", c->peers_file,
 		"file of \"<host>:<board> <mac>\" lines naming peers");
+	row(&rows[n++], "MX_FAULTS", c->faults,
+		"fault injection for tests, e.g. \"drop=5%,reorder=5%,seed=7\"");
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		const uint32_t *v = (const uint32_t *)(const void *)
 			((const char *)c + nums[i].off);

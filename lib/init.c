@@ -251,6 +251,10 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		lib->links[i] = links[i];
 	lib->nlinks = n;
+	if (mxd_fault_wrap(lib->conf.faults, lib->links, n) < 0) {
+		fprintf(stderr, "mx: %s\n", mxd_glue_error());
+		return -MX_BAD_PARAM_VAL;
+	}
 	mxd_naming_init();
 	ret = mxd_boards_init(lib);
 	if (ret == 0 && lib->conf.peers_file != NULL &&
@@ -258,6 +262,7 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 		ret = -MX_BAD_PARAM_VAL;
 	if (ret < 0) {
 		mxd_boards_fini(lib);
+		mxd_fault_unwrap(lib->links, lib->nlinks);
 		return ret;
 	}
 	for (unsigned i = 0; i < lib->nboards; i++)
@@ -303,6 +308,7 @@ do_finalize(void)
 			if (lib->boards[i]->ep[e] != NULL)
 				mx_close_endpoint(lib->boards[i]->ep[e]);
 	mxd_boards_fini(lib);
+	mxd_fault_unwrap(lib->links, lib->nlinks);
 	lib->initialized = 0;
 	return MX_SUCCESS;
 }

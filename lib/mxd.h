@@ -30,6 +30,7 @@
 #include "list.h"
 #include "lock.h"
 #include "glue.h"
+#include "fault.h"
 #include "wire.h"
 #include "rxwin.h"
 #include "txwin.h"
@@ -58,6 +59,7 @@ struct mxd_config {
 	char hostname[MX_MAX_HOSTNAME_LEN];	/* MX_HOSTNAME */
 	const char *boards;		/* MX_BOARDS */
 	const char *peers_file;		/* MX_PEERS_FILE */
+	const char *faults;		/* MX_FAULTS (tests) */
 	uint32_t eager_max;		/* MX_RNDV_THRESHOLD */
 	uint32_t mtu;			/* MX_MTU, 0: the port's */
 	uint32_t unexp_max;		/* MX_UNEXP_QUEUE_MAX, bytes */
@@ -166,10 +168,15 @@ void mxd_stats_close(struct mxd_board *b);
 void mxd_boards_fini(struct mxd_lib *lib);
 struct mxd_board *mxd_board_by_nic(uint64_t nic_id);
 
-/* Queues frames for a port; returns how many fitted. */
+/* Room on a port's tx queue, in frames. */
 unsigned mxd_txq_room(const struct mxd_board *b, unsigned port);
+/* Seals a finished frame (integrity check) and queues it for a port, or
+ * for the loopback ring. */
 void mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f);
 void mxd_loop_push(struct mxd_board *b, struct mxd_frame *f);
+/* Queues a frame sealed before (a retransmission), unchanged. */
+void mxd_txq_resend(struct mxd_board *b, unsigned port, struct mxd_frame *f);
+void mxd_loop_resend(struct mxd_board *b, struct mxd_frame *f);
 unsigned mxd_loop_room(const struct mxd_board *b);
 void mxd_board_flush(struct mxd_board *b);
 /* One pass: rx bursts on every port and the loopback ring, timers, tx.

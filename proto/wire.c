@@ -3,7 +3,7 @@
  * Encoding and the one validation function for received frames.
  *
  * mxd_wire_parse() is the only place that looks at untrusted bytes: it
- * checks the EtherType, version, type, that the common header's length
+ * checks the EtherType, version, the integrity check, type, that the common header's length
  * field fits the frame (Ethernet pads short frames, so the frame may be
  * longer than the MX content), and each type's exact header size and
  * bounds.  Everything it returns in struct mxd_pkt may be trusted as far
@@ -11,6 +11,9 @@
  * checks need endpoint state and are done by the receive path.
  */
 #include "wire.h"
+#include "csum.h"
+
+#define CSUM_OFF	(MXD_ETH_HLEN + 28)
 
 /* Largest message any sender may send eagerly: a wire sanity cap. */
 #define MXD_WIRE_EAGER_CAP	(MXD_MAX_FRAGS * 16384u)
@@ -262,8 +265,31 @@ parse_common(const uint8_t *h, struct mxd_pkt *pkt)
 	pkt->payload = NULL;
 }
 
+void
+mxd_wire_seal(uint8_t *frame)
+{
+	uint32_t body = mxd_get16(frame + MXD_ETH_HLEN + 10);
+
+	mxd_put32(frame + CSUM_OFF, 0);
+	mxd_put32(frame + CSUM_OFF, mxd_csum(frame, MXD_HDRS_LEN + body));
+}
+
+/* Whether the frame's check matches its content. */
+static int
+csum_ok(uint8_t *frame, uint32_t body)
+{
+	uint8_t saved[4];
+	uint32_t got;
+
+	memcpy(saved, frame + CSUM_OFF, 4);
+	memset(frame + CSUM_OFF, 0, 4);
+	got = mxd_csum(frame, MXD_HDRS_LEN + body);
+	memcpy(frame + CSUM_OFF, saved, 4);
+	return got == mxd_get32(saved);
+}
+
 enum mxd_drop
-mxd_wire_parse(const uint8_t *frame, size_t len, struct mxd_pkt *pkt)
+mxd_wire_parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt)
 {
 	const uint8_t *h = frame + MXD_ETH_HLEN;
 	uint32_t body;
@@ -279,6 +305,8 @@ mxd_wire_parse(const uint8_t *frame, size_t len, struct mxd_pkt *pkt)
 	body = mxd_get16(h + 10);
 	if (body > len - MXD_HDRS_LEN)
 		return MXD_DROP_SHORT;
+	if (!csum_ok(frame, body))
+		return MXD_DROP_CSUM;
 	pkt->eth = (const struct mxd_eth_hdr *)(const void *)frame;
 	parse_common(h, pkt);
 	h += sizeof(struct mxd_hdr);
@@ -322,6 +350,8 @@ mxd_drop_name(enum mxd_drop d)
 		[MXD_DROP_WINDOW] = "drop: outside window",
 		[MXD_DROP_DUP] = "drop: duplicate",
 		[MXD_DROP_NOBUF] = "drop: no buffer",
+		[MXD_DROP_CSUM] = "drop: bad checksum",
+		[MXD_DROP_STALE] = "drop: stale",
 	};
 
 	if ((unsigned)d >= MXD_DROP_MAX)

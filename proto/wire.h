@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define MXD_ETHERTYPE		0x88b5	/* IEEE 802 local experimental 1 */
-#define MXD_WIRE_VERSION	1
+#define MXD_WIRE_VERSION	2	/* 2: csum checked */
 #define MXD_ETH_HLEN		14
 #define MXD_ETH_ALEN		6
 #define MXD_NAME_LEN		64	/* board names on the wire, NUL padded */
@@ -85,7 +85,8 @@ struct mxd_hdr {
 	uint32_t src_session;	/* 16 sender endpoint's session id */
 	uint32_t dst_session;	/* 20 receiver endpoint's session (0: any) */
 	uint32_t ack;		/* 24 cumulative ack: all seq <= ack received */
-	uint32_t csum;		/* 28 reserved for the integrity check, zero */
+	uint32_t csum;		/* 28 mxd_csum() of the frame (this field
+				 *    zero) up to the end of "length" */
 };
 _Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
 
@@ -194,6 +195,8 @@ enum mxd_drop {
 	MXD_DROP_WINDOW,	/* sequence outside the receive window */
 	MXD_DROP_DUP,		/* duplicate fragment */
 	MXD_DROP_NOBUF,		/* no buffer to hold an early message */
+	MXD_DROP_CSUM,		/* integrity check failed: corrupted */
+	MXD_DROP_STALE,		/* an old session's or a dead pull's frame */
 	MXD_DROP_MAX
 };
 
@@ -370,10 +373,20 @@ mxd_frag_count(uint32_t len, uint32_t frag_max)
 }
 
 /*
- * Validates a received frame of 'len' bytes and decodes it into 'pkt'.
- * Returns MXD_DROP_NONE, or the reason the frame must be dropped.
+ * Writes the integrity check of a finished frame (every byte written, the
+ * common header's length final).  Done once, just before the frame is
+ * queued; a retransmission sends the sealed frame unchanged.
  */
-enum mxd_drop mxd_wire_parse(const uint8_t *frame, size_t len,
+void mxd_wire_seal(uint8_t *frame);
+
+/*
+ * Validates a received frame of 'len' bytes and decodes it into 'pkt'.
+ * Returns MXD_DROP_NONE, or the reason the frame must be dropped.  The
+ * integrity check is verified before any field past the length is
+ * trusted; the csum field is zeroed while it is computed and then put
+ * back, so the frame must be writable.
+ */
+enum mxd_drop mxd_wire_parse(uint8_t *frame, size_t len,
 		struct mxd_pkt *pkt);
 
 /* Human-readable name of a drop reason (counter label). */

@@ -517,6 +517,7 @@ hostile_frames_counted(void **state)
 	/* Ours, but with a session that is not e1's. */
 	mxd_wire_put_hdr(junk, pb.link.mac, pa.link.mac, &a, 24);
 	mxd_wire_put_eager(junk + MXD_HDRS_LEN, 1, 0, 0, 1000, 0);
+	mxd_wire_seal(junk);
 	fake_inject(&pb, junk, 100);
 	r = post_recv(e1, in, 8, 6, MX_MATCH_MASK_NONE);
 	send_buf(e0, to1, out, 8, 6);
@@ -1035,6 +1036,7 @@ forged_pulls_refused(void **state)
 		mxd_wire_put_pull(f + n, k == 0 ? 0x12345 :
 				e0->lsend[s->rndv_handle & 4095]->rndv_handle,
 				1, k == 0 ? 0 : 49000, k == 0 ? 100 : 2000, 1000);
+		mxd_wire_seal(f);
 		fake_inject(&pa, f, (uint32_t)(n + sizeof(struct mxd_pull_hdr)));
 	}
 	for (int i = 0; i < 20; i++)

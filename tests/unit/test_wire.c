@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "wire.h"
+#include "csum.h"
 
 static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 1 };
 static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
@@ -34,6 +35,7 @@ eager_frame(uint8_t *f, uint32_t msg_len, uint16_t frag_max, uint8_t idx)
 			frag_max, idx);
 	for (uint32_t i = 0; i < len; i++)
 		f[n + i] = (uint8_t)(off + i);
+	mxd_wire_seal(f);
 	return n + len;
 }
 
@@ -93,6 +95,7 @@ conn_and_disc_roundtrip(void **state)
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_conn_hdr));
 	n += mxd_wire_put_conn(f + n, 0x020000000001ull, 77, 0xabcd,
 			MXD_CONN_BAD_KEY);
+	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
 	assert_true(pkt.u.conn.src_nic == 0x020000000001ull);
 	assert_int_equal(pkt.u.conn.conn_id, 77);
@@ -102,6 +105,7 @@ conn_and_disc_roundtrip(void **state)
 	a.type = MXD_T_DISCOVER;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_disc_hdr));
 	n += mxd_wire_put_disc(f + n, 99, 1, "hostA:0", "hostB:1");
+	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
 	assert_true(pkt.u.disc.src_nic == 99);
 	assert_int_equal(pkt.u.disc.query, 1);
@@ -123,6 +127,7 @@ unterminated_names_are_cut(void **state)
 	mxd_wire_put_disc(f + n, 1, 0, "x", "y");
 	memset(f + n + 16, 'A', 2 * MXD_NAME_LEN);	/* no NUL anywhere */
 	n += sizeof(struct mxd_disc_hdr);
+	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
 	assert_int_equal(strlen(pkt.u.disc.name), MXD_NAME_LEN - 1);
 	assert_int_equal(strlen(pkt.u.disc.want), MXD_NAME_LEN - 1);
@@ -145,7 +150,7 @@ static const struct bad_case bad_cases[] = {
 	{ "too short for ethernet", 0, 0, 0, 10, MXD_DROP_SHORT },
 	{ "too short for mx header", 0, 0, 0, 40, MXD_DROP_SHORT },
 	{ "foreign ethertype", 12, 2, 0x86dd, 0, MXD_DROP_ETHERTYPE },
-	{ "wrong version", H(0), 1, 2, 0, MXD_DROP_VERSION },
+	{ "wrong version", H(0), 1, 9, 0, MXD_DROP_VERSION },
 	{ "unknown type", H(1), 1, 99, 0, MXD_DROP_TYPE },
 	{ "type zero", H(1), 1, 0, 0, MXD_DROP_TYPE },
 	{ "length beyond frame", H(10), 2, 4000, 0, MXD_DROP_SHORT },
@@ -179,11 +184,64 @@ validation_table(void **state)
 			mxd_put16(f + c->off, (uint16_t)c->value);
 		else
 			mxd_put32(f + c->off, c->value);
+		if (!c->cut)	/* a consistent frame, but wrong inside */
+			mxd_wire_seal(f);
 		if (mxd_wire_parse(f, n, &pkt) != c->want)
 			fail_msg("case '%s': got %s, want %s", c->what,
 					mxd_drop_name(mxd_wire_parse(f, n, &pkt)),
 					mxd_drop_name(c->want));
 	}
+}
+
+/* Every single-bit error, and many 2- and 3-bit ones, are caught. */
+static void
+corrupted_frames_refused(void **state)
+{
+	uint8_t good[2048], f[2048];
+	struct mxd_pkt pkt;
+	size_t n = eager_frame(good, 3000, 1400, 1);
+
+	(void)state;
+	for (size_t bit = 0; bit < n * 8; bit++) {
+		memcpy(f, good, n);
+		f[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		assert_int_not_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	}
+	srand(7);
+	for (int i = 0; i < 100000; i++) {
+		memcpy(f, good, n);
+		for (int k = 0; k < 2 + i % 2; k++) {
+			size_t bit = (size_t)rand() % (n * 8);
+
+			f[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		}
+		if (memcmp(f, good, n) != 0)
+			assert_int_not_equal(mxd_wire_parse(f, n, &pkt),
+					MXD_DROP_NONE);
+	}
+	/* The check is put back: a frame parses twice (a duplicate). */
+	memcpy(f, good, n);
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+}
+
+/* The SSE4.2 and the table versions of the check agree. */
+static void
+csum_implementations_agree(void **state)
+{
+	uint8_t b[9100];
+
+	(void)state;
+	srand(3);
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)rand();
+	for (size_t len = 0; len < sizeof(b); len += 1 + len / 16)
+		assert_int_equal(mxd_csum(b + len % 7, len - len % 7),
+				mxd_csum_sw(b + len % 7, len - len % 7));
+	/* CRC-32C's standard check value. */
+	assert_int_equal(mxd_csum((const uint8_t *)"123456789", 9), 0xe3069283);
+	assert_int_equal(mxd_csum_sw((const uint8_t *)"123456789", 9),
+			0xe3069283);
 }
 
 static void
@@ -197,14 +255,18 @@ fixed_size_types(void **state)
 	(void)state;
 	a.type = MXD_T_ACK;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, 0);
+	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
 	mxd_put16(f + H(10), 4);	/* an ack has no body */
+	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n + 4, &pkt), MXD_DROP_LENGTH);
 	a.type = MXD_T_CONN_REQ;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, 20);
+	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n + 20, &pkt), MXD_DROP_LENGTH);
 	a.type = MXD_T_DISCOVER;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, 100);
+	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n + 100, &pkt), MXD_DROP_LENGTH);
 }
 
@@ -229,6 +291,10 @@ random_bytes_never_accepted_blindly(void **state)
 				f[14] = MXD_WIRE_VERSION;
 				f[15] = (uint8_t)(1 + rand() % 5);
 			}
+			/* and carry a valid check, to reach the type parsers */
+			if (n >= MXD_HDRS_LEN && mxd_get16(f + 24) <=
+					n - MXD_HDRS_LEN)
+				mxd_wire_seal(f);
 		}
 		if (mxd_wire_parse(f, n, &pkt) == MXD_DROP_NONE &&
 				pkt.h.type == MXD_T_EAGER) {
@@ -271,6 +337,8 @@ main(void)
 		cmocka_unit_test(conn_and_disc_roundtrip),
 		cmocka_unit_test(unterminated_names_are_cut),
 		cmocka_unit_test(validation_table),
+		cmocka_unit_test(corrupted_frames_refused),
+		cmocka_unit_test(csum_implementations_agree),
 		cmocka_unit_test(fixed_size_types),
 		cmocka_unit_test(random_bytes_never_accepted_blindly),
 		cmocka_unit_test(seq_compare_wraps),
