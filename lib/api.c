@@ -151,8 +151,10 @@ endpoint_release(struct mx_endpoint *ep)
 	mxd_unexp_release_all(ep);
 	mxd_pulls_release(ep);
 	for (uint32_t i = 0; i < ep->npartners; i++) {
-		mxd_list_del(&ep->partners[i]->ackq);	/* board's list */
+		mxd_list_del(&ep->partners[i]->ackq);	/* board's lists */
+		mxd_list_del(&ep->partners[i]->timed);
 		mxd_partner_reset(ep->partners[i], 0);
+		free(ep->partners[i]->notify);
 		free(ep->partners[i]);
 	}
 	mxd_list_foreach(pos, tmp, &ep->txrec_chunks)

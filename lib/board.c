@@ -101,6 +101,8 @@ board_new(struct mxd_lib *lib, unsigned idx, const int *ports)
 		return NULL;
 	b->index = idx;
 	mxd_list_init(&b->acks);
+	mxd_list_init(&b->timed);
+	b->now = mxd_now_ns();
 	for (unsigned i = 0; ports[i] >= 0; i++) {
 		b->port[i] = lib->links[ports[i]];
 		b->link_index[i] = (unsigned)ports[i];
@@ -308,6 +310,7 @@ mxd_board_progress(struct mxd_board *b)
 	}
 	if (!mxd_list_empty(&b->acks))
 		mxd_acks_flush(b, mxd_now_ns());
+	mxd_timers_tick(b, work);
 	mxd_board_flush(b);
 	b->busy = 0;
 	return work;

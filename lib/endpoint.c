@@ -112,6 +112,8 @@ mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 	mxd_list_init(&p->sending);
 	mxd_list_init(&p->jobq);
 	mxd_list_init(&p->ackq);
+	mxd_list_init(&p->timed);
+	mxd_list_init(&p->pulls);
 	mxd_partner_reset(p, 0);
 	ep->partners[ep->npartners++] = p;
 	return p;
@@ -158,6 +160,7 @@ conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, uint32_t filter,
 	struct mxd_board *b = ep->board;
 	struct mxd_hdr_args a = {
 		.type = MXD_T_CONN_REQ, .src_ep = (uint8_t)ep->id,
+		.flags = mxd_partner_fresh(p) ? MXD_F_FRESH : 0,
 		.dst_ep = (uint8_t)p->remote_ep, .dst_peer = MXD_NO_PEER,
 		.src_peer = p->index, .filter = filter,
 		.src_session = ep->session,

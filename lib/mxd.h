@@ -44,7 +44,7 @@
 #define MXD_SEG_INLINE		4
 #define MXD_MAX_PEERS		256
 #define MXD_MAX_SEGMENTS	256
-#define MXD_NOTIFY_MAX		512	/* queued notices per partner */
+#define MXD_NOTIFY_MIN		16	/* queued notices per partner, grows */
 #define MXD_ACK_EVERY		8	/* explicit ack after this many messages */
 #define MXD_LSEND_MAX		4096	/* large sends per endpoint, 2^12 */
 #define MXD_PULLS_MAX		4096	/* large receives per endpoint, 2^12 */
@@ -72,6 +72,9 @@ struct mxd_config {
 	uint32_t close_linger_ms;	/* MX_CLOSE_LINGER_MS */
 	uint32_t progress_thread;	/* MX_PROGRESS_THREAD */
 	uint32_t progress_us;		/* MX_PROGRESS_US */
+	uint32_t rto_min_us;		/* MX_RTO_MIN_US */
+	uint32_t rto_max_ms;		/* MX_RTO_MAX_MS */
+	uint32_t peer_timeout_ms;	/* MX_PEER_TIMEOUT_MS */
 	uint32_t verbose;		/* MX_VERBOSE */
 };
 
@@ -105,9 +108,17 @@ enum mxd_counter {
 	MXD_C_NACK_SENT,
 	MXD_C_NACK_RCVD,
 	MXD_C_NOTICE_LOST,
+	MXD_C_NOTICE_GROW,
 	MXD_C_UNEXP_FULL,
 	MXD_C_BAD_PULL,
 	MXD_C_PULL_BUSY,
+	MXD_C_RETX_MSGS,	/* messages retransmitted on timeout */
+	MXD_C_RETX_FRAMES,
+	MXD_C_REPULLS,		/* PULLs sent again for missing replies */
+	MXD_C_PINGS,		/* liveness probes sent */
+	MXD_C_PEER_DEAD,	/* partners declared unreachable */
+	MXD_C_PEER_RESET,	/* partners restarted (new session/fresh) */
+	MXD_C_PORT_SUSPECT,	/* ports left out of striping after a loss */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
 };
@@ -137,6 +148,10 @@ struct mxd_board {
 	uint8_t busy;			/* inside a progress pass */
 	struct mxd_list acks;		/* partners (of any endpoint) owing
 					 * an ack or a notice */
+	struct mxd_list timed;		/* partners with something in flight
+					 * (retransmission, pulls, probes) */
+	uint32_t timer_pass;		/* passes since the last timer check */
+	uint64_t now;			/* ns, at the last timer check */
 	struct mxd_frame loop[MXD_LOOP_SIZE];
 	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
 	void *stats;			/* shared segment (or private memory) */
@@ -340,6 +355,8 @@ void mxd_unexp_deliver(struct mx_endpoint *ep, struct mxd_unexp *u,
 struct mxd_txrec {
 	uint32_t seq;
 	uint32_t nframes;
+	uint64_t sent_at;		/* ns, last (re)transmission */
+	uint32_t retx;			/* times retransmitted */
 	struct mx_request *req;		/* the send, until acknowledged */
 	struct mxd_txrec *pool_next;
 	struct mxd_frame frames[MXD_MAX_FRAGS];
@@ -350,6 +367,7 @@ enum mxd_owner_kind {
 	MXD_OWN_REQ,
 	MXD_OWN_UNEXP,
 	MXD_OWN_DISCARD,	/* consumed by the unexpected handler */
+	MXD_OWN_CTRL,		/* a notice: applied on arrival */
 };
 
 /* One PULL being served by the sender. */
@@ -368,6 +386,9 @@ struct mxd_pullblk {
 	uint64_t have;			/* frames received */
 	uint8_t n, count;
 	uint8_t asked;			/* its PULL went out */
+	uint8_t port;			/* the port it was asked on */
+	uint8_t tries;			/* times asked again */
+	uint64_t asked_at;		/* ns, last PULL for it */
 };
 
 /* A large receive being pulled. */
@@ -383,7 +404,13 @@ struct mxd_pull {
 	uint32_t rr;			/* next port to ask on (striping) */
 	struct mxd_pullblk blk[MXD_PULL_BLOCKS];
 	struct mxd_list link;		/* ep->pulls_waiting */
+	struct mxd_list plink;		/* its partner's pulls */
 	struct mxd_pull *next_free;
+};
+
+/* Round-trip estimate (Jacobson/Karels), nanoseconds. */
+struct mxd_rtt {
+	uint32_t srtt, var;
 };
 
 struct mxd_partner {
@@ -403,8 +430,8 @@ struct mxd_partner {
 	struct mxd_txrec *inflight[MXD_WIN];
 	struct mxd_list sendq;		/* sends waiting for window/tx */
 	struct mxd_list syncq;		/* issends acked, waiting for MATCHED */
-	uint64_t notify[MXD_NOTIFY_MAX];	/* notices not sent yet: */
-	uint32_t notify_n;			/* type << 32 | seq */
+	uint64_t *notify;		/* notices not sent yet: */
+	uint32_t notify_n, notify_cap;	/* kind << 32 | value */
 	mx_status_code_t dead;		/* non-zero: why sends to it fail */
 	struct mxd_list sending;	/* on the endpoint's sending list */
 	struct mxd_list ackq;		/* on the board's ack list */
@@ -420,6 +447,19 @@ struct mxd_partner {
 	uint32_t job_head, job_tail;
 	uint32_t pulls_out;		/* our PULLs to it not yet answered */
 	struct mxd_list jobq;		/* on ep->jobq while it has jobs */
+	/* Reliability. */
+	uint64_t last_heard;		/* ns, last valid frame from it */
+	uint64_t probe_since;		/* ns, first probe unanswered */
+	uint64_t ping_at;		/* ns, last liveness probe */
+	uint32_t fresh_conn;		/* connect id of its last start-over */
+	uint32_t backoff;		/* consecutive timeouts */
+	struct mxd_rtt rtt;		/* messages: send to ack */
+	struct mxd_rtt pull_rtt;	/* blocks: PULL to last reply */
+	struct mxd_list timed;		/* on the board's timed list */
+	struct mxd_list pulls;		/* our large receives from it */
+	uint32_t lsends;		/* our large sends to it */
+	uint64_t port_bad_until[MXD_BOARD_PORTS];	/* ns: skip in pulls */
+	uint32_t port_fails[MXD_BOARD_PORTS];
 };
 
 struct mx_endpoint {
@@ -530,14 +570,49 @@ void mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 void mxd_pulls_ask(struct mx_endpoint *ep);
 void mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt);
 void mxd_pulls_release(struct mx_endpoint *ep);
+/* Asks again for blocks of p's pulls whose replies are overdue. */
+void mxd_pulls_timer(struct mxd_partner *p, uint64_t now);
+/* Fails p's large receives with 'code'. */
+void mxd_pulls_fail(struct mxd_partner *p, mx_status_code_t code);
 
-/* Sends p a notice (MATCHED for seq, NOTIFY for a send handle), now or,
- * if the tx queue is full, with the next ack pass: never dropped. */
-void mxd_notice(struct mxd_partner *p, uint8_t type, uint32_t seq);
+/*
+ * Notices are small sequenced messages (EAGER flagged CTRL, no payload,
+ * match = kind << 32 | value), acknowledged and retransmitted like any
+ * message, applied once on arrival and never matched to a receive.
+ */
+enum mxd_notice_kind {
+	MXD_NOTE_MATCHED = 1,	/* value: seq of a sync message now matched */
+	MXD_NOTE_NOTIFY = 2,	/* value: send handle of a large message all
+				 * pulled (or discarded): the send is done */
+};
+
+/* Sends p a notice, now or (window or tx queue full) from the ack pass,
+ * in order: never dropped. */
+void mxd_notice(struct mxd_partner *p, uint8_t kind, uint32_t value);
 void mxd_ack_send(struct mxd_partner *p);
 /* Puts p on its board's list of partners owing an ack by 'due' (ns). */
 void mxd_ack_later(struct mxd_partner *p, uint64_t due);
 void mxd_acks_flush(struct mxd_board *b, uint64_t now);
+
+/* Reliability (send.c): timers of every partner with something in flight:
+ * retransmission, re-pulls, liveness probes, dead partners. */
+void mxd_timed_add(struct mxd_partner *p);
+void mxd_timers_run(struct mxd_board *b, uint64_t now);
+/* We asked p for an answer (retransmission, re-pull, probe). */
+void mxd_probe_sent(struct mxd_partner *p, uint64_t now);
+/* From every progress pass ('work': frames it took in). */
+void mxd_timers_tick(struct mxd_board *b, unsigned work);
+/* Whether p's windows are at their start (nothing sent or received). */
+int mxd_partner_fresh(const struct mxd_partner *p);
+/* Receives from p that cannot complete any more fail (recv.c). */
+void mxd_recv_partner_lost(struct mxd_partner *p, mx_status_code_t code);
+/* p stopped answering, or restarted: every request that depends on it
+ * fails with 'code', its windows start over and its frames are refused
+ * until a new connect. */
+void mxd_partner_lost(struct mxd_partner *p, mx_status_code_t code);
+/* A round-trip sample; returns the new timeout in ns. */
+void mxd_rtt_sample(struct mxd_rtt *r, uint64_t ns);
+uint64_t mxd_rtt_rto(const struct mxd_rtt *r);
 
 void mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f);
 void mxd_recv_post(struct mx_request *r);

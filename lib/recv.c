@@ -87,6 +87,7 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 {
 	struct mxd_hdr_args a = {
 		.type = MXD_T_CONN_REP,
+		.flags = p != NULL && mxd_partner_fresh(p) ? MXD_F_FRESH : 0,
 		.src_peer = p ? p->index : MXD_NO_PEER,
 		.filter = pkt->u.conn.src_filter,
 		.src_session = ep ? ep->session : 0,
@@ -102,12 +103,31 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 	answer_send(b, port, local, &f);
 }
 
-/* Points p at the sender of pkt: session, index, route. */
+/*
+ * Points p at the sender of pkt: session, index, route.  A new session of
+ * the remote endpoint (it was closed and opened again) ends everything of
+ * the old one; so does a partner that starts over (FRESH: it lost us) while
+ * we still hold state for it.  Then both sides begin again at message 1.
+ */
 static void
 partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 {
-	if (p->remote_session != pkt->h.src_session)
-		mxd_partner_reset(p, pkt->h.src_session);
+	int fresh = (pkt->h.flags & MXD_F_FRESH) != 0;
+
+	if (p->remote_session != 0 &&
+			p->remote_session != pkt->h.src_session) {
+		mxd_count(p->ep->board, MXD_C_PEER_RESET);
+		mxd_partner_lost(p, MX_STATUS_ENDPOINT_CLOSED);
+	} else if (fresh && !mxd_partner_fresh(p) &&
+			(pkt->h.type == MXD_T_CONN_REP ||
+			 p->fresh_conn != pkt->u.conn.conn_id)) {
+		mxd_count(p->ep->board, MXD_C_PEER_RESET);
+		mxd_partner_lost(p, MX_STATUS_ENDPOINT_UNREACHABLE);
+	}
+	if (fresh && pkt->h.type == MXD_T_CONN_REQ)
+		p->fresh_conn = pkt->u.conn.conn_id;	/* once per connect */
+	p->remote_session = pkt->h.src_session;
+	p->last_heard = mxd_now_ns();
 	p->remote_index = pkt->h.src_peer;
 	if (!p->local) {
 		p->port = (int)port;
@@ -250,7 +270,7 @@ slot_discard(struct mx_endpoint *ep, struct mxd_partner *p,
 		struct mxd_rndv_desc d;
 
 		mxd_wire_get_rndv(data, &d);
-		mxd_notice(p, MXD_T_NOTIFY, d.send_handle);
+		mxd_notice(p, MXD_NOTE_NOTIFY, d.send_handle);
 	}
 	if (sl->owner != NULL)
 		mxd_unexp_put(ep, sl->owner);	/* an early buffer */
@@ -267,7 +287,7 @@ slot_to_request(struct mx_endpoint *ep, struct mxd_partner *p,
 
 	recv_matched(r, p, sl->match, sl->msg_len);
 	if (sl->sync)
-		mxd_notice(p, MXD_T_MATCHED, sl->seq);
+		mxd_notice(p, MXD_NOTE_MATCHED, sl->seq);
 	if (u == NULL) {
 		sl->owner = r;
 		sl->owner_kind = MXD_OWN_REQ;
@@ -317,6 +337,10 @@ match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
 	struct mx_request *r;
 	int drop = 0;
 
+	if (sl->owner_kind == MXD_OWN_CTRL) {	/* applied already */
+		mxd_rxwin_matched(&p->rx, sl);
+		return 0;
+	}
 	if (ep->progression_off)
 		return 1;
 	r = posted_find(ep, sl->match);
@@ -441,6 +465,25 @@ first_fragment(struct mx_endpoint *ep, struct mxd_partner *p,
 	return ret;
 }
 
+/* A notice arrived (once: the window drops its retransmissions). */
+static void
+notice_apply(struct mxd_partner *p, struct mxd_rxslot *sl, uint64_t note)
+{
+	sl->owner = NULL;
+	sl->owner_kind = MXD_OWN_CTRL;
+	switch (note >> 32) {
+	case MXD_NOTE_MATCHED:
+		mxd_send_matched(p, (uint32_t)note);
+		break;
+	case MXD_NOTE_NOTIFY:
+		mxd_rndv_notified(p, (uint32_t)note);
+		break;
+	default:
+		mxd_count(p->ep->board, MXD_C_BAD_PULL);	/* forged */
+		break;
+	}
+}
+
 static void
 rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 		const struct mxd_pkt *pkt)
@@ -451,8 +494,10 @@ rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 
 	switch (v) {
 	case MXD_RX_DUP:
+		/* A retransmission: our ack was lost or the message is held.
+		 * Answer now, so the sender knows we are alive. */
 		drop(b, MXD_DROP_DUP);
-		ack_schedule(p, 0);
+		mxd_ack_send(p);
 		return;
 	case MXD_RX_BAD:
 		drop(b, MXD_DROP_FRAG);
@@ -461,10 +506,14 @@ rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 		drop(b, MXD_DROP_WINDOW);
 		return;
 	case MXD_RX_NEW:
+		if (pkt->h.flags & MXD_F_CTRL) {
+			notice_apply(p, sl, pkt->u.eager.match);
+			mxd_partner_drain(ep, p);
+			return;
+		}
 		if (first_fragment(ep, p, sl, pkt) < 0) {
 			/* Out of memory for a buffer: forget the fragment,
-			 * unacknowledged.  Until retransmission exists (issue
-			 * 5) the message is then lost; it is counted. */
+			 * unacknowledged; the sender sends it again. */
 			sl->active = 0;
 			drop(b, MXD_DROP_NOBUF);
 			return;
@@ -509,11 +558,15 @@ rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		return NULL;
 	}
 	p = ep->partners[pkt->h.dst_peer];
-	if (p->remote_ep != pkt->h.src_ep || p->remote_session == 0 ||
-			p->remote_session != pkt->h.src_session) {
+	if (p->remote_ep != pkt->h.src_ep) {
 		drop(b, MXD_DROP_PEER);
 		return NULL;
 	}
+	if (p->remote_session == 0 || p->remote_session != pkt->h.src_session) {
+		drop(b, MXD_DROP_STALE);	/* an old session, a lost peer */
+		return NULL;
+	}
+	p->last_heard = b->now;
 	return p;
 }
 
@@ -557,8 +610,9 @@ rx_partner_frame(struct mxd_partner *p, unsigned port,
 	case MXD_T_EAGER:
 		rx_eager(p->ep, p, pkt);
 		break;
-	case MXD_T_MATCHED:
-		mxd_send_matched(p, pkt->u.seq.seq);
+	case MXD_T_ACK:
+		if (pkt->h.flags & MXD_F_PING)
+			mxd_ack_send(p);	/* alive: say so now */
 		break;
 	case MXD_T_PULL:
 		mxd_pull_serve(p, port, pkt);
@@ -566,11 +620,8 @@ rx_partner_frame(struct mxd_partner *p, unsigned port,
 	case MXD_T_PULL_REP:
 		mxd_pull_data(p, pkt);
 		break;
-	case MXD_T_NOTIFY:
-		mxd_rndv_notified(p, pkt->u.seq.seq);
-		break;
 	default:
-		break;		/* MXD_T_ACK: the ack was all */
+		break;
 	}
 }
 
@@ -600,10 +651,8 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 		return;
 	case MXD_T_EAGER:
 	case MXD_T_ACK:
-	case MXD_T_MATCHED:
 	case MXD_T_PULL:
 	case MXD_T_PULL_REP:
-	case MXD_T_NOTIFY:
 		p = rx_partner(b, port, &pkt);
 		if (p == NULL)
 			return;
@@ -646,7 +695,7 @@ mxd_recv_post(struct mx_request *r)
 	mxd_unexp_dequeue(ep, u);
 	recv_matched(r, u->partner, u->match, u->msg_len);
 	if (u->sync)
-		mxd_notice(u->partner, MXD_T_MATCHED, u->seq);
+		mxd_notice(u->partner, MXD_NOTE_MATCHED, u->seq);
 	if (u->complete) {
 		mxd_unexp_deliver(ep, u, r);
 	} else {
@@ -657,5 +706,36 @@ mxd_recv_post(struct mx_request *r)
 		ep->unexp_full = 0;
 		for (uint32_t i = 0; i < ep->npartners; i++)
 			mxd_partner_drain(ep, ep->partners[i]);
+	}
+}
+
+/*
+ * p is lost (or restarted): receives matched to its messages that are not
+ * all here fail with 'code', and its incomplete messages are forgotten.
+ * Complete messages on the unexpected queue stay: they were received.
+ */
+void
+mxd_recv_partner_lost(struct mxd_partner *p, mx_status_code_t code)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	for (unsigned i = 0; i < MXD_WIN; i++) {
+		struct mxd_rxslot *sl = &p->rx.slot[i];
+		struct mxd_unexp *u;
+
+		if (!sl->active)
+			continue;
+		if (sl->owner_kind == MXD_OWN_REQ && !sl->complete) {
+			mxd_req_complete(sl->owner, code);
+		} else if (sl->owner_kind == MXD_OWN_UNEXP) {
+			u = sl->owner;
+			/* Incomplete, or held early (never matched): gone. */
+			if (!u->complete && u->req != NULL)
+				mxd_req_complete(u->req, code);
+			if (!u->complete || !u->queued)
+				mxd_unexp_put(ep, u);
+		}
+		sl->owner = NULL;
+		sl->owner_kind = MXD_OWN_NONE;
 	}
 }

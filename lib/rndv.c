@@ -21,8 +21,14 @@
  * segments.  When all bytes are in, NOTIFY goes to the sender and the
  * receive completes (MX_STATUS_TRUNCATED if the message was longer).
  *
- * Lost frames are not re-requested yet (no loss on memif): that is
- * issue 5's receiver-driven recovery.
+ * Recovery is the receiver's: a block whose replies are overdue (the
+ * partner's pull timeout, from the round trips of whole blocks) is asked
+ * again for its missing frames only, one PULL per run of them, on another
+ * port if the board has one.  A block that got nothing at all marks its
+ * port suspect for this partner, and striping leaves the port out for a
+ * while (doubling each time it fails again): a port that loses everything
+ * is routed around.  NOTIFY is a notice (sequenced and acknowledged), so
+ * it is never lost either.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +36,17 @@
 #include "mxd.h"
 
 /* ---- sender --------------------------------------------------------- */
+
+/* Takes large send slot i out of the table. */
+static void
+lsend_clear(struct mx_endpoint *ep, uint32_t i)
+{
+	struct mx_request *r = ep->lsend[i];
+
+	ep->lsend[i] = NULL;
+	if (r->partner->lsends > 0)
+		r->partner->lsends--;
+}
 
 static struct mx_request *
 lsend_lookup(struct mx_endpoint *ep, uint32_t handle)
@@ -51,6 +68,8 @@ mxd_rndv_prepare(struct mx_request *r)
 			continue;
 		ep->lsend[i] = r;
 		ep->lsend_next = i + 1;
+		r->partner->lsends++;
+		mxd_timed_add(r->partner);
 		r->rndv_handle = (++ep->lsend_gen << 12) | i;
 		mxd_wire_put_rndv(r->desc, r->length, r->rndv_handle,
 				(uint16_t)ep->board->pull_frag_max);
@@ -66,7 +85,7 @@ mxd_rndv_forget(struct mx_request *r)
 	uint32_t i = r->rndv_handle & (MXD_LSEND_MAX - 1);
 
 	if (ep->lsend[i] == r)
-		ep->lsend[i] = NULL;
+		lsend_clear(ep, i);
 }
 
 void
@@ -78,7 +97,7 @@ mxd_rndv_fail(struct mxd_partner *p, mx_status_code_t code)
 		struct mx_request *r = ep->lsend[i];
 
 		if (r != NULL && r->partner == p) {
-			ep->lsend[i] = NULL;
+			lsend_clear(ep, i);
 			mxd_req_complete(r, code);
 		}
 	}
@@ -94,7 +113,7 @@ mxd_rndv_expire(struct mx_endpoint *ep, uint64_t now)
 
 		if (r != NULL && r->state == MXD_RS_RNDV && r->deadline != 0 &&
 				now >= r->deadline) {
-			ep->lsend[i] = NULL;
+			lsend_clear(ep, i);
 			mxd_req_complete(r, MX_STATUS_TIMEOUT);
 		}
 	}
@@ -105,7 +124,7 @@ mxd_rndv_notified(struct mxd_partner *p, uint32_t handle)
 {
 	struct mx_request *r = lsend_lookup(p->ep, handle);
 
-	if (r == NULL || r->partner != p) {
+	if (r == NULL || r->partner != p) {	/* timed out, or forged */
 		mxd_count(p->ep->board, MXD_C_BAD_PULL);
 		return;
 	}
@@ -221,6 +240,7 @@ pull_get(struct mx_endpoint *ep)
 			return NULL;
 		memset(pl, 0, sizeof(*pl));
 		mxd_list_init(&pl->link);
+		mxd_list_init(&pl->plink);
 		pl->handle = (++ep->pull_gen << 12) | i;
 		ep->pulls[i] = pl;
 		ep->pull_next = i + 1;
@@ -237,6 +257,7 @@ pull_put(struct mx_endpoint *ep, struct mxd_pull *pl)
 			pl->p->pulls_out--;
 	ep->pulls[pl->handle & (MXD_PULLS_MAX - 1)] = NULL;
 	mxd_list_del(&pl->link);
+	mxd_list_del(&pl->plink);
 	pl->next_free = ep->pull_free;
 	ep->pull_free = pl;
 }
@@ -272,16 +293,39 @@ pull_port(struct mxd_pull *pl, const uint8_t **mac)
 	if (p->local || b->nports == 1 ||
 			(peer = mxd_naming_by_nic(p->nic_id)) == NULL)
 		return (unsigned)p->port;
-	for (unsigned n = 0; n < b->nports; n++) {
-		unsigned port = pl->rr++ % b->nports;
-		unsigned li = b->link_index[port];
+	/* First pass: ports not suspected of losing; then any that is up. */
+	for (int careful = 1; careful >= 0; careful--)
+		for (unsigned n = 0; n < b->nports; n++) {
+			unsigned port = pl->rr++ % b->nports;
+			unsigned li = b->link_index[port];
 
-		if ((peer->seen & (1u << li)) && mxd_board_port_up(b, port)) {
-			*mac = peer->mac[li];
-			return port;
+			if (careful && p->port_bad_until[port] > b->now)
+				continue;
+			if ((peer->seen & (1u << li)) &&
+					mxd_board_port_up(b, port)) {
+				*mac = peer->mac[li];
+				return port;
+			}
 		}
-	}
 	return (unsigned)p->port;
+}
+
+/* Sends one PULL for [off, off + len) of pl; returns its port or -1. */
+static int
+pull_send(struct mxd_pull *pl, uint32_t off, uint32_t len)
+{
+	struct mxd_partner *p = pl->p;
+	const uint8_t *mac;
+	unsigned port = pull_port(pl, &mac);
+	struct mxd_frame f;
+
+	if (mxd_port_room(p, port) == 0 || mxd_partner_frame_on(p, port, mac,
+				MXD_T_PULL, sizeof(struct mxd_pull_hdr), &f) < 0)
+		return -1;
+	mxd_wire_put_pull(f.data + MXD_HDRS_LEN, pl->send_handle, pl->handle,
+			off, len, pl->frag);
+	mxd_partner_xmit_on(p, port, &f);
+	return (int)port;
 }
 
 /* Asks for the blocks not asked yet; returns 0 if all could be sent. */
@@ -292,21 +336,16 @@ pull_ask(struct mxd_pull *pl)
 
 	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++) {
 		struct mxd_pullblk *k = &pl->blk[b];
-		const uint8_t *mac;
-		unsigned port;
-		struct mxd_frame f;
+		int port;
 
 		if (k->len == 0 || k->asked)
 			continue;
-		port = pull_port(pl, &mac);
-		if (p->pulls_out >= MXD_JOBS || mxd_port_room(p, port) == 0 ||
-				mxd_partner_frame_on(p, port, mac, MXD_T_PULL,
-					sizeof(struct mxd_pull_hdr), &f) < 0)
+		if (p->pulls_out >= MXD_JOBS ||
+				(port = pull_send(pl, k->off, k->len)) < 0)
 			return -1;
-		mxd_wire_put_pull(f.data + MXD_HDRS_LEN, pl->send_handle,
-				pl->handle, k->off, k->len, pl->frag);
-		mxd_partner_xmit_on(p, port, &f);
 		k->asked = 1;
+		k->port = (uint8_t)port;
+		k->asked_at = 0;	/* stamped by the next timer pass */
 		p->pulls_out++;
 	}
 	return 0;
@@ -339,7 +378,7 @@ pull_finish(struct mx_endpoint *ep, struct mxd_pull *pl)
 {
 	struct mx_request *r = pl->r;
 
-	mxd_notice(pl->p, MXD_T_NOTIFY, pl->send_handle);
+	mxd_notice(pl->p, MXD_NOTE_NOTIFY, pl->send_handle);
 	pull_put(ep, pl);
 	mxd_req_complete(r, r->status.msg_length > r->length ?
 			MX_STATUS_TRUNCATED : MX_STATUS_SUCCESS);
@@ -358,6 +397,11 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 	r->status.msg_length = d.total_len;
 	r->status.xfer_length = d.total_len < r->length ? d.total_len :
 		r->length;
+	if (p->dead || p->remote_session == 0) {	/* its sender is gone */
+		mxd_req_complete(r, p->dead ? p->dead :
+				MX_STATUS_ENDPOINT_UNREACHABLE);
+		return;
+	}
 	pl = pull_get(ep);
 	if (pl == NULL || d.frag_max == 0) {
 		/* The sender's send stays open until it gives up. */
@@ -372,6 +416,8 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 	pl->total = r->status.xfer_length;
 	pl->frag = d.frag_max < ep->board->pull_frag_max ? d.frag_max :
 		(uint16_t)ep->board->pull_frag_max;
+	mxd_list_add_tail(&p->pulls, &pl->plink);
+	mxd_timed_add(p);
 	if (pl->total == 0) {
 		pull_finish(ep, pl);
 		return;
@@ -407,6 +453,17 @@ block_of(struct mxd_pull *pl, uint32_t off)
 	return NULL;
 }
 
+/* A block is all in: learn its round trip, clear its port's record. */
+static void
+block_done(struct mxd_partner *p, const struct mxd_pullblk *k)
+{
+	if (k->tries != 0)
+		return;
+	p->port_fails[k->port] = 0;
+	if (k->asked_at != 0)
+		mxd_rtt_sample(&p->pull_rtt, mxd_now_ns() - k->asked_at);
+}
+
 void
 mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
 {
@@ -416,9 +473,17 @@ mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	struct mxd_pullblk *k;
 	uint32_t idx, want;
 
-	if (pl == NULL || pl->handle != h || pl->p != p ||
-			(k = block_of(pl, off)) == NULL) {
-		mxd_count(ep->board, MXD_C_BAD_PULL);
+	if (pl == NULL || pl->handle != h || pl->p != p) {
+		/* A late reply (asked twice) of a finished pull, or forged. */
+		mxd_count(ep->board, (enum mxd_counter)(MXD_C_DROP_BASE +
+					MXD_DROP_STALE));
+		return;
+	}
+	if ((k = block_of(pl, off)) == NULL) {
+		/* A block finished before this copy of a reply came. */
+		mxd_count(ep->board, off < pl->next ? (enum mxd_counter)
+				(MXD_C_DROP_BASE + MXD_DROP_DUP) :
+				MXD_C_BAD_PULL);
 		return;
 	}
 	idx = (off - k->off) / pl->frag;
@@ -444,10 +509,100 @@ mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	}
 	if (++k->n == k->count) {
 		p->pulls_out--;
+		block_done(p, k);
 		block_next(pl, k);
 		if (k->len != 0)
 			pull_asks_later(pl);
 		if (!mxd_list_empty(&ep->pulls_waiting))
 			mxd_pulls_ask(ep);	/* room for others' blocks */
+	}
+}
+
+/* Asks again for the frames of block k that did not come. */
+static void
+block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
+{
+	struct mxd_partner *p = pl->p;
+	struct mxd_board *b = p->ep->board;
+	unsigned runs = 0;
+
+	if (k->have == 0 && b->nports > 1) {
+		/* Nothing at all came back by that port: avoid it a while. */
+		uint32_t f = p->port_fails[k->port]++;
+
+		p->port_bad_until[k->port] = now + (100000000ull <<
+				(f < 6 ? f : 6));
+		mxd_count(b, MXD_C_PORT_SUSPECT);
+	}
+	for (unsigned i = 0; i < k->count && runs < 8;) {
+		unsigned j = i;
+		uint32_t off, end;
+		int port;
+
+		if (k->have & (1ull << i)) {
+			i++;
+			continue;
+		}
+		while (j < k->count && !(k->have & (1ull << j)))
+			j++;
+		off = k->off + i * (uint32_t)pl->frag;
+		end = k->off + j * (uint32_t)pl->frag;
+		if (end > k->off + k->len)
+			end = k->off + k->len;
+		port = pull_send(pl, off, end - off);
+		if (port < 0)
+			break;		/* tx full: the next pass */
+		k->port = (uint8_t)port;
+		runs++;
+		i = j;
+	}
+	if (runs == 0)
+		return;
+	k->tries++;
+	k->asked_at = now;
+	b->counters[MXD_C_REPULLS] += runs;
+}
+
+void
+mxd_pulls_timer(struct mxd_partner *p, uint64_t now)
+{
+	uint64_t rto = mxd_rtt_rto(&p->pull_rtt);
+	int asked = 0;
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &p->pulls) {
+		struct mxd_pull *pl = mxd_container_of(pos, struct mxd_pull,
+				plink);
+
+		for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++) {
+			struct mxd_pullblk *k = &pl->blk[b];
+			uint32_t shift = k->tries < 6 ? k->tries : 6;
+
+			if (k->len == 0 || !k->asked || k->n == k->count)
+				continue;
+			if (k->asked_at == 0) {
+				k->asked_at = now;
+			} else if (now - k->asked_at >= rto << shift) {
+				block_again(pl, k, now);
+				asked = 1;
+			}
+		}
+	}
+	if (asked)
+		mxd_probe_sent(p, now);
+}
+
+void
+mxd_pulls_fail(struct mxd_partner *p, mx_status_code_t code)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	while (!mxd_list_empty(&p->pulls)) {
+		struct mxd_pull *pl = mxd_container_of(p->pulls.next,
+				struct mxd_pull, plink);
+		struct mx_request *r = pl->r;
+
+		pull_put(ep, pl);
+		mxd_req_complete(r, code);
 	}
 }

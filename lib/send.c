@@ -17,6 +17,7 @@
  * arrive.  Acks ride on every frame to the partner; an explicit ACK goes
  * out when a quarter window is unacknowledged or MX_ACK_DELAY_US passed.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mxd.h"
@@ -148,6 +149,64 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 	mxd_frame_pad(f);
 }
 
+/*
+ * A message's frames are built: send them, keep them (one reference) until
+ * acknowledged, and start the partner's retransmission timer.  sent_at is
+ * stamped by the next timer pass, which keeps the clock off this path.
+ */
+static void
+msg_launch(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
+		uint32_t seq, struct mx_request *r)
+{
+	struct mxd_board *b = p->ep->board;
+
+	b->port[0]->ops->ref(rec->frames, n);
+	for (unsigned i = 0; i < n; i++)
+		mxd_partner_xmit(p, &rec->frames[i]);
+	rec->nframes = n;
+	rec->seq = seq;
+	rec->req = r;
+	rec->sent_at = 0;
+	rec->retx = 0;
+	p->inflight[seq & (MXD_WIN - 1)] = rec;
+	mxd_timed_add(p);
+}
+
+/* Sends a notice now if window and tx room allow; returns 1 if sent. */
+static int
+notice_try(struct mxd_partner *p, uint64_t note)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_board *b = ep->board;
+	struct mxd_hdr_args a;
+	struct mxd_txrec *rec;
+	struct mxd_frame *f;
+	uint32_t seq;
+	uint8_t *d;
+
+	if (mxd_txwin_full(&p->tx) || mxd_partner_room(p) == 0)
+		return 0;
+	rec = mxd_txrec_get(ep);
+	if (rec == NULL)
+		return 0;
+	if (partner_alloc(p, rec->frames, 1) != 0) {
+		mxd_txrec_put(ep, rec);
+		return 0;
+	}
+	seq = mxd_txwin_take(&p->tx);
+	mxd_hdr_for(p, MXD_T_EAGER, &a);
+	a.flags |= MXD_F_CTRL;
+	f = &rec->frames[0];
+	d = f->data;
+	d += mxd_wire_put_hdr(d, p->mac, b->port[p->port]->mac, &a,
+			sizeof(struct mxd_eager_hdr));
+	d += mxd_wire_put_eager(d, seq, 0, note, (uint16_t)b->frag_max, 0);
+	f->len = (uint32_t)(d - f->data);
+	mxd_frame_pad(f);
+	msg_launch(p, rec, 1, seq, NULL);
+	return 1;
+}
+
 /* Sends r now if window and tx room allow; returns 1 if sent. */
 static int
 eager_try(struct mx_request *r)
@@ -178,14 +237,7 @@ eager_try(struct mx_request *r)
 		a.flags |= MXD_F_RNDV;
 	for (unsigned i = 0; i < n; i++)
 		eager_fill(p, r, seq, i, &a, &rec->frames[i]);
-	/* Keep one reference until acked; tx consumes the other. */
-	ep->board->port[0]->ops->ref(rec->frames, n);
-	for (unsigned i = 0; i < n; i++)
-		mxd_partner_xmit(p, &rec->frames[i]);
-	rec->nframes = n;
-	rec->seq = seq;
-	rec->req = r;
-	p->inflight[seq & (MXD_WIN - 1)] = rec;
+	msg_launch(p, rec, n, seq, r);
 	mxd_count(ep->board, MXD_C_TX_MSGS);
 	r->seq = seq;
 	r->status.msg_length = r->status.xfer_length = r->length;
@@ -312,11 +364,14 @@ mxd_sends_pump(struct mx_endpoint *ep)
 					sending));
 }
 
+static void notify_flush(struct mxd_partner *p);
+
 void
 mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 {
 	uint32_t first;
 	int n = mxd_txwin_ack(&p->tx, ack, &first);
+	uint64_t sample_from = 0;
 
 	if (n < 0) {
 		mxd_count(p->ep->board, MXD_C_BAD_ACK);
@@ -328,12 +383,23 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 
 		if (*slot == NULL)
 			continue;
+		/* Karn: only messages sent once give a round-trip sample
+		 * (and only those a timer pass saw: the others were fast). */
+		if ((*slot)->retx == 0 && (*slot)->sent_at != 0)
+			sample_from = (*slot)->sent_at;
 		if ((*slot)->req != NULL)
 			send_delivered(p, (*slot)->req);
 		mxd_txrec_put(p->ep, *slot);
 		*slot = NULL;
 	}
-	if (n > 0 && !mxd_list_empty(&p->sendq))
+	if (n <= 0)
+		return;
+	p->backoff = 0;
+	if (sample_from != 0)
+		mxd_rtt_sample(&p->rtt, mxd_now_ns() - sample_from);
+	if (p->notify_n != 0)
+		notify_flush(p);
+	if (!mxd_list_empty(&p->sendq))
 		mxd_send_pump(p);
 }
 
@@ -349,20 +415,6 @@ mxd_ack_send(struct mxd_partner *p)
 	mxd_count(p->ep->board, MXD_C_ACKS_SENT);
 }
 
-/* NACK or MATCHED for message 'seq' of p; returns 0 if queued for tx. */
-static int
-seq_send(struct mxd_partner *p, uint8_t type, uint32_t seq, uint8_t reason)
-{
-	struct mxd_frame f;
-
-	if (mxd_partner_room(p) == 0 || mxd_partner_frame(p, type,
-				sizeof(struct mxd_seq_hdr), &f) < 0)
-		return -1;
-	mxd_wire_put_seq(f.data + MXD_HDRS_LEN, seq, reason);
-	mxd_partner_xmit(p, &f);
-	return 0;
-}
-
 void
 mxd_ack_later(struct mxd_partner *p, uint64_t due)
 {
@@ -374,16 +426,29 @@ mxd_ack_later(struct mxd_partner *p, uint64_t due)
 }
 
 void
-mxd_notice(struct mxd_partner *p, uint8_t type, uint32_t seq)
+mxd_notice(struct mxd_partner *p, uint8_t kind, uint32_t value)
 {
-	if (p->notify_n == 0 && seq_send(p, type, seq, 0) == 0)
+	uint64_t note = (uint64_t)kind << 32 | value;
+
+	if (p->remote_session == 0)
+		return;		/* a lost partner: nobody waits for it */
+	if (p->notify_n == 0 && notice_try(p, note))
 		return;
 	/* No room now: the ack pass sends it (in order, with the rest). */
-	if (p->notify_n == MXD_NOTIFY_MAX) {
-		mxd_count(p->ep->board, MXD_C_NOTICE_LOST);
-		return;
+	if (p->notify_n == p->notify_cap) {
+		uint32_t cap = p->notify_cap ? 2 * p->notify_cap :
+			MXD_NOTIFY_MIN;
+		uint64_t *n = realloc(p->notify, cap * sizeof(*n));
+
+		if (n == NULL) {	/* out of memory */
+			mxd_count(p->ep->board, MXD_C_NOTICE_LOST);
+			return;
+		}
+		p->notify = n;
+		p->notify_cap = cap;
+		mxd_count(p->ep->board, MXD_C_NOTICE_GROW);
 	}
-	p->notify[p->notify_n++] = (uint64_t)type << 32 | seq;
+	p->notify[p->notify_n++] = note;
 	mxd_ack_later(p, 0);
 }
 
@@ -392,9 +457,7 @@ notify_flush(struct mxd_partner *p)
 {
 	uint32_t done = 0;
 
-	while (done < p->notify_n &&
-			seq_send(p, (uint8_t)(p->notify[done] >> 32),
-				(uint32_t)p->notify[done], 0) == 0)
+	while (done < p->notify_n && notice_try(p, p->notify[done]))
 		done++;
 	memmove(p->notify, p->notify + done,
 			(p->notify_n - done) * sizeof(p->notify[0]));

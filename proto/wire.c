@@ -321,8 +321,6 @@ mxd_wire_parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt)
 	case MXD_T_DISCOVER:
 		return parse_disc(h, body, pkt);
 	case MXD_T_NACK:
-	case MXD_T_MATCHED:
-	case MXD_T_NOTIFY:
 		return parse_seq(h, body, pkt);
 	case MXD_T_PULL:
 		return parse_pull(h, body, pkt);

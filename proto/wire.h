@@ -41,10 +41,10 @@ enum mxd_frame_type {
 	MXD_T_CONN_REP = 4,	/* connect reply, carries status */
 	MXD_T_DISCOVER = 5,	/* board name query / announcement */
 	MXD_T_NACK = 6,		/* a message was refused: status inside */
-	MXD_T_MATCHED = 7,	/* a synchronous message matched a receive */
+	/* 7: MATCHED in version 1; now a notice (MXD_F_CTRL) */
 	MXD_T_PULL = 8,		/* receiver asks for a block of a large send */
 	MXD_T_PULL_REP = 9,	/* one frame of a pulled block */
-	MXD_T_NOTIFY = 10,	/* a large message is all in: the send is done */
+	/* 10: NOTIFY in version 1; now a notice (MXD_F_CTRL) */
 	MXD_T_MAX
 };
 
@@ -93,6 +93,11 @@ _Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
 #define MXD_F_ACK_VALID	0x01	/* the ack field carries an ack */
 #define MXD_F_SYNC	0x02	/* EAGER: mx_issend, answer with MATCHED */
 #define MXD_F_RNDV	0x04	/* EAGER: payload is a struct mxd_rndv_desc */
+#define MXD_F_CTRL	0x08	/* EAGER: a notice, never matched: length 0,
+				 * match = kind << 32 | value */
+#define MXD_F_PING	0x10	/* ACK: answer with an ACK now (liveness) */
+#define MXD_F_FRESH	0x20	/* CONN_REQ/REP: the sender's windows for
+				 * this partner start over (first message 1) */
 
 /* MXD_T_EAGER: one fragment of a message of at most MXD_MAX_FRAGS frags. */
 struct mxd_eager_hdr {
@@ -132,9 +137,8 @@ struct mxd_disc_hdr {
 _Static_assert(sizeof(struct mxd_disc_hdr) == 144, "discover header size");
 
 /*
- * MXD_T_NACK and MXD_T_MATCHED name one message of the partner by its
- * sequence number.  A NACK is sent for every refused EAGER fragment and
- * carries the refusal; MATCHED is sent once the message was matched.
+ * MXD_T_NACK names one message of the partner by its sequence number: it
+ * is sent for every refused EAGER fragment and carries the refusal.
  */
 struct mxd_seq_hdr {
 	uint32_t seq;		/*  0 the message's sequence number */
