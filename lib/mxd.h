@@ -540,6 +540,8 @@ void mxd_send_pump(struct mxd_partner *p);
 void mxd_sends_pump(struct mx_endpoint *ep);
 void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
 void mxd_send_matched(struct mxd_partner *p, uint32_t seq);
+/* r completes before its message's ack: the ack must not find it. */
+void mxd_send_detach(struct mx_request *r);
 /* Fails every send to p with 'code'; p is unusable until reconnected. */
 void mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code);
 unsigned mxd_partner_room(const struct mxd_partner *p);

@@ -129,6 +129,9 @@ mxd_rndv_notified(struct mxd_partner *p, uint32_t handle)
 		return;
 	}
 	mxd_rndv_forget(r);
+	/* All pulled, but the RNDV message's ack may still be on its way
+	 * (an earlier message was incomplete): it must not find r. */
+	mxd_send_detach(r);
 	mxd_req_complete(r, MX_STATUS_SUCCESS);
 }
 

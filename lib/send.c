@@ -247,6 +247,15 @@ eager_try(struct mx_request *r)
 	return 1;
 }
 
+void
+mxd_send_detach(struct mx_request *r)
+{
+	struct mxd_txrec *rec = r->partner->inflight[r->seq & (MXD_WIN - 1)];
+
+	if (rec != NULL && rec->req == r)
+		rec->req = NULL;
+}
+
 /* The partner has message r: complete it, or wait for MATCHED. */
 static void
 send_delivered(struct mxd_partner *p, struct mx_request *r)

@@ -33,7 +33,7 @@
 #define EP_A		1
 #define EP_B		2
 #define LIMIT_S		120
-#define WAIT_MS		30000
+#define WAIT_MS		15000
 #define M_PARAM		0xffff000000000001ull
 #define M_DONE		0xffff000000000002ull
 #define M_BYE		0xffff000000000003ull
@@ -594,7 +594,162 @@ static void bypass_b(void) { bypass_side(0, 1); }
 static void control_a(void) { bypass_side(1, 0); }
 static void control_b(void) { bypass_side(0, 0); }
 
+/* ---- every size class under injected faults (MX_FAULTS) ------------------ */
+
+/*
+ * Both sides post every receive first, then send as many messages of
+ * every class (small, medium, large) as they receive, at most FWIN
+ * outstanding, and collect completions with mx_wait_any so that a
+ * request completing twice, or never, is seen: every context must come
+ * back exactly once and nothing after.  Every byte is checked.
+ */
+#define FROUNDS		6
+#define FWIN		16
+#define CTX_RECV	0x10000u
+
+static const uint32_t fsizes[] = { 0, 1, 60, 1000, 1500, 4000, 9000,
+	20000, 32768, 32769, 100000, 1u << 20 };
+#define NFS (sizeof(fsizes) / sizeof(fsizes[0]))
+#define FN (FROUNDS * NFS)
+
+/* Reads one board counter by its label (0 if absent). */
+static uint64_t
+counter(const char *label)
+{
+	uint32_t board = 0, n = 0, *v, got = 0;
+	char (*lab)[MX_MAX_STR_LEN];
+
+	if (mx_get_info(NULL, MX_COUNTERS_COUNT, &board, sizeof(board), &n,
+				sizeof(n)) != MX_SUCCESS)
+		return 0;
+	v = calloc(n, sizeof(*v));
+	lab = calloc(n, MX_MAX_STR_LEN);
+	if (v != NULL && lab != NULL &&
+			mx_get_info(NULL, MX_COUNTERS_LABELS, &board,
+				sizeof(board), lab, n * MX_MAX_STR_LEN) ==
+			MX_SUCCESS &&
+			mx_get_info(NULL, MX_COUNTERS_VALUES, &board,
+				sizeof(board), v, n * sizeof(*v)) == MX_SUCCESS)
+		for (uint32_t i = 0; i < n; i++)
+			if (strcmp(lab[i], label) == 0)
+				got = v[i];
+	free(v);
+	free(lab);
+	return got;
+}
+
+static void
+faulty_side(int server)
+{
+	mx_endpoint_t ep = start(server ? "nodeA" : "nodeB", server,
+			server ? EP_A : EP_B);
+	mx_endpoint_addr_t to = server ? a_accept(ep) : b_connect(ep);
+	uint32_t me = server ? 1 : 2, peer = 3 - me;
+	uint8_t *in[FN], *out[FN];
+	uint8_t seen[2 * FN] = { 0 };
+	uint32_t sent = 0, outstanding = 0, done = 0, bye = 0;
+	mx_request_t r;
+	mx_status_t st;
+
+	for (uint32_t i = 0; i < FN; i++) {
+		uint32_t len = fsizes[i % NFS];
+		mx_segment_t s;
+
+		in[i] = malloc(len + 1);
+		out[i] = malloc(len + 1);
+		CHECK(in[i] != NULL && out[i] != NULL, "malloc");
+		pattern(out[i], len, me * 1000 + i);
+		s.segment_ptr = in[i];
+		s.segment_length = len;
+		CHECK(mx_irecv(ep, &s, 1, (uint64_t)peer << 32 | i,
+					MX_MATCH_MASK_NONE,
+					(void *)(uintptr_t)(CTX_RECV | i), &r) ==
+				MX_SUCCESS, "irecv");
+	}
+	/* Both sides must have posted before anything large is pulled. */
+	send_sync(ep, to, &bye, 4, M_PARAM + 16);
+	r = post(ep, &bye, 4, M_PARAM + 16, MX_MATCH_MASK_NONE);
+	wait_req(ep, &r);
+	while (done < 2 * FN) {
+		uint32_t result = 0, ctx, i;
+
+		while (sent < FN && outstanding < FWIN) {
+			mx_segment_t s = { out[sent], fsizes[sent % NFS] };
+
+			CHECK(mx_isend(ep, &s, 1, to, (uint64_t)me << 32 | sent,
+						(void *)(uintptr_t)sent, &r) ==
+					MX_SUCCESS, "isend %u", sent);
+			sent++;
+			outstanding++;
+		}
+		if (mx_wait_any(ep, WAIT_MS, 0, 0, &st, &result) != MX_SUCCESS ||
+				!result) {
+			for (i = 0; i < 2 * FN; i++)
+				if (!seen[i])
+					fprintf(stderr, "[%s] %s %u (%u bytes) "
+							"not done\n", role,
+							i < FN ? "send" : "receive",
+							i % FN, fsizes[i % FN % NFS]);
+			CHECK(0, "nothing completed for %d ms: %u of %u done, "
+					"%u sent", WAIT_MS, done, 2 * FN, sent);
+		}
+		ctx = (uint32_t)(uintptr_t)st.context;
+		i = ctx & ~CTX_RECV;
+		CHECK(i < FN, "unknown context %#x", ctx);
+		CHECK(!seen[ctx & CTX_RECV ? FN + i : i],
+				"%s %u completed twice", ctx & CTX_RECV ?
+				"receive" : "send", i);
+		seen[ctx & CTX_RECV ? FN + i : i] = 1;
+		done++;
+		CHECK(st.code == MX_STATUS_SUCCESS, "%s %u: %s",
+				ctx & CTX_RECV ? "receive" : "send", i,
+				mx_strstatus(st.code));
+		if (ctx & CTX_RECV) {
+			CHECK(st.xfer_length == fsizes[i % NFS],
+					"receive %u: %u bytes", i, st.xfer_length);
+			check_pattern(in[i], fsizes[i % NFS], peer * 1000 + i);
+		} else {
+			outstanding--;
+		}
+	}
+	{
+		uint32_t result = 1;
+
+		CHECK(mx_test_any(ep, 0, 0, &st, &result) == MX_SUCCESS &&
+				!result, "a request completed after all did");
+	}
+	fprintf(stderr, "[%s] %u messages each way; retransmitted %llu, "
+			"pulls asked again %llu, bad checksums %llu, "
+			"duplicates %llu\n", role, (unsigned)FN,
+			(unsigned long long)counter("messages retransmitted"),
+			(unsigned long long)counter("pulls asked again"),
+			(unsigned long long)counter("drop: bad checksum"),
+			(unsigned long long)counter("drop: duplicate"));
+	/* Nobody leaves before both are done (a late ack still matters). */
+	send_sync(ep, to, &bye, 4, M_BYE);
+	r = post(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
+	wait_req(ep, &r);
+	for (uint32_t i = 0; i < FN; i++) {
+		free(in[i]);
+		free(out[i]);
+	}
+	finish(ep);
+}
+
+static void faulty_a(void) { faulty_side(1); }
+static void faulty_b(void) { faulty_side(0); }
+
 /* ---- parent ----------------------------------------------------------------- */
+
+/* A child out of time says where it stood (counters), then dies. */
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	fprintf(stderr, "[%s] out of time (%d s); counters:\n", role, LIMIT_S);
+	dump_counters();
+	_exit(3);
+}
 
 static pid_t
 spawn(void (*fn)(void))
@@ -602,6 +757,7 @@ spawn(void (*fn)(void))
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		signal(SIGALRM, on_alarm);
 		alarm(LIMIT_S);
 		fn();
 		_exit(1);
@@ -693,8 +849,37 @@ progress_thread_bypass(void **state)
 	run_pair(bypass_a, bypass_b);
 }
 
+/* The same traffic with one kind of fault, then all of them together. */
+static void
+with_faults(const char *spec)
+{
+	setenv("MX_FAULTS", spec, 1);
+	run_pair(faulty_a, faulty_b);
+	unsetenv("MX_FAULTS");
+}
+
+static void faults_none(void **s) { (void)s; with_faults("seed=1"); }
+static void faults_drop(void **s) { (void)s; with_faults("drop=5%,seed=11"); }
+static void faults_reorder(void **s)
+{
+	(void)s;
+	with_faults("reorder=5%,depth=16,seed=12");
+}
+static void faults_dup(void **s) { (void)s; with_faults("dup=2%,seed=13"); }
+static void faults_corrupt(void **s)
+{
+	(void)s;
+	with_faults("corrupt=2%,seed=14");
+}
+static void faults_delay(void **s) { (void)s; with_faults("delay=300,seed=15"); }
+static void faults_combined(void **s)
+{
+	(void)s;
+	with_faults("drop=5%,reorder=5%,dup=1%,corrupt=1%,seed=16");
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_size_both_ways),
@@ -703,8 +888,17 @@ main(void)
 		cmocka_unit_test(large_messages),
 		cmocka_unit_test(progress_thread_bypass),
 		cmocka_unit_test(two_port_board_striping),
+		cmocka_unit_test(faults_none),
+		cmocka_unit_test(faults_drop),
+		cmocka_unit_test(faults_reorder),
+		cmocka_unit_test(faults_dup),
+		cmocka_unit_test(faults_corrupt),
+		cmocka_unit_test(faults_delay),
+		cmocka_unit_test(faults_combined),
 	};
 
+	if (argc > 1)		/* one test by name (a glob) */
+		cmocka_set_test_filter(argv[1]);
 	return cmocka_run_group_tests_name(getenv("MXD_TEST_HUGE") ?
 			"memif-hugepages" : "memif", tests, NULL, NULL);
 }

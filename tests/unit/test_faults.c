@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine under injected faults, deterministically: two boards of one
+ * process joined by fake links wrapped in the fault shim (MX_FAULTS), one
+ * thread driving both endpoints.  Messages of every class go both ways;
+ * every byte is checked and every request must complete exactly once.
+ * The same seed replays the same run, so a failure here is reproducible.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+
+#define ROUNDS		4
+#define WIN		16
+#define CTX_RECV	0x10000u
+#define LIMIT_NS	(60ull * 1000000000ull)
+
+static const uint32_t sizes[] = { 0, 1, 60, 1000, 1500, 4000, 9000, 20000,
+	32768, 32769, 100000, 1u << 20 };
+#define NS (sizeof(sizes) / sizeof(sizes[0]))
+#define N (ROUNDS * NS)
+
+struct side {
+	mx_endpoint_t ep;
+	mx_endpoint_addr_t to;
+	uint32_t me, peer;
+	uint8_t *in[N], *out[N];
+	uint8_t seen[2 * N];
+	uint32_t sent, outstanding, done;
+};
+
+static uint8_t
+byte(uint32_t who, uint32_t i, uint32_t k)
+{
+	return (uint8_t)(who * 31 + i * 7 + k * 13 + (k >> 9));
+}
+
+static void
+side_init(struct side *s, mx_endpoint_t ep, mx_endpoint_addr_t to,
+		uint32_t me)
+{
+	memset(s, 0, sizeof(*s));
+	s->ep = ep;
+	s->to = to;
+	s->me = me;
+	s->peer = 1 - me;
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t len = sizes[i % NS];
+		mx_segment_t seg;
+		mx_request_t r;
+
+		s->in[i] = malloc(len + 1);
+		s->out[i] = malloc(len + 1);
+		assert_non_null(s->in[i]);
+		assert_non_null(s->out[i]);
+		for (uint32_t k = 0; k < len; k++)
+			s->out[i][k] = byte(me, i, k);
+		seg.segment_ptr = s->in[i];
+		seg.segment_length = len;
+		assert_int_equal(mx_irecv(ep, &seg, 1, (uint64_t)s->peer << 32 | i,
+					MX_MATCH_MASK_NONE,
+					(void *)(uintptr_t)(CTX_RECV | i), &r),
+				MX_SUCCESS);
+	}
+}
+
+/* Sends what the window allows and takes every completion; returns 1
+ * when everything of this side is done. */
+static int
+side_step(struct side *s)
+{
+	mx_status_t st;
+	uint32_t result = 1;
+
+	while (s->sent < N && s->outstanding < WIN) {
+		mx_segment_t seg = { s->out[s->sent], sizes[s->sent % NS] };
+		mx_request_t r;
+
+		assert_int_equal(mx_isend(s->ep, &seg, 1, s->to,
+					(uint64_t)s->me << 32 | s->sent,
+					(void *)(uintptr_t)s->sent, &r), MX_SUCCESS);
+		s->sent++;
+		s->outstanding++;
+	}
+	while (mx_test_any(s->ep, 0, 0, &st, &result) == MX_SUCCESS && result) {
+		uint32_t ctx = (uint32_t)(uintptr_t)st.context;
+		uint32_t i = ctx & ~CTX_RECV, slot = ctx & CTX_RECV ? N + i : i;
+
+		assert_true(i < N);
+		if (st.code != MX_STATUS_SUCCESS || s->seen[slot])
+			fail_msg("side %u: %s %u: %s%s", s->me, ctx & CTX_RECV ?
+					"receive" : "send", i, mx_strstatus(st.code),
+					s->seen[slot] ? ", completed twice" : "");
+		s->seen[slot] = 1;
+		s->done++;
+		if (ctx & CTX_RECV) {
+			assert_int_equal(st.xfer_length, sizes[i % NS]);
+			for (uint32_t k = 0; k < sizes[i % NS]; k++)
+				if (s->in[i][k] != byte(s->peer, i, k))
+					fail_msg("side %u: receive %u byte %u is "
+							"wrong", s->me, i, k);
+		} else {
+			s->outstanding--;
+		}
+	}
+	return s->done == 2 * N;
+}
+
+static void
+side_fini(struct side *s)
+{
+	for (uint32_t i = 0; i < N; i++) {
+		free(s->in[i]);
+		free(s->out[i]);
+	}
+}
+
+static void
+dump(mx_endpoint_t ep)
+{
+	struct mxd_board *b = ep->board;
+
+	for (unsigned c = 0; c < MXD_C_MAX; c++)
+		if (b->counters[c])
+			fprintf(stderr, "  board %u %-32s %llu\n", b->index,
+					mxd_counter_name(c),
+					(unsigned long long)b->counters[c]);
+}
+
+static void
+traffic(const char *spec)
+{
+	static struct side a, b;
+	uint64_t t0;
+
+	setenv("MX_FAULTS", spec, 1);
+	setenv("MX_RTO_MIN_US", "200", 1);
+	assert_int_equal(fixture_setup(NULL), 0);
+	side_init(&a, fx.e0, fx.to1, 0);
+	side_init(&b, fx.e1, fx.to0, 1);
+	t0 = mxd_now_ns();
+	for (;;) {
+		int da = side_step(&a), db = side_step(&b);
+
+		if (da && db)
+			break;
+		if (mxd_now_ns() - t0 > LIMIT_NS) {
+			for (uint32_t i = 0; i < 2 * N; i++) {
+				if (!a.seen[i])
+					fprintf(stderr, "side 0: %s %u not done\n",
+							i < N ? "send" : "receive",
+							(unsigned)(i % N));
+				if (!b.seen[i])
+					fprintf(stderr, "side 1: %s %u not done\n",
+							i < N ? "send" : "receive",
+							(unsigned)(i % N));
+			}
+			dump(fx.e0);
+			dump(fx.e1);
+			fail_msg("%s: not done in time (%u + %u of %u)", spec,
+					a.done, b.done, (unsigned)(4 * N));
+		}
+	}
+	if (getenv("MXD_TEST_VERBOSE")) {
+		dump(fx.e0);
+		dump(fx.e1);
+	}
+	side_fini(&a);
+	side_fini(&b);
+	unsetenv("MX_FAULTS");
+	assert_int_equal(fixture_teardown(NULL), 0);
+}
+
+static void none(void **s) { (void)s; traffic("seed=1"); }
+static void drop(void **s) { (void)s; traffic("drop=5%,seed=2"); }
+static void reorder(void **s) { (void)s; traffic("reorder=5%,depth=16,seed=3"); }
+static void dup(void **s) { (void)s; traffic("dup=2%,seed=4"); }
+static void corrupt(void **s) { (void)s; traffic("corrupt=2%,seed=5"); }
+static void delay(void **s) { (void)s; traffic("delay=200,seed=6"); }
+static void combined(void **s)
+{
+	(void)s;
+	traffic("drop=5%,reorder=5%,dup=1%,corrupt=1%,seed=7");
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(none),
+		cmocka_unit_test(drop),
+		cmocka_unit_test(reorder),
+		cmocka_unit_test(dup),
+		cmocka_unit_test(corrupt),
+		cmocka_unit_test(delay),
+		cmocka_unit_test(combined),
+	};
+
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests_name("faults", tests, NULL, NULL);
+}
