@@ -689,9 +689,11 @@ faulty_side(int server)
 					fprintf(stderr, "[%s] %s %u (%u bytes) "
 							"not done\n", role,
 							i < FN ? "send" : "receive",
-							i % FN, fsizes[i % FN % NFS]);
+							(unsigned)(i % FN),
+							fsizes[i % FN % NFS]);
 			CHECK(0, "nothing completed for %d ms: %u of %u done, "
-					"%u sent", WAIT_MS, done, 2 * FN, sent);
+					"%u sent", WAIT_MS, done, (unsigned)(2 * FN),
+					sent);
 		}
 		ctx = (uint32_t)(uintptr_t)st.context;
 		i = ctx & ~CTX_RECV;
