@@ -74,7 +74,8 @@ nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 
 	if (local < 0)
 		return;
-	mxd_wire_put_seq(f.data + MXD_HDRS_LEN, pkt->u.eager.seq, reason);
+	mxd_wire_put_seq(f.data + MXD_HDRS_LEN, pkt->u.eager.seq, reason,
+			pkt->h.dst_session);
 	answer_send(b, port, local, &f);
 	mxd_count(b, MXD_C_NACK_SENT);
 }
@@ -590,6 +591,7 @@ rx_nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 	}
 	p = ep->partners[pkt->h.dst_peer];
 	if (p->remote_ep != pkt->h.src_ep || (int)port != p->port ||
+			pkt->u.seq.session != p->remote_session ||
 			memcmp(pkt->eth->src, p->mac, MXD_ETH_ALEN) != 0 ||
 			!mxd_seq_lt(p->tx.acked, seq) ||
 			!mxd_seq_lt(seq, p->tx.next_seq)) {

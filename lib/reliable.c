@@ -95,8 +95,10 @@ retransmit(struct mxd_partner *p, uint64_t now)
 
 	if (rec == NULL || rec->sent_at == 0)
 		return;
-	if (now < rec->sent_at + backed_off(&p->rtt, p->backoff) ||
-			mxd_partner_room(p) < rec->nframes)
+	if (now < rec->sent_at + backed_off(&p->rtt, p->backoff))
+		return;
+	mxd_probe_sent(p, now);		/* even if the link takes nothing */
+	if (mxd_partner_room(p) < rec->nframes)
 		return;
 	b->port[0]->ops->ref(rec->frames, rec->nframes);
 	for (unsigned i = 0; i < rec->nframes; i++) {
@@ -110,7 +112,6 @@ retransmit(struct mxd_partner *p, uint64_t now)
 	p->backoff++;
 	b->counters[MXD_C_RETX_MSGS]++;
 	b->counters[MXD_C_RETX_FRAMES] += rec->nframes;
-	mxd_probe_sent(p, now);
 }
 
 /* Stamps messages sent since the last pass with the time. */
@@ -131,14 +132,14 @@ ping(struct mxd_partner *p, uint64_t now)
 {
 	struct mxd_frame f;
 
+	p->ping_at = now;
+	mxd_probe_sent(p, now);		/* even if the link takes nothing */
 	if (mxd_partner_room(p) == 0 ||
 			mxd_partner_frame(p, MXD_T_ACK, 0, &f) < 0)
 		return;
 	f.data[MXD_ETH_HLEN + 2] |= MXD_F_PING;
 	mxd_partner_xmit(p, &f);
-	p->ping_at = now;
 	mxd_count(p->ep->board, MXD_C_PINGS);
-	mxd_probe_sent(p, now);
 }
 
 /* Whether we wait for anything from p. */

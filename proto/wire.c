@@ -72,11 +72,13 @@ mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
 }
 
 size_t
-mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason)
+mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason, uint32_t session)
 {
 	mxd_put32(p, seq);
 	p[4] = reason;
 	memset(p + 5, 0, 3);
+	mxd_put32(p + 8, session);
+	mxd_put32(p + 12, 0);
 	return sizeof(struct mxd_seq_hdr);
 }
 
@@ -212,6 +214,7 @@ parse_seq(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 		return MXD_DROP_LENGTH;
 	pkt->u.seq.seq = mxd_get32(b);
 	pkt->u.seq.reason = b[4];
+	pkt->u.seq.session = mxd_get32(b + 8);
 	if (pkt->h.type == MXD_T_NACK && pkt->u.seq.reason != MXD_NACK_CLOSED &&
 			pkt->u.seq.reason != MXD_NACK_BAD_KEY)
 		return MXD_DROP_LENGTH;

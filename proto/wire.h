@@ -144,8 +144,11 @@ struct mxd_seq_hdr {
 	uint32_t seq;		/*  0 the message's sequence number */
 	uint8_t reason;		/*  4 NACK: enum mxd_nack_reason; else 0 */
 	uint8_t pad0[3];	/*  5 zero */
+	uint32_t session;	/*  8 the refused frame's dst_session: a NACK
+				 *    only fails sends to that session */
+	uint32_t pad1;		/* 12 zero */
 };
-_Static_assert(sizeof(struct mxd_seq_hdr) == 8, "seq header size");
+_Static_assert(sizeof(struct mxd_seq_hdr) == 16, "seq header size");
 
 /*
  * Large messages (rendezvous).  The sender announces the message with an
@@ -249,6 +252,7 @@ struct mxd_pkt {
 		struct {
 			uint32_t seq;
 			uint8_t reason;
+			uint32_t session;
 		} seq;
 		struct {
 			uint32_t send_handle;
@@ -355,7 +359,8 @@ size_t mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len,
 size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
 		uint32_t src_filter, uint8_t status);
 
-size_t mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason);
+size_t mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason,
+		uint32_t session);
 size_t mxd_wire_put_rndv(uint8_t *p, uint32_t total_len, uint32_t send_handle,
 		uint16_t frag_max);
 /* Reads a descriptor (16 bytes, already length-checked as a message). */

@@ -741,6 +741,110 @@ faulty_side(int server)
 static void faulty_a(void) { faulty_side(1); }
 static void faulty_b(void) { faulty_side(0); }
 
+/* ---- a peer killed mid-traffic, then restarted ----------------------------- */
+
+#define KILL_LARGE	(16u << 20)
+#define M_KILL_BIG	0x4b00ull
+#define M_KILL_ECHO	0x4b01ull
+#define M_AGAIN		0x4b02ull
+#define KILL_LIMIT_MS	8000	/* peer timeout 1 s: well within this */
+
+/*
+ * A (the survivor) pulls a 16 MiB message from B, has a large send of its
+ * own waiting for B to pull it and eager sends on the way, when B dies
+ * (SIGKILL, mid-transfer).  Every one of A's requests that depends on B
+ * completes with MX_STATUS_ENDPOINT_UNREACHABLE within the time limit.
+ * Then B starts again (same endpoint id, new session), connects, and
+ * messages flow both ways.
+ */
+static void
+kill_a(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	mx_endpoint_addr_t to = a_accept(ep);
+	uint8_t *big = malloc(KILL_LARGE), *mine = malloc(KILL_LARGE);
+	mx_segment_t s = { mine, KILL_LARGE };
+	mx_request_t r[3];
+	uint32_t v = 0, eager = 7;
+	struct timespec t0, t1;
+	long ms;
+
+	CHECK(big != NULL && mine != NULL, "malloc");
+	r[0] = post(ep, big, KILL_LARGE, M_KILL_BIG, MX_MATCH_MASK_NONE);
+	CHECK(mx_isend(ep, &s, 1, to, M_KILL_ECHO, NULL, &r[1]) == MX_SUCCESS,
+			"isend large");
+	r[2] = send_async(ep, to, &eager, 4, M_KILL_ECHO + 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 3; i++) {
+		mx_status_t st = wait_req(ep, &r[i]);
+
+		CHECK(i == 2 ? st.code == MX_STATUS_SUCCESS ||
+				st.code == MX_STATUS_ENDPOINT_UNREACHABLE :
+				st.code == MX_STATUS_ENDPOINT_UNREACHABLE,
+				"request %d: %s", i, mx_strstatus(st.code));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	CHECK(ms < KILL_LIMIT_MS, "unreachable after %ld ms", ms);
+	fprintf(stderr, "[%s] peer killed: requests failed (unreachable) "
+			"within %ld ms\n", role, ms);
+	/* The restarted B connects like the first one did. */
+	to = a_accept(ep);
+	r[0] = post(ep, &v, 4, M_AGAIN, MX_MATCH_MASK_NONE);
+	CHECK(wait_req(ep, &r[0]).code == MX_STATUS_SUCCESS && v == 42,
+			"message from the restarted peer");
+	v = 43;
+	send_sync(ep, to, &v, 4, M_AGAIN);
+	free(big);
+	free(mine);
+	finish(ep);
+}
+
+/* The first B: starts sending 16 MiB, then dies. */
+static void
+kill_b1(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	mx_endpoint_addr_t to = b_connect(ep);
+	uint8_t *big = malloc(KILL_LARGE);
+	mx_segment_t s = { big, KILL_LARGE };
+	mx_request_t r;
+	mx_status_t st;
+	uint32_t done = 0;
+
+	CHECK(big != NULL, "malloc");
+	pattern(big, KILL_LARGE, 3);
+	CHECK(mx_isend(ep, &s, 1, to, M_KILL_BIG, NULL, &r) == MX_SUCCESS,
+			"isend");
+	/* Until A is pulling (a few thousand frames out), then die. */
+	for (int i = 0; i < 10000000 && !done; i++) {
+		mx_dpdk_port_t p;
+
+		CHECK(mx_test(ep, &r, &st, &done) == MX_SUCCESS, "test");
+		if (mx_dpdk_get_port(0, 0, &p) == MX_SUCCESS &&
+				p.tx_frames > 3000)
+			break;
+	}
+	CHECK(!done, "16 MiB went through before the kill");
+	raise(SIGKILL);
+}
+
+/* The restarted B: a new session of the same endpoint. */
+static void
+kill_b2(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	mx_endpoint_addr_t to = b_connect(ep);
+	uint32_t v = 42;
+	mx_request_t r;
+
+	send_sync(ep, to, &v, 4, M_AGAIN);
+	r = post(ep, &v, 4, M_AGAIN, MX_MATCH_MASK_NONE);
+	CHECK(wait_req(ep, &r).code == MX_STATUS_SUCCESS && v == 43,
+			"answer to the restarted peer");
+	finish(ep);
+}
+
 /* ---- parent ----------------------------------------------------------------- */
 
 /* A child out of time says where it stood (counters), then dies. */
@@ -851,6 +955,34 @@ progress_thread_bypass(void **state)
 	run_pair(bypass_a, bypass_b);
 }
 
+static void
+peer_killed_and_restarted(void **state)
+{
+	pid_t pa, pb;
+	int status = 0, ra, rb;
+
+	(void)state;
+	setenv("MX_PEER_TIMEOUT_MS", "1000", 1);
+	snprintf(sock_path, sizeof(sock_path), "/tmp/mxd-test-%d-kill.sock",
+			(int)getpid());
+	snprintf(ready_path, sizeof(ready_path), "%s.ready", sock_path);
+	unlink(ready_path);
+	pa = spawn(kill_a);
+	for (int i = 0; i < 3000 && access(ready_path, F_OK) != 0; i++)
+		usleep(10000);
+	pb = spawn(kill_b1);
+	assert_int_equal(waitpid(pb, &status, 0), pb);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	sleep(2);		/* the survivor notices, then B comes back */
+	pb = spawn(kill_b2);
+	ra = reap(pa, "survivor nodeA");
+	rb = reap(pb, "restarted nodeB");
+	unsetenv("MX_PEER_TIMEOUT_MS");
+	unlink(ready_path);
+	assert_int_equal(ra, 0);
+	assert_int_equal(rb, 0);
+}
+
 /* The same traffic with one kind of fault, then all of them together. */
 static void
 with_faults(const char *spec)
@@ -890,6 +1022,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(large_messages),
 		cmocka_unit_test(progress_thread_bypass),
 		cmocka_unit_test(two_port_board_striping),
+		cmocka_unit_test(peer_killed_and_restarted),
 		cmocka_unit_test(faults_none),
 		cmocka_unit_test(faults_drop),
 		cmocka_unit_test(faults_reorder),
