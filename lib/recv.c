@@ -658,6 +658,14 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 		p = rx_partner(b, port, &pkt);
 		if (p == NULL)
 			return;
+		if (!p->local && (int)port != p->port &&
+				pkt.h.type != MXD_T_PULL &&
+				pkt.h.type != MXD_T_PULL_REP) {
+			/* The partner moved its messages to another port
+			 * (its own failed): follow it. */
+			p->port = (int)port;
+			memcpy(p->mac, pkt.eth->src, MXD_ETH_ALEN);
+		}
 		if (pkt.h.flags & MXD_F_ACK_VALID)
 			mxd_send_acked(p, pkt.h.ack);
 		rx_partner_frame(p, port, &pkt);

@@ -86,6 +86,48 @@ mxd_probe_sent(struct mxd_partner *p, uint64_t now)
 		p->probe_since = now;
 }
 
+/*
+ * Messages to p went unanswered twice on its port: on a board of several
+ * ports, move p's messages (and what is in flight) to another port that is
+ * up and not suspected, where the peer was heard; the peer follows the
+ * port its messages come in by.
+ */
+static void
+reroute(struct mxd_partner *p, uint64_t now)
+{
+	struct mxd_board *b = p->ep->board;
+	const struct mxd_peer *peer = mxd_naming_by_nic(p->nic_id);
+	unsigned old = (unsigned)p->port;
+
+	if (p->local || b->nports == 1 || peer == NULL)
+		return;
+	for (unsigned n = 1; n < b->nports; n++) {
+		unsigned q = (old + n) % b->nports;
+		unsigned li = b->link_index[q];
+
+		if (!(peer->seen & (1u << li)) || !mxd_board_port_up(b, q) ||
+				p->port_bad_until[q] > now)
+			continue;
+		p->port_bad_until[old] = now + (100000000ull <<
+				(p->port_fails[old] < 6 ? p->port_fails[old] : 6));
+		p->port_fails[old]++;
+		mxd_count(b, MXD_C_PORT_SUSPECT);
+		p->port = (int)q;
+		memcpy(p->mac, peer->mac[li], MXD_ETH_ALEN);
+		for (unsigned i = 0; i < MXD_WIN; i++) {
+			struct mxd_txrec *rec = p->inflight[i];
+
+			for (unsigned f = 0; rec != NULL && f < rec->nframes; f++) {
+				memcpy(rec->frames[f].data, p->mac, MXD_ETH_ALEN);
+				memcpy(rec->frames[f].data + MXD_ETH_ALEN,
+						b->port[q]->mac, MXD_ETH_ALEN);
+				mxd_wire_seal(rec->frames[f].data);
+			}
+		}
+		return;
+	}
+}
+
 /* Sends the oldest unacknowledged message again if its time came. */
 static void
 retransmit(struct mxd_partner *p, uint64_t now)
@@ -98,6 +140,8 @@ retransmit(struct mxd_partner *p, uint64_t now)
 	if (now < rec->sent_at + backed_off(&p->rtt, p->backoff))
 		return;
 	mxd_probe_sent(p, now);		/* even if the link takes nothing */
+	if (p->backoff >= 2)
+		reroute(p, now);
 	if (mxd_partner_room(p) < rec->nframes)
 		return;
 	b->port[0]->ops->ref(rec->frames, rec->nframes);

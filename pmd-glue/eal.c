@@ -107,6 +107,9 @@ run_eal_init(char *buf, int keep_affinity)
 	return 0;
 }
 
+/* The EAL keeps pointers into its argv: the strings live as long as it. */
+static char *volatile eal_argbuf;	/* volatile: kept, never read */
+
 int
 mxd_glue_eal_init(const struct mxd_glue_conf *conf, int *reused)
 {
@@ -123,7 +126,6 @@ mxd_glue_eal_init(const struct mxd_glue_conf *conf, int *reused)
 	if (buf == NULL)
 		return -ENOMEM;
 	ret = run_eal_init(buf, conf->keep_affinity);
-	/* The EAL keeps pointers into argv: buf lives as long as it does. */
 	if (ret == -EALREADY) {
 		free(buf);
 		eal_state = 2;
@@ -138,6 +140,7 @@ mxd_glue_eal_init(const struct mxd_glue_conf *conf, int *reused)
 		return ret;
 	}
 	eal_state = 1;
+	eal_argbuf = buf;
 	*reused = 0;
 	return 0;
 }

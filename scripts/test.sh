@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds in a fresh build
-# directory, runs the unit and integration suites (cmocka under meson).
+# directory, runs the unit and integration suites (cmocka under meson);
+# then the same suites built with ASan+UBSan (LeakSanitizer checks every
+# process after mx_finalize), then the fuzz target for a bounded time.
+#   MXD_SANITIZE=0 skips the sanitizer pass, MXD_FUZZ_SECS=0 the fuzzing.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/deps.sh"
@@ -9,3 +12,19 @@ rm -rf "$BUILD"
 "$top/scripts/build.sh"
 meson test -C "$BUILD" --suite unit --suite integration \
 	--print-errorlogs "$@"
+if [ "${MXD_SANITIZE:-1}" != 0 ]; then
+	san=$top/build-sanitize
+	rm -rf "$san"
+	echo "== the suites again under ASan+UBSan ($san)"
+	meson setup "$san" "$top" -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
+	ninja -C "$san" >/dev/null
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1 \
+		meson test -C "$san" --suite unit --suite integration \
+		--print-errorlogs --timeout-multiplier 3 "$@"
+fi
+if [ "${MXD_FUZZ_SECS:-60}" != 0 ]; then
+	rm -rf "$top/build-fuzz"
+	"$top/scripts/fuzz.sh" "${MXD_FUZZ_SECS:-60}"
+fi

@@ -14,9 +14,13 @@ pcdir=$(dirname "$(find "$dest" -name myriexpress.pc | head -1)")
 # The .pc names the final prefix; point it at the scratch copy.
 sed -i "s|^prefix=.*|prefix=$dest$prefix|; s|=$prefix/|=$dest$prefix/|" "$pcdir/myriexpress.pc"
 export PKG_CONFIG_PATH=$pcdir
-cc -Wall -Werror -o "$dest/pingpong" "$top/apps/mx_pingpong.c" \
+# A sanitized build's archive needs the same runtime in the program.
+san=$(meson introspect "$build" --buildoptions |
+	python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="b_sanitize"][0])')
+extra=; [ "$san" != none ] && extra="-fsanitize=$san"
+cc -Wall -Werror $extra -o "$dest/pingpong" "$top/apps/mx_pingpong.c" \
 	$(pkg-config --cflags --libs --static myriexpress)
-cc -Wall -Werror -o "$dest/info" "$top/apps/mx_info.c" \
+cc -Wall -Werror $extra -o "$dest/info" "$top/apps/mx_info.c" \
 	$(pkg-config --cflags --libs myriexpress)
 test -x "$dest/pingpong" && test -x "$dest/info"
 echo "out-of-tree build with pkg-config: ok"
