@@ -577,18 +577,7 @@ void mxd_pulls_timer(struct mxd_partner *p, uint64_t now);
 /* Fails p's large receives with 'code'. */
 void mxd_pulls_fail(struct mxd_partner *p, mx_status_code_t code);
 
-/*
- * Notices are small sequenced messages (EAGER flagged CTRL, no payload,
- * match = kind << 32 | value), acknowledged and retransmitted like any
- * message, applied once on arrival and never matched to a receive.
- */
-enum mxd_notice_kind {
-	MXD_NOTE_MATCHED = 1,	/* value: seq of a sync message now matched */
-	MXD_NOTE_NOTIFY = 2,	/* value: send handle of a large message all
-				 * pulled (or discarded): the send is done */
-};
-
-/* Sends p a notice, now or (window or tx queue full) from the ack pass,
+/* Sends p a notice (wire.h: enum mxd_notice_kind), now or (window or tx queue full) from the ack pass,
  * in order: never dropped. */
 void mxd_notice(struct mxd_partner *p, uint8_t kind, uint32_t value);
 void mxd_ack_send(struct mxd_partner *p);

@@ -248,24 +248,14 @@ mxd_timers_tick(struct mxd_board *b, unsigned work)
 void
 mxd_partner_lost(struct mxd_partner *p, mx_status_code_t code)
 {
-	struct mx_endpoint *ep = p->ep;
-
 	mxd_partner_fail(p, code);
 	mxd_pulls_fail(p, code);
 	mxd_recv_partner_lost(p, code);
-	for (unsigned i = 0; i < MXD_WIN; i++)
-		if (p->inflight[i] != NULL) {
-			mxd_txrec_put(ep, p->inflight[i]);
-			p->inflight[i] = NULL;
-		}
-	mxd_txwin_init(&p->tx, 1);
-	mxd_rxwin_init(&p->rx, 1);
-	p->remote_session = 0;		/* its frames are stale from now on */
-	p->ack_sent = 0;
+	/* Windows start over; its frames are stale from now on. */
+	mxd_partner_reset(p, 0);
 	p->notify_n = 0;
 	p->backoff = 0;
 	p->probe_since = 0;
-	p->lsends = 0;
 	memset(&p->rtt, 0, sizeof(p->rtt));
 	memset(&p->pull_rtt, 0, sizeof(p->pull_rtt));
 	mxd_list_del(&p->timed);

@@ -48,6 +48,18 @@ enum mxd_frame_type {
 	MXD_T_MAX
 };
 
+/*
+ * Notices are small sequenced messages: EAGER flagged CTRL, length 0,
+ * match = kind << 32 | value.  They are acknowledged and retransmitted
+ * like any message, applied once on arrival, never matched to a receive.
+ */
+enum mxd_notice_kind {
+	MXD_NOTE_MATCHED = 1,	/* value: seq of a sync message now matched */
+	MXD_NOTE_NOTIFY = 2,	/* value: send handle of a large message all
+				 * pulled (or discarded): the send is done */
+	MXD_NOTE_MAX
+};
+
 /* Why a message was refused (MXD_T_NACK). */
 enum mxd_nack_reason {
 	MXD_NACK_CLOSED = 1,	/* no such endpoint, or an old session */

@@ -164,6 +164,7 @@ static const struct bad_case bad_cases[] = {
 	{ "frag_max changed", E(22), 2, 1000, 0, MXD_DROP_FRAG },
 	{ "msg_len enormous", E(4), 4, 0xffffffff, 0, MXD_DROP_FRAG },
 	{ "too many fragments", E(4), 4, 65 * 1400, 0, MXD_DROP_FRAG },
+	{ "notice with a payload", H(2), 1, 0x09, 0, MXD_DROP_FRAG },
 };
 
 static void
