@@ -54,29 +54,57 @@ static char sock_path[128];
 static char ready_path[160];
 static int two_ports;		/* boards of two memif pairs (MX_BOARDS) */
 
+/* Board 0's counters and their labels (the caller frees both), or 0. */
+static uint32_t
+read_counters(uint32_t **v, char (**label)[MX_MAX_STR_LEN])
+{
+	uint32_t board = 0, n = 0;
+
+	*v = NULL;
+	*label = NULL;
+	if (mx_get_info(NULL, MX_COUNTERS_COUNT, &board, sizeof(board), &n,
+				sizeof(n)) != MX_SUCCESS)
+		return 0;
+	*v = calloc(n, sizeof(**v));
+	*label = calloc(n, MX_MAX_STR_LEN);
+	if (*v == NULL || *label == NULL ||
+			mx_get_info(NULL, MX_COUNTERS_LABELS, &board, sizeof(board),
+				*label, n * MX_MAX_STR_LEN) != MX_SUCCESS ||
+			mx_get_info(NULL, MX_COUNTERS_VALUES, &board, sizeof(board),
+				*v, n * sizeof(**v)) != MX_SUCCESS)
+		return 0;
+	return n;
+}
+
 /* Non-zero board counters, printed when a child fails. */
 static void
 dump_counters(void)
 {
-	uint32_t board = 0, n = 0, *v;
+	uint32_t *v;
 	char (*label)[MX_MAX_STR_LEN];
+	uint32_t n = read_counters(&v, &label);
 
-	if (mx_get_info(NULL, MX_COUNTERS_COUNT, &board, sizeof(board), &n,
-				sizeof(n)) != MX_SUCCESS)
-		return;
-	v = calloc(n, sizeof(*v));
-	label = calloc(n, MX_MAX_STR_LEN);
-	if (v != NULL && label != NULL &&
-			mx_get_info(NULL, MX_COUNTERS_LABELS, &board, sizeof(board),
-				label, n * MX_MAX_STR_LEN) == MX_SUCCESS &&
-			mx_get_info(NULL, MX_COUNTERS_VALUES, &board, sizeof(board),
-				v, n * sizeof(*v)) == MX_SUCCESS)
-		for (uint32_t i = 0; i < n; i++)
-			if (v[i])
-				fprintf(stderr, "[%s]   %-28s %u\n", role, label[i],
-						v[i]);
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i])
+			fprintf(stderr, "[%s]   %-28s %u\n", role, label[i], v[i]);
 	free(v);
 	free(label);
+}
+
+/* One board counter by its label (0 if absent). */
+static uint64_t
+counter(const char *name)
+{
+	uint32_t *v, got = 0;
+	char (*label)[MX_MAX_STR_LEN];
+	uint32_t n = read_counters(&v, &label);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(label[i], name) == 0)
+			got = v[i];
+	free(v);
+	free(label);
+	return got;
 }
 
 /* ---- helpers used by both children ------------------------------------- */
@@ -615,32 +643,6 @@ static const uint32_t fsizes[] = { 0, 1, 60, 1000, 1500, 4000, 9000,
 	20000, 32768, 32769, 100000, 1u << 20 };
 #define NFS (sizeof(fsizes) / sizeof(fsizes[0]))
 #define FN (FROUNDS * NFS)
-
-/* Reads one board counter by its label (0 if absent). */
-static uint64_t
-counter(const char *label)
-{
-	uint32_t board = 0, n = 0, *v, got = 0;
-	char (*lab)[MX_MAX_STR_LEN];
-
-	if (mx_get_info(NULL, MX_COUNTERS_COUNT, &board, sizeof(board), &n,
-				sizeof(n)) != MX_SUCCESS)
-		return 0;
-	v = calloc(n, sizeof(*v));
-	lab = calloc(n, MX_MAX_STR_LEN);
-	if (v != NULL && lab != NULL &&
-			mx_get_info(NULL, MX_COUNTERS_LABELS, &board,
-				sizeof(board), lab, n * MX_MAX_STR_LEN) ==
-			MX_SUCCESS &&
-			mx_get_info(NULL, MX_COUNTERS_VALUES, &board,
-				sizeof(board), v, n * sizeof(*v)) == MX_SUCCESS)
-		for (uint32_t i = 0; i < n; i++)
-			if (strcmp(lab[i], label) == 0)
-				got = v[i];
-	free(v);
-	free(lab);
-	return got;
-}
 
 static void
 faulty_side(int server)
