@@ -733,6 +733,18 @@ faulty_side(int server)
 			(unsigned long long)counter("pulls asked again"),
 			(unsigned long long)counter("drop: bad checksum"),
 			(unsigned long long)counter("drop: duplicate"));
+	/* The faults were there (a run that ignored MX_FAULTS must fail). */
+	{
+		const char *f = getenv("MX_FAULTS");
+
+		CHECK(!strstr(f, "drop=") || counter("pulls asked again") +
+				counter("messages retransmitted") > 0,
+				"drop: nothing was recovered");
+		CHECK(!strstr(f, "corrupt=") || counter("drop: bad checksum") > 0,
+				"corrupt: no bad checksum seen");
+		CHECK(!strstr(f, "dup=") || counter("drop: duplicate") > 0,
+				"dup: no duplicate seen");
+	}
 	{
 		struct rusage ru;
 

@@ -168,6 +168,22 @@ traffic(const char *spec)
 					a.done, b.done, (unsigned)(4 * N));
 		}
 	}
+	/* The shim did inject what was asked (else this test proves nothing). */
+	for (unsigned i = 0; i < mxd_lib.nlinks; i++) {
+		struct mxd_fault_stats fs;
+
+		assert_int_equal(mxd_fault_stats(mxd_lib.links[i], &fs), 0);
+		if (strstr(spec, "drop="))
+			assert_true(fs.dropped > 0);
+		if (strstr(spec, "dup="))
+			assert_true(fs.duplicated > 0);
+		if (strstr(spec, "reorder="))
+			assert_true(fs.reordered > 0);
+		if (strstr(spec, "corrupt="))
+			assert_true(fs.corrupted > 0);
+		if (strstr(spec, "delay="))
+			assert_true(fs.delayed > 0);
+	}
 	if (getenv("MXD_TEST_VERBOSE")) {
 		dump(fx.e0);
 		dump(fx.e1);
