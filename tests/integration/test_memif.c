@@ -654,6 +654,7 @@ faulty_side(int server)
 	uint8_t *in[FN], *out[FN];
 	uint8_t seen[2 * FN] = { 0 };
 	uint32_t sent = 0, outstanding = 0, done = 0, bye = 0;
+	uint64_t received = 0;
 	mx_request_t r;
 	mx_status_t st;
 
@@ -713,6 +714,7 @@ faulty_side(int server)
 				ctx & CTX_RECV ? "receive" : "send", i,
 				mx_strstatus(st.code));
 		if (ctx & CTX_RECV) {
+			received += st.xfer_length;
 			CHECK(st.xfer_length == fsizes[i % NFS],
 					"receive %u: %u bytes", i, st.xfer_length);
 			check_pattern(in[i], fsizes[i % NFS], peer * 1000 + i);
@@ -728,11 +730,13 @@ faulty_side(int server)
 	}
 	fprintf(stderr, "[%s] %u messages each way; retransmitted %llu, "
 			"pulls asked again %llu, bad checksums %llu, "
-			"duplicates %llu\n", role, (unsigned)FN,
+			"duplicates %llu; %llu bytes received\n", role,
+			(unsigned)FN,
 			(unsigned long long)counter("messages retransmitted"),
 			(unsigned long long)counter("pulls asked again"),
 			(unsigned long long)counter("drop: bad checksum"),
-			(unsigned long long)counter("drop: duplicate"));
+			(unsigned long long)counter("drop: duplicate"),
+			(unsigned long long)received);
 	/* The faults were there (a run that ignored MX_FAULTS must fail). */
 	{
 		const char *f = getenv("MX_FAULTS");
