@@ -458,6 +458,7 @@ struct mxd_partner {
 	struct mxd_list timed;		/* on the board's timed list */
 	struct mxd_list pulls;		/* our large receives from it */
 	uint32_t lsends;		/* our large sends to it */
+	uint64_t heard_on[MXD_BOARD_PORTS];	/* ns, last frame per port */
 	uint64_t port_bad_until[MXD_BOARD_PORTS];	/* ns: skip in pulls */
 	uint32_t port_fails[MXD_BOARD_PORTS];
 };

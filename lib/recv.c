@@ -567,6 +567,7 @@ rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		return NULL;
 	}
 	p->last_heard = b->now;
+	p->heard_on[port] = b->now;
 	return p;
 }
 

@@ -86,46 +86,62 @@ mxd_probe_sent(struct mxd_partner *p, uint64_t now)
 		p->probe_since = now;
 }
 
+/* Moves p's messages, and those in flight, to port q (peer MAC mac). */
+static void
+move_to(struct mxd_partner *p, unsigned q, const uint8_t *mac, uint64_t now)
+{
+	struct mxd_board *b = p->ep->board;
+	unsigned old = (unsigned)p->port;
+
+	p->port_bad_until[old] = now + (100000000ull <<
+			(p->port_fails[old] < 6 ? p->port_fails[old] : 6));
+	p->port_fails[old]++;
+	mxd_count(b, MXD_C_PORT_SUSPECT);
+	p->port = (int)q;
+	memcpy(p->mac, mac, MXD_ETH_ALEN);
+	for (unsigned i = 0; i < MXD_WIN; i++) {
+		struct mxd_txrec *rec = p->inflight[i];
+
+		for (unsigned f = 0; rec != NULL && f < rec->nframes; f++) {
+			memcpy(rec->frames[f].data, p->mac, MXD_ETH_ALEN);
+			memcpy(rec->frames[f].data + MXD_ETH_ALEN,
+					b->port[q]->mac, MXD_ETH_ALEN);
+			mxd_wire_seal(rec->frames[f].data);
+		}
+	}
+}
+
 /*
- * Messages to p went unanswered twice on its port: on a board of several
- * ports, move p's messages (and what is in flight) to another port that is
- * up and not suspected, where the peer was heard; the peer follows the
- * port its messages come in by.
+ * p's messages go to a port that lost them: on a board of several ports,
+ * move them (and what is in flight) to another port that is up and where
+ * the peer was heard, one not suspected of losses if there is one; the
+ * peer follows the port its messages come in by.  Called when the port
+ * went down, or when a message (or probe) sent at 'tried' went unanswered
+ * twice and nothing at all was heard from p on the port since: the port,
+ * not the message, is lost.
  */
 static void
-reroute(struct mxd_partner *p, uint64_t now)
+reroute(struct mxd_partner *p, uint64_t now, uint64_t tried)
 {
 	struct mxd_board *b = p->ep->board;
 	const struct mxd_peer *peer = mxd_naming_by_nic(p->nic_id);
 	unsigned old = (unsigned)p->port;
 
-	if (p->local || b->nports == 1 || peer == NULL)
+	if (p->local || b->nports == 1 || peer == NULL ||
+			p->heard_on[old] >= tried)
 		return;
-	for (unsigned n = 1; n < b->nports; n++) {
-		unsigned q = (old + n) % b->nports;
-		unsigned li = b->link_index[q];
+	for (int careful = 1; careful >= 0; careful--)
+		for (unsigned n = 1; n < b->nports; n++) {
+			unsigned q = (old + n) % b->nports;
+			unsigned li = b->link_index[q];
 
-		if (!(peer->seen & (1u << li)) || !mxd_board_port_up(b, q) ||
-				p->port_bad_until[q] > now)
-			continue;
-		p->port_bad_until[old] = now + (100000000ull <<
-				(p->port_fails[old] < 6 ? p->port_fails[old] : 6));
-		p->port_fails[old]++;
-		mxd_count(b, MXD_C_PORT_SUSPECT);
-		p->port = (int)q;
-		memcpy(p->mac, peer->mac[li], MXD_ETH_ALEN);
-		for (unsigned i = 0; i < MXD_WIN; i++) {
-			struct mxd_txrec *rec = p->inflight[i];
-
-			for (unsigned f = 0; rec != NULL && f < rec->nframes; f++) {
-				memcpy(rec->frames[f].data, p->mac, MXD_ETH_ALEN);
-				memcpy(rec->frames[f].data + MXD_ETH_ALEN,
-						b->port[q]->mac, MXD_ETH_ALEN);
-				mxd_wire_seal(rec->frames[f].data);
-			}
+			if (!(peer->seen & (1u << li)) ||
+					!mxd_board_port_up(b, q) ||
+					(careful && p->port_bad_until[q] > now))
+				continue;
+			move_to(p, q, peer->mac[li], now);
+			return;
 		}
-		return;
-	}
 }
 
 /* Sends the oldest unacknowledged message again if its time came. */
@@ -141,7 +157,7 @@ retransmit(struct mxd_partner *p, uint64_t now)
 		return;
 	mxd_probe_sent(p, now);		/* even if the link takes nothing */
 	if (p->backoff >= 2)
-		reroute(p, now);
+		reroute(p, now, rec->sent_at);
 	if (mxd_partner_room(p) < rec->nframes)
 		return;
 	b->port[0]->ops->ref(rec->frames, rec->nframes);
@@ -205,11 +221,16 @@ partner_timer(struct mxd_partner *p, uint64_t now)
 		mxd_list_del(&p->timed);
 		return;
 	}
+	if (p->port >= 0 && !mxd_board_port_up(p->ep->board, (unsigned)p->port))
+		reroute(p, now, UINT64_MAX);
 	if (mxd_txwin_in_flight(&p->tx) != 0) {
 		stamp(p, now);
 		retransmit(p, now);
 	} else if (now - p->last_heard >= ping_every &&
 			now - p->ping_at >= ping_every) {
+		/* The last probe went unanswered too: try another port. */
+		if (p->probe_since > p->last_heard && p->ping_at != 0)
+			reroute(p, now, p->ping_at);
 		ping(p, now);
 	}
 	if (!mxd_list_empty(&p->pulls))

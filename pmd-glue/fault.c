@@ -30,6 +30,8 @@ struct fault_conf {
 	uint32_t depth;
 	uint32_t delay_us;
 	int64_t dead_ms, down_ms;	/* -1: never */
+	uint64_t after;			/* dead/down clock starts after this
+					 * many frames (0: at the wrap) */
 };
 
 struct held {
@@ -44,7 +46,9 @@ struct fault_link {
 	struct mxd_link *inner;
 	struct fault_conf c;
 	uint64_t rng;
-	uint64_t t0;			/* ns, when wrapped */
+	uint64_t t0;			/* ns, when the dead/down clock began */
+	uint64_t carried;		/* frames through, both ways, until then */
+	int armed;			/* the clock runs */
 	uint64_t delivered;
 	unsigned nhold;
 	struct held hold[HOLD_MAX];
@@ -86,13 +90,29 @@ fl_of(struct mxd_link *l)
 			offsetof(struct fault_link, link));
 }
 
+/* Counts frames until the dead/down clock starts (after=N), then starts it. */
+static void
+carry(struct fault_link *fl, unsigned n, uint64_t now)
+{
+	if (fl->armed)
+		return;
+	fl->carried += n;
+	if (fl->carried >= fl->c.after) {
+		fl->armed = 1;
+		fl->t0 = now;
+	}
+}
+
+static int
+past(const struct fault_link *fl, int64_t ms, uint64_t now)
+{
+	return ms >= 0 && fl->armed && now - fl->t0 >= (uint64_t)ms * 1000000u;
+}
+
 static int
 is_dead(const struct fault_link *fl, uint64_t now)
 {
-	uint64_t t = now - fl->t0;
-
-	return (fl->c.dead_ms >= 0 && t >= (uint64_t)fl->c.dead_ms * 1000000u) ||
-		(fl->c.down_ms >= 0 && t >= (uint64_t)fl->c.down_ms * 1000000u);
+	return past(fl, fl->c.dead_ms, now) || past(fl, fl->c.down_ms, now);
 }
 
 static void
@@ -196,6 +216,7 @@ fault_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 		*h = fl->hold[--fl->nhold];
 	}
 	got = out < n ? take(fl, in, n - out < BURST ? n - out : BURST, now) : 0;
+	carry(fl, got, now);
 	for (unsigned i = 0; i < got; i++) {
 		struct mxd_frame *x = &in[i];
 		unsigned copies = 1;
@@ -232,13 +253,17 @@ static uint16_t
 fault_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 {
 	struct fault_link *fl = fl_of(l);
+	uint64_t now = now_ns();
+	uint16_t sent;
 
-	if (is_dead(fl, now_ns())) {
+	if (is_dead(fl, now)) {
 		drop_frames(fl, f, n);
 		fl->st.dead += n;
 		return n;
 	}
-	return fl->inner->ops->tx_burst(fl->inner, f, n);
+	sent = fl->inner->ops->tx_burst(fl->inner, f, n);
+	carry(fl, sent, now);
+	return sent;
 }
 
 static int
@@ -254,8 +279,7 @@ fault_link_up(struct mxd_link *l)
 {
 	struct fault_link *fl = fl_of(l);
 
-	if (fl->c.down_ms >= 0 &&
-			now_ns() - fl->t0 >= (uint64_t)fl->c.down_ms * 1000000u)
+	if (past(fl, fl->c.down_ms, now_ns()))
 		return 0;
 	return fl->inner->ops->link_up(fl->inner);
 }
@@ -338,6 +362,8 @@ set_key(struct fault_conf *c, const char *k, const char *v)
 		if (parse_u64(v, 86400000, &x) < 0)
 			return -1;
 		*(k[1] == 'e' ? &c->dead_ms : &c->down_ms) = (int64_t)x;
+	} else if (!strcmp(k, "after")) {
+		return parse_u64(v, UINT64_MAX, &c->after);
 	} else {
 		return -2;
 	}
@@ -365,7 +391,7 @@ parse_group(char *g, struct fault_conf *c)
 		if (rc == -2) {
 			mxd_glue_set_error("MX_FAULTS: unknown key '%s' (drop, "
 					"dup, reorder, depth, corrupt, delay, "
-					"dead, down, port, seed)", kv);
+					"dead, down, after, port, seed)", kv);
 			return -1;
 		}
 		if (rc < 0) {
@@ -406,7 +432,7 @@ wrap_one(struct mxd_link *inner, const struct fault_conf *c, unsigned idx)
 	fl->inner = inner;
 	fl->c = *c;
 	fl->rng = (c->seed ^ (0x9e3779b97f4a7c15ull * (idx + 1))) | 1;
-	fl->t0 = now_ns();
+	carry(fl, 0, now_ns());
 	return fl;
 }
 

@@ -21,6 +21,9 @@
  *   dead=MS     from MS milliseconds after start the link loses every
  *               frame both ways (its link state still says up)
  *   down=MS     the same, and the link reports itself down
+ *   after=N     start the dead/down clock once the link has carried N
+ *               frames (received and sent) instead of at start, so a
+ *               link can fail in the middle of a transfer
  *
  * Probabilities are written 0.05 or 5%.  Faults act on the receive side of
  * the link (so both directions of a pair are covered when both processes

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fake_link.h"
+#include "fault.h"
 #include "fixture.h"
 
 #define ROUNDS		4
@@ -206,6 +208,62 @@ static void combined(void **s)
 	traffic("drop=5%,reorder=5%,dup=1%,corrupt=1%,seed=7");
 }
 
+/* Moves up to n frames of 60 bytes from a to b; returns how many came. */
+static unsigned
+pass(struct mxd_link *a, struct mxd_link *b, unsigned n)
+{
+	struct mxd_frame f[8];
+	unsigned got = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(a->ops->alloc(a, &f[0], 1), 0);
+		memset(f[0].data, 0xab, 60);
+		f[0].len = 60;
+		assert_int_equal(a->ops->tx_burst(a, f, 1), 1);
+	}
+	for (uint16_t k; (k = b->ops->rx_burst(b, f, 8)) != 0; got += k)
+		b->ops->free(f, k);
+	return got;
+}
+
+/*
+ * after=N starts the dead/down clock once the link carried N frames (sent
+ * and received): the link works until then and loses everything after;
+ * down also reports the link down from then on.
+ */
+static void
+dies_after_frames(void **state)
+{
+	static const char *const how[] = { "after=10,dead=0", "after=10,down=0" };
+
+	(void)state;
+	for (unsigned h = 0; h < 2; h++) {
+		struct fake_port x, y;
+		struct mxd_link *l[2] = { &x.link, &y.link };
+		struct mxd_fault_stats fs;
+
+		fake_pair(&x, &y, 1, 2, 1500);
+		assert_int_equal(mxd_fault_wrap(how[h], l, 2), 2);
+		/* x sends 4 (x: 4 carried), y gets 4 (y: 4). */
+		assert_int_equal(pass(l[0], l[1], 4), 4);
+		/* x: 8 carried, y: 8. */
+		assert_int_equal(pass(l[0], l[1], 4), 4);
+		assert_int_equal(l[1]->ops->link_up(l[1]), 1);
+		/* x reaches 10 after 2 more: those 2 go out, the rest is
+		 * lost; y reaches 10 on what it receives, then is dead. */
+		assert_int_equal(pass(l[0], l[1], 4), 2);
+		assert_int_equal(pass(l[0], l[1], 4), 0);
+		assert_int_equal(pass(l[1], l[0], 4), 0);
+		assert_int_equal(l[1]->ops->link_up(l[1]), h == 0);
+		assert_int_equal(mxd_fault_stats(l[0], &fs), 0);
+		assert_true(fs.dead >= 6);
+		mxd_fault_unwrap(l, 2);
+		fake_drain(&x);
+		fake_drain(&y);
+	}
+	assert_int_equal(fake_live_buffers(), 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -217,6 +275,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(corrupt),
 		cmocka_unit_test(delay),
 		cmocka_unit_test(combined),
+		cmocka_unit_test(dies_after_frames),
 	};
 
 	if (argc > 1)
