@@ -311,6 +311,12 @@ void mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
 /* Copies 'len' bytes of the request's segments at offset 'off' to dst. */
 void mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
 		uint32_t len);
+/* The same, feeding the bytes (all len of them, truncated or not) to the
+ * CRC register crc in the same pass; return the register. */
+uint32_t mxd_req_scatter_crc(struct mx_request *r, uint32_t off,
+		const uint8_t *src, uint32_t len, uint32_t crc);
+uint32_t mxd_req_gather_crc(const struct mx_request *r, uint32_t off,
+		uint8_t *dst, uint32_t len, uint32_t crc);
 
 /* ---- buffers for unexpected and early messages (unexp.c) ---------------- */
 
@@ -555,6 +561,9 @@ void mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
 int mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
 		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
 		struct mxd_frame *f);
+/* Queues a frame already sealed (mxd_wire_seal_crc). */
+void mxd_partner_xmit_sealed(struct mxd_partner *p, unsigned port,
+		struct mxd_frame *f);
 void mxd_partner_xmit_on(struct mxd_partner *p, unsigned port,
 		struct mxd_frame *f);
 
@@ -571,7 +580,9 @@ void mxd_pulls_pump(struct mx_endpoint *ep);
 void mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 		const uint8_t *desc);
 void mxd_pulls_ask(struct mx_endpoint *ep);
-void mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt);
+/* A pull reply: its data placed (and, parsed lazily, its check verified on
+ * the way).  Returns 1 taken, 0 dropped (counted), -1 corrupt (counted). */
+int mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt);
 void mxd_pulls_release(struct mx_endpoint *ep);
 /* Asks again for blocks of p's pulls whose replies are overdue. */
 void mxd_pulls_timer(struct mxd_partner *p, uint64_t now);

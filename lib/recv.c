@@ -30,6 +30,14 @@ drop(struct mxd_board *b, enum mxd_drop why)
 	mxd_count(b, (enum mxd_counter)(MXD_C_DROP_BASE + why));
 }
 
+/* Drops a frame of a known type for 'why', or for its check when it was
+ * parsed lazily and is corrupt (so that every drop is counted right). */
+static void
+refuse(struct mxd_board *b, const struct mxd_pkt *pkt, enum mxd_drop why)
+{
+	drop(b, mxd_wire_check(pkt) ? why : MXD_DROP_CSUM);
+}
+
 /* ---- answers to frames without a partner --------------------------------- */
 
 /*
@@ -528,8 +536,17 @@ rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 
 /* ---- dispatch ---------------------------------------------------------- */
 
+static void
+heard(struct mxd_partner *p, unsigned port)
+{
+	p->last_heard = p->ep->board->now;
+	p->heard_on[port] = p->ep->board->now;
+}
+
 /*
- * The partner an EAGER/ACK/MATCHED frame belongs to, or NULL (counted).
+ * The partner an EAGER/ACK/PULL/PULL_REP frame belongs to, or NULL
+ * (counted).  A frame not checked yet (a lazily parsed PULL_REP) only
+ * finds its partner: it is heard once its payload proved intact.
  * A message for a closed endpoint, an old session of it, or with the wrong
  * filter is refused with a NACK so that its sender learns why.
  */
@@ -542,32 +559,32 @@ rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 	struct mxd_partner *p;
 
 	if (ep == NULL || pkt->h.dst_session != ep->session) {
-		drop(b, MXD_DROP_ENDPOINT);
+		refuse(b, pkt, MXD_DROP_ENDPOINT);
 		if (eager)
 			nack(b, port, pkt, MXD_NACK_CLOSED);
 		return NULL;
 	}
 	if (pkt->h.filter != ep->filter) {
-		drop(b, MXD_DROP_FILTER);
+		refuse(b, pkt, MXD_DROP_FILTER);
 		if (eager)
 			nack(b, port, pkt, MXD_NACK_BAD_KEY);
 		return NULL;
 	}
 	if (pkt->h.dst_peer >= ep->npartners) {
-		drop(b, MXD_DROP_PEER);
+		refuse(b, pkt, MXD_DROP_PEER);
 		return NULL;
 	}
 	p = ep->partners[pkt->h.dst_peer];
 	if (p->remote_ep != pkt->h.src_ep) {
-		drop(b, MXD_DROP_PEER);
+		refuse(b, pkt, MXD_DROP_PEER);
 		return NULL;
 	}
 	if (p->remote_session == 0 || p->remote_session != pkt->h.src_session) {
-		drop(b, MXD_DROP_STALE);	/* an old session, a lost peer */
+		refuse(b, pkt, MXD_DROP_STALE);	/* an old session, a lost peer */
 		return NULL;
 	}
-	p->last_heard = b->now;
-	p->heard_on[port] = b->now;
+	if (!pkt->unchecked)
+		heard(p, port);
 	return p;
 }
 
@@ -627,11 +644,25 @@ rx_partner_frame(struct mxd_partner *p, unsigned port,
 	}
 }
 
+/*
+ * A pull reply whose check is verified as its payload is placed: nothing
+ * else of it takes effect until then (its ack, the partner heard).
+ */
+static void
+rx_unchecked(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
+{
+	if (mxd_pull_data(p, pkt) < 0)
+		return;			/* corrupt: counted */
+	heard(p, port);
+	if (pkt->h.flags & MXD_F_ACK_VALID)
+		mxd_send_acked(p, pkt->h.ack);
+}
+
 void
 mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 {
 	struct mxd_pkt pkt;
-	enum mxd_drop why = mxd_wire_parse(f->data, f->len, &pkt);
+	enum mxd_drop why = mxd_wire_parse_lazy(f->data, f->len, &pkt);
 	struct mxd_partner *p;
 
 	if (why != MXD_DROP_NONE) {
@@ -658,6 +689,10 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 		p = rx_partner(b, port, &pkt);
 		if (p == NULL)
 			return;
+		if (pkt.unchecked) {
+			rx_unchecked(p, port, &pkt);
+			return;
+		}
 		if (!p->local && (int)port != p->port &&
 				pkt.h.type != MXD_T_PULL &&
 				pkt.h.type != MXD_T_PULL_REP) {

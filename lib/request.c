@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csum.h"
 #include "mxd.h"
 
 #define CHUNK	256
@@ -190,24 +191,31 @@ mxd_req_complete(struct mx_request *r, mx_status_code_t code)
 		mxd_list_add_tail(&r->ep->done, &r->done);
 }
 
-/* Walks the segments over message bytes [off, off + len). */
+/*
+ * Copies message bytes [off, off + len) between ext and r's segments (into
+ * them if to_req); with crc, also feeds the bytes to *crc in order, in the
+ * same pass.
+ */
 static void
 seg_walk(const struct mx_request *r, uint32_t off, uint8_t *ext, uint32_t len,
-		int to_req)
+		int to_req, uint32_t *crc)
 {
 	for (uint32_t i = 0; i < r->nseg && len > 0; i++) {
 		uint32_t sl = r->segs[i].segment_length, n;
 		uint8_t *sp = r->segs[i].segment_ptr;
+		uint8_t *dst, *src;
 
 		if (off >= sl) {
 			off -= sl;
 			continue;
 		}
 		n = sl - off < len ? sl - off : len;
-		if (to_req)
-			memcpy(sp + off, ext, n);
+		dst = to_req ? sp + off : ext;
+		src = to_req ? ext : sp + off;
+		if (crc != NULL)
+			*crc = mxd_crc_copy(*crc, dst, src, n);
 		else
-			memcpy(ext, sp + off, n);
+			memcpy(dst, src, n);
 		ext += n;
 		len -= n;
 		off = 0;
@@ -226,7 +234,22 @@ mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
 		memcpy((uint8_t *)r->segs[0].segment_ptr + off, src, len);
 		return;
 	}
-	seg_walk(r, off, (uint8_t *)(uintptr_t)src, len, 1);
+	seg_walk(r, off, (uint8_t *)(uintptr_t)src, len, 1, NULL);
+}
+
+uint32_t
+mxd_req_scatter_crc(struct mx_request *r, uint32_t off, const uint8_t *src,
+		uint32_t len, uint32_t crc)
+{
+	uint32_t fit = off >= r->length ? 0 :
+		len < r->length - off ? len : r->length - off;
+
+	if (r->nseg == 1)
+		crc = mxd_crc_copy(crc, (uint8_t *)r->segs[0].segment_ptr +
+				off, src, fit);
+	else
+		seg_walk(r, off, (uint8_t *)(uintptr_t)src, fit, 1, &crc);
+	return mxd_crc_update(crc, src + fit, len - fit);
 }
 
 void
@@ -237,5 +260,17 @@ mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
 		memcpy(dst, (const uint8_t *)r->segs[0].segment_ptr + off, len);
 		return;
 	}
-	seg_walk(r, off, dst, len, 0);
+	seg_walk(r, off, dst, len, 0, NULL);
+}
+
+uint32_t
+mxd_req_gather_crc(const struct mx_request *r, uint32_t off, uint8_t *dst,
+		uint32_t len, uint32_t crc)
+{
+	if (r->nseg == 1)
+		return mxd_crc_copy(crc, dst,
+				(const uint8_t *)r->segs[0].segment_ptr + off,
+				len);
+	seg_walk(r, off, dst, len, 0, &crc);
+	return crc;
 }

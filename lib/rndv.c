@@ -33,7 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csum.h"
 #include "mxd.h"
+
+
+#define PUMP_DEPTH	64u	/* frames waiting in the tx queue, at most */
 
 /* ---- sender --------------------------------------------------------- */
 
@@ -180,19 +184,28 @@ job_frames(struct mxd_partner *p, struct mxd_pulljob *j, unsigned n)
 		uint32_t len = j->end - j->off < j->frag ? j->end - j->off :
 			j->frag;
 		uint8_t *d = f[i].data + MXD_HDRS_LEN;
+		uint32_t c;
 
 		mxd_partner_frame_fill(p, j->port, j->mac, MXD_T_PULL_REP,
 				(uint16_t)(sizeof(struct mxd_pullrep_hdr) + len),
 				&f[i]);
 		d += mxd_wire_put_pullrep(d, j->recv_handle, j->off);
-		mxd_req_gather(j->r, j->off, d, len);
-		mxd_partner_xmit_on(p, j->port, &f[i]);
+		/* Copied and checked in one pass over the data. */
+		c = mxd_crc_update(MXD_CRC_INIT, f[i].data,
+				(size_t)(d - f[i].data));
+		mxd_wire_seal_crc(f[i].data, mxd_req_gather_crc(j->r, j->off,
+					d, len, c));
+		mxd_partner_xmit_sealed(p, j->port, &f[i]);
 		j->off += len;
 	}
 	return n;
 }
 
-/* Sends reply frames of p's jobs while the tx queue has room. */
+/*
+ * Sends reply frames of p's jobs while fewer than PUMP_DEPTH frames wait in
+ * the tx queue: frames are built just in time, in buffers still in cache
+ * (a deep queue cycles through the whole pool, cold).
+ */
 void
 mxd_pull_pump(struct mxd_partner *p)
 {
@@ -202,7 +215,9 @@ mxd_pull_pump(struct mxd_partner *p)
 
 		while (j->off < j->end) {
 			unsigned left = (j->end - j->off + j->frag - 1) / j->frag;
-			unsigned n = mxd_port_room(p, j->port);
+			unsigned room = mxd_port_room(p, j->port);
+			unsigned n = room > MXD_TXQ_SIZE - PUMP_DEPTH ?
+				room - (MXD_TXQ_SIZE - PUMP_DEPTH) : 0;
 
 			if (n > left)
 				n = left;
@@ -467,7 +482,21 @@ block_done(struct mxd_partner *p, const struct mxd_pullblk *k)
 		mxd_rtt_sample(&p->pull_rtt, mxd_now_ns() - k->asked_at);
 }
 
-void
+/* A pull reply dropped for c, or for its check if it is corrupt: the
+ * return value of mxd_pull_data. */
+static int
+rep_drop(struct mxd_board *b, const struct mxd_pkt *pkt, enum mxd_counter c)
+{
+	if (!mxd_wire_check(pkt)) {
+		mxd_count(b, (enum mxd_counter)(MXD_C_DROP_BASE +
+					MXD_DROP_CSUM));
+		return -1;
+	}
+	mxd_count(b, c);
+	return 0;
+}
+
+int
 mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
 {
 	struct mx_endpoint *ep = p->ep;
@@ -478,37 +507,43 @@ mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
 
 	if (pl == NULL || pl->handle != h || pl->p != p) {
 		/* A late reply (asked twice) of a finished pull, or forged. */
-		mxd_count(ep->board, (enum mxd_counter)(MXD_C_DROP_BASE +
-					MXD_DROP_STALE));
-		return;
+		return rep_drop(ep->board, pkt, (enum mxd_counter)
+				(MXD_C_DROP_BASE + MXD_DROP_STALE));
 	}
 	if ((k = block_of(pl, off)) == NULL) {
 		/* A block finished before this copy of a reply came. */
-		mxd_count(ep->board, off < pl->next ? (enum mxd_counter)
-				(MXD_C_DROP_BASE + MXD_DROP_DUP) :
-				MXD_C_BAD_PULL);
-		return;
+		return rep_drop(ep->board, pkt, off < pl->next ?
+				(enum mxd_counter)(MXD_C_DROP_BASE +
+					MXD_DROP_DUP) : MXD_C_BAD_PULL);
 	}
 	idx = (off - k->off) / pl->frag;
 	want = k->off + k->len - off < pl->frag ? k->off + k->len - off :
 		pl->frag;
-	if ((off - k->off) % pl->frag != 0 || pkt->u.rep.len != want) {
-		mxd_count(ep->board, MXD_C_BAD_PULL);
-		return;
-	}
-	if (k->have & (1ull << idx)) {
+	if ((off - k->off) % pl->frag != 0 || pkt->u.rep.len != want)
+		return rep_drop(ep->board, pkt, MXD_C_BAD_PULL);
+	if (k->have & (1ull << idx))
+		return rep_drop(ep->board, pkt, (enum mxd_counter)
+				(MXD_C_DROP_BASE + MXD_DROP_DUP));
+	/*
+	 * Exactly the bytes of one missing frame of the block: a corrupt
+	 * copy may write only where the good one will, and is not counted
+	 * as received.
+	 */
+	if (!pkt->unchecked) {
+		mxd_req_scatter(pl->r, off, pkt->payload, want);
+	} else if (!mxd_wire_payload_ok(pkt, mxd_req_scatter_crc(pl->r, off,
+					pkt->payload, want, pkt->crc))) {
 		mxd_count(ep->board, (enum mxd_counter)(MXD_C_DROP_BASE +
-					MXD_DROP_DUP));
-		return;
+					MXD_DROP_CSUM));
+		return -1;
 	}
 	k->have |= 1ull << idx;
-	mxd_req_scatter(pl->r, off, pkt->payload, want);
 	pl->got += want;
 	if (pl->got == pl->total) {
 		pull_finish(ep, pl);	/* its blocks are all answered */
 		if (!mxd_list_empty(&ep->pulls_waiting))
 			mxd_pulls_ask(ep);
-		return;
+		return 1;
 	}
 	if (++k->n == k->count) {
 		p->pulls_out--;
@@ -519,6 +554,7 @@ mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
 		if (!mxd_list_empty(&ep->pulls_waiting))
 			mxd_pulls_ask(ep);	/* room for others' blocks */
 	}
+	return 1;
 }
 
 /* Asks again for the frames of block k that did not come. */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csum.h"
 #include "mxd.h"
 
 void
@@ -68,6 +69,16 @@ mxd_partner_xmit_on(struct mxd_partner *p, unsigned port,
 		mxd_loop_push(p->ep->board, f);
 	else
 		mxd_txq_push(p->ep->board, port, f);
+}
+
+void
+mxd_partner_xmit_sealed(struct mxd_partner *p, unsigned port,
+		struct mxd_frame *f)
+{
+	if (p->local)
+		mxd_loop_resend(p->ep->board, f);
+	else
+		mxd_txq_resend(p->ep->board, port, f);
 }
 
 void
@@ -141,16 +152,23 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 			(uint16_t)(sizeof(struct mxd_eager_hdr) + len));
 	d += mxd_wire_put_eager(d, seq, total, r->match_recv,
 			(uint16_t)b->frag_max, (uint8_t)i);
-	if (r->rndv)
+	if (r->rndv) {
 		memcpy(d, r->desc + off, len);
-	else
-		mxd_req_gather(r, off, d, len);
+		mxd_wire_seal(f->data);
+	} else {
+		/* Copied and checked in one pass over the data. */
+		uint32_t c = mxd_crc_update(MXD_CRC_INIT, f->data,
+				(size_t)(d - f->data));
+
+		mxd_wire_seal_crc(f->data, mxd_req_gather_crc(r, off, d, len,
+					c));
+	}
 	f->len = (uint32_t)(d + len - f->data);
 	mxd_frame_pad(f);
 }
 
 /*
- * A message's frames are built: send them, keep them (one reference) until
+ * A message's frames are built and sealed: send them, keep them (one reference) until
  * acknowledged, and start the partner's retransmission timer.  sent_at is
  * stamped by the next timer pass, which keeps the clock off this path.
  */
@@ -162,7 +180,7 @@ msg_launch(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 
 	b->port[0]->ops->ref(rec->frames, n);
 	for (unsigned i = 0; i < n; i++)
-		mxd_partner_xmit(p, &rec->frames[i]);
+		mxd_partner_xmit_sealed(p, (unsigned)p->port, &rec->frames[i]);
 	rec->nframes = n;
 	rec->seq = seq;
 	rec->req = r;
@@ -203,6 +221,7 @@ notice_try(struct mxd_partner *p, uint64_t note)
 	d += mxd_wire_put_eager(d, seq, 0, note, (uint16_t)b->frag_max, 0);
 	f->len = (uint32_t)(d - f->data);
 	mxd_frame_pad(f);
+	mxd_wire_seal(f->data);
 	msg_launch(p, rec, 1, seq, NULL);
 	return 1;
 }

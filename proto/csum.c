@@ -73,17 +73,32 @@ sw_u64(uint32_t c, uint64_t w)
 		table[1][(w >> 48) & 0xff] ^ table[0][w >> 56];
 }
 
-uint32_t
-mxd_csum_sw(const uint8_t *p, size_t len)
+static uint32_t
+sw_update(uint32_t c, const uint8_t *p, size_t len)
 {
-	uint32_t c = ~0u;
-
 	for (; len >= 8; p += 8, len -= 8)
 		c = sw_u64(c, load64(p));
 	for (; len > 0; p++, len--)
 		c = (c >> 8) ^ table[0][(c ^ *p) & 0xff];
-	return ~c;
+	return c;
 }
+
+static uint32_t
+sw_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t len)
+{
+	memcpy(dst, src, len);
+	return sw_update(c, dst, len);
+}
+
+uint32_t
+mxd_csum_sw(const uint8_t *p, size_t len)
+{
+	return ~sw_update(~0u, p, len);
+}
+
+static uint32_t (*crc_update)(uint32_t, const uint8_t *, size_t) = sw_update;
+static uint32_t (*crc_copy)(uint32_t, uint8_t *, const uint8_t *, size_t) =
+	sw_copy;
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -100,47 +115,105 @@ hw_shift(uint32_t c, unsigned words)
 				_mm_clmulepi64_si128(a, k, 0)));
 }
 
-__attribute__((target("sse4.2,pclmul")))
-static uint32_t
-hw_csum(const uint8_t *p, size_t len)
+static inline void
+store64(uint8_t *p, uint64_t w)
 {
-	uint64_t c = ~0u;
+	memcpy(p, &w, 8);
+}
+
+/*
+ * Three chains over three thirds of each step, joined by hw_shift; with
+ * 'dst', every word read is also written there (the copy costs the stores
+ * only: the loads are the CRC's).
+ */
+__attribute__((target("sse4.2,pclmul"), always_inline))
+static inline uint32_t
+hw_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	uint64_t c = crc;
 
 	while (len >= 3 * 8 * LANE_MIN) {
 		size_t s = len / 24 < LANE_MAX ? len / 24 : LANE_MAX;
 		uint64_t b = 0, d = 0;
 
 		for (size_t i = 0; i < s; i++) {
-			c = __builtin_ia32_crc32di(c, load64(p + 8 * i));
-			b = __builtin_ia32_crc32di(b, load64(p + 8 * (s + i)));
-			d = __builtin_ia32_crc32di(d, load64(p + 8 * (2 * s + i)));
+			uint64_t w0 = load64(p + 8 * i);
+			uint64_t w1 = load64(p + 8 * (s + i));
+			uint64_t w2 = load64(p + 8 * (2 * s + i));
+
+			if (dst != NULL) {
+				store64(dst + 8 * i, w0);
+				store64(dst + 8 * (s + i), w1);
+				store64(dst + 8 * (2 * s + i), w2);
+			}
+			c = __builtin_ia32_crc32di(c, w0);
+			b = __builtin_ia32_crc32di(b, w1);
+			d = __builtin_ia32_crc32di(d, w2);
 		}
 		c = hw_shift((uint32_t)c, 2 * (unsigned)s) ^
 			hw_shift((uint32_t)b, (unsigned)s) ^ d;
 		p += 24 * s;
 		len -= 24 * s;
+		if (dst != NULL)
+			dst += 24 * s;
 	}
-	for (; len >= 8; p += 8, len -= 8)
-		c = __builtin_ia32_crc32di(c, load64(p));
-	for (; len > 0; p++, len--)
+	for (; len >= 8; p += 8, len -= 8) {
+		uint64_t w = load64(p);
+
+		if (dst != NULL) {
+			store64(dst, w);
+			dst += 8;
+		}
+		c = __builtin_ia32_crc32di(c, w);
+	}
+	for (; len > 0; p++, len--) {
+		if (dst != NULL)
+			*dst++ = *p;
 		c = __builtin_ia32_crc32qi((uint32_t)c, *p);
-	return ~(uint32_t)c;
+	}
+	return (uint32_t)c;
 }
 
-uint32_t
-mxd_csum(const uint8_t *p, size_t len)
+__attribute__((target("sse4.2,pclmul")))
+static uint32_t
+hw_update(uint32_t c, const uint8_t *p, size_t len)
 {
-	static int hw = -1;
-
-	if (hw < 0)
-		hw = __builtin_cpu_supports("sse4.2") &&
-			__builtin_cpu_supports("pclmul");
-	return hw ? hw_csum(p, len) : mxd_csum_sw(p, len);
+	return hw_run(c, NULL, p, len);
 }
-#else
-uint32_t
-mxd_csum(const uint8_t *p, size_t len)
+
+__attribute__((target("sse4.2,pclmul")))
+static uint32_t
+hw_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t len)
 {
-	return mxd_csum_sw(p, len);
+	return hw_run(c, dst, src, len);
+}
+
+__attribute__((constructor))
+static void
+pick(void)
+{
+	if (__builtin_cpu_supports("sse4.2") &&
+			__builtin_cpu_supports("pclmul")) {
+		crc_update = hw_update;
+		crc_copy = hw_copy;
+	}
 }
 #endif
+
+uint32_t
+mxd_crc_update(uint32_t c, const uint8_t *p, size_t len)
+{
+	return crc_update(c, p, len);
+}
+
+uint32_t
+mxd_crc_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t len)
+{
+	return crc_copy(c, dst, src, len);
+}
+
+uint32_t
+mxd_csum(const uint8_t *p, size_t len)
+{
+	return ~crc_update(~0u, p, len);
+}

@@ -12,7 +12,8 @@
  * of the frame, which keeps the CPU's CRC unit busy, and the thirds are
  * joined with one carry-less multiply each (PCLMUL), so the result is the
  * same CRC-32C as computed byte by byte; without them, slicing-by-8 tables
- * give the same values.
+ * give the same values.  The words read for the CRC can be stored
+ * elsewhere on the way, which makes copy and check one pass.
  */
 #ifndef MXD_CSUM_H
 #define MXD_CSUM_H
@@ -22,6 +23,18 @@
 
 /* CRC-32C of len bytes (initial value and final xor ~0, as iSCSI). */
 uint32_t mxd_csum(const uint8_t *p, size_t len);
+
+/*
+ * The same CRC in pieces: a register starts at MXD_CRC_INIT, takes bytes
+ * in order, and ~register is the CRC of them all.  mxd_crc_copy also
+ * copies the bytes from src to dst in the same pass (the buffers must not
+ * overlap), so data that is copied anyway is checked for the price of
+ * the check alone.
+ */
+#define MXD_CRC_INIT	0xffffffffu
+uint32_t mxd_crc_update(uint32_t c, const uint8_t *p, size_t len);
+uint32_t mxd_crc_copy(uint32_t c, uint8_t *dst, const uint8_t *src,
+		size_t len);
 
 /* The portable version, for tests that compare the two. */
 uint32_t mxd_csum_sw(const uint8_t *p, size_t len);

@@ -282,6 +282,12 @@ mxd_wire_seal(uint8_t *frame)
 	mxd_put32(frame + CSUM_OFF, mxd_csum(frame, MXD_HDRS_LEN + body));
 }
 
+void
+mxd_wire_seal_crc(uint8_t *frame, uint32_t crc)
+{
+	mxd_put32(frame + CSUM_OFF, ~crc);
+}
+
 /* Whether the frame's check matches its content. */
 static int
 csum_ok(uint8_t *frame, uint32_t body)
@@ -296,8 +302,19 @@ csum_ok(uint8_t *frame, uint32_t body)
 	return got == mxd_get32(saved);
 }
 
-enum mxd_drop
-mxd_wire_parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt)
+/* The register over a PULL_REP's headers, csum field zeroed. */
+static uint32_t
+head_crc(const uint8_t *frame)
+{
+	uint8_t head[MXD_HDRS_LEN + sizeof(struct mxd_pullrep_hdr)];
+
+	memcpy(head, frame, sizeof(head));
+	memset(head + CSUM_OFF, 0, 4);
+	return mxd_crc_update(MXD_CRC_INIT, head, sizeof(head));
+}
+
+static enum mxd_drop
+parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt, int lazy)
 {
 	const uint8_t *h = frame + MXD_ETH_HLEN;
 	uint32_t body;
@@ -313,8 +330,15 @@ mxd_wire_parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt)
 	body = mxd_get16(h + 10);
 	if (body > len - MXD_HDRS_LEN)
 		return MXD_DROP_SHORT;
-	if (!csum_ok(frame, body))
+	pkt->unchecked = 0;
+	if (lazy && h[1] == MXD_T_PULL_REP &&
+			body > sizeof(struct mxd_pullrep_hdr)) {
+		pkt->unchecked = 1;
+		pkt->crc = head_crc(frame);
+		pkt->claimed = mxd_get32(frame + CSUM_OFF);
+	} else if (!csum_ok(frame, body)) {
 		return MXD_DROP_CSUM;
+	}
 	pkt->eth = (const struct mxd_eth_hdr *)(const void *)frame;
 	parse_common(h, pkt);
 	h += sizeof(struct mxd_hdr);
@@ -337,6 +361,31 @@ mxd_wire_parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt)
 	default:
 		return MXD_DROP_TYPE;
 	}
+}
+
+enum mxd_drop
+mxd_wire_parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt)
+{
+	return parse(frame, len, pkt, 0);
+}
+
+enum mxd_drop
+mxd_wire_parse_lazy(uint8_t *frame, size_t len, struct mxd_pkt *pkt)
+{
+	return parse(frame, len, pkt, 1);
+}
+
+int
+mxd_wire_payload_ok(const struct mxd_pkt *pkt, uint32_t crc)
+{
+	return !pkt->unchecked || ~crc == pkt->claimed;
+}
+
+int
+mxd_wire_check(const struct mxd_pkt *pkt)
+{
+	return !pkt->unchecked || mxd_wire_payload_ok(pkt,
+			mxd_crc_update(pkt->crc, pkt->payload, pkt->u.rep.len));
 }
 
 const char *

@@ -279,7 +279,13 @@ struct mxd_pkt {
 			uint32_t len;
 		} rep;
 	} u;
-	const uint8_t *payload;	/* eager fragment data */
+	const uint8_t *payload;	/* eager fragment or pull reply data */
+	/* A PULL_REP from mxd_wire_parse_lazy: its check is not verified
+	 * yet; 'crc' is the CRC register over the bytes before the payload
+	 * (csum field zeroed), 'claimed' the check the frame carries. */
+	uint8_t unchecked;
+	uint32_t crc;
+	uint32_t claimed;
 };
 
 /* Big-endian accessors that never assume alignment. */
@@ -401,6 +407,14 @@ mxd_frag_count(uint32_t len, uint32_t frag_max)
 void mxd_wire_seal(uint8_t *frame);
 
 /*
+ * The same for a frame whose bytes were fed to a CRC register as they
+ * were written (csum field zero): 'crc' is that register after the last
+ * byte the length covers (mxd_crc_update / mxd_crc_copy from
+ * MXD_CRC_INIT), so the data is not read a second time.
+ */
+void mxd_wire_seal_crc(uint8_t *frame, uint32_t crc);
+
+/*
  * Validates a received frame of 'len' bytes and decodes it into 'pkt'.
  * Returns MXD_DROP_NONE, or the reason the frame must be dropped.  The
  * integrity check is verified before any field past the length is
@@ -409,6 +423,21 @@ void mxd_wire_seal(uint8_t *frame);
  */
 enum mxd_drop mxd_wire_parse(uint8_t *frame, size_t len,
 		struct mxd_pkt *pkt);
+
+/*
+ * The same, except that a PULL_REP's check is left to whoever copies its
+ * payload, so that the data is read once (pkt->unchecked, pkt->crc): it
+ * feeds the payload to pkt->crc in order, normally while copying it
+ * (mxd_crc_copy), and mxd_wire_payload_ok() says whether the frame is
+ * intact.  Until then nothing of the frame may take effect beyond bytes
+ * written where its payload alone belongs; mxd_wire_check() verifies
+ * without copying (for frames dropped anyway: counted by the right
+ * reason).  Every other type is verified here, as by mxd_wire_parse.
+ */
+enum mxd_drop mxd_wire_parse_lazy(uint8_t *frame, size_t len,
+		struct mxd_pkt *pkt);
+int mxd_wire_payload_ok(const struct mxd_pkt *pkt, uint32_t crc);
+int mxd_wire_check(const struct mxd_pkt *pkt);
 
 /* Human-readable name of a drop reason (counter label). */
 const char *mxd_drop_name(enum mxd_drop d);

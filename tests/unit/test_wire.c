@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "wire.h"
@@ -247,6 +248,85 @@ csum_implementations_agree(void **state)
 			0xe3069283);
 }
 
+/* The check in pieces, and copied on the way, is the same CRC. */
+static void
+csum_in_pieces_and_copied(void **state)
+{
+	uint8_t b[9100], d[9100];
+
+	(void)state;
+	srand(4);
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)rand();
+	for (size_t len = 0; len < sizeof(b); len += 1 + len / 8) {
+		size_t cut = len ? (size_t)rand() % len : 0;
+		uint32_t c = mxd_crc_update(MXD_CRC_INIT, b, cut);
+
+		memset(d, 0, len);
+		c = mxd_crc_copy(c, d + cut, b + cut, len - cut);
+		assert_int_equal(~c, mxd_csum_sw(b, len));
+		assert_memory_equal(d + cut, b + cut, len - cut);
+	}
+}
+
+/* A pull reply of 'len' payload bytes; returns the frame's length. */
+static size_t
+pullrep_frame(uint8_t *f, uint32_t len)
+{
+	struct mxd_hdr_args a = args;
+	size_t n;
+
+	a.type = MXD_T_PULL_REP;
+	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a,
+			(uint16_t)(sizeof(struct mxd_pullrep_hdr) + len));
+	n += mxd_wire_put_pullrep(f + n, 0x1003, 1446 * 5);
+	for (uint32_t i = 0; i < len; i++)
+		f[n + i] = (uint8_t)(i * 7);
+	mxd_wire_seal(f);
+	return n + len;
+}
+
+/*
+ * A lazily parsed pull reply leaves its check to the copy of its payload:
+ * an intact one passes, copied or not; any bit flipped anywhere fails
+ * either the parse or the check; other types are checked at once.
+ */
+static void
+lazy_pull_reply(void **state)
+{
+	uint8_t good[2048], f[2048], out[2048];
+	size_t n = pullrep_frame(good, 1446);
+	struct mxd_pkt pkt;
+
+	(void)state;
+	memcpy(f, good, n);
+	assert_int_equal(mxd_wire_parse_lazy(f, n, &pkt), MXD_DROP_NONE);
+	assert_true(pkt.unchecked);
+	assert_int_equal(pkt.u.rep.len, 1446);
+	assert_true(mxd_wire_check(&pkt));
+	assert_true(mxd_wire_payload_ok(&pkt, mxd_crc_copy(pkt.crc, out,
+					pkt.payload, pkt.u.rep.len)));
+	assert_memory_equal(out, pkt.payload, 1446);
+	assert_memory_equal(f, good, n);		/* untouched */
+	for (size_t bit = 0; bit < n * 8; bit++) {
+		memcpy(f, good, n);
+		f[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		if (mxd_wire_parse_lazy(f, n, &pkt) != MXD_DROP_NONE)
+			continue;
+		assert_false(pkt.unchecked && mxd_wire_check(&pkt));
+		assert_false(pkt.unchecked && mxd_wire_payload_ok(&pkt,
+				mxd_crc_copy(pkt.crc, out, pkt.payload,
+					pkt.u.rep.len)));
+		/* Flipped into another type: checked by the parse. */
+		assert_true(pkt.unchecked);
+	}
+	/* An eager frame is verified by the lazy parse too. */
+	n = eager_frame(good, 3000, 1400, 1);
+	memcpy(f, good, n);
+	f[n - 1] ^= 1;
+	assert_int_equal(mxd_wire_parse_lazy(f, n, &pkt), MXD_DROP_CSUM);
+}
+
 static void
 fixed_size_types(void **state)
 {
@@ -342,6 +422,8 @@ main(void)
 		cmocka_unit_test(validation_table),
 		cmocka_unit_test(corrupted_frames_refused),
 		cmocka_unit_test(csum_implementations_agree),
+		cmocka_unit_test(csum_in_pieces_and_copied),
+		cmocka_unit_test(lazy_pull_reply),
 		cmocka_unit_test(fixed_size_types),
 		cmocka_unit_test(random_bytes_never_accepted_blindly),
 		cmocka_unit_test(seq_compare_wraps),
