@@ -463,6 +463,7 @@ struct mxd_partner {
 	struct mxd_rtt pull_rtt;	/* blocks: PULL to last reply */
 	struct mxd_list timed;		/* on the board's timed list */
 	struct mxd_list pulls;		/* our large receives from it */
+	uint64_t pulls_check_at;	/* ns: next look for overdue blocks */
 	uint32_t lsends;		/* our large sends to it */
 	uint64_t heard_on[MXD_BOARD_PORTS];	/* ns, last frame per port */
 	uint64_t port_bad_until[MXD_BOARD_PORTS];	/* ns: skip in pulls */

@@ -233,8 +233,13 @@ partner_timer(struct mxd_partner *p, uint64_t now)
 			reroute(p, now, p->ping_at);
 		ping(p, now);
 	}
-	if (!mxd_list_empty(&p->pulls))
+	/* Blocks are overdue after MX_RTO_MIN_US at the least: looking a
+	 * quarter of that apart is soon enough, and keeps a window of large
+	 * receives from being scanned on every pass. */
+	if (!mxd_list_empty(&p->pulls) && now >= p->pulls_check_at) {
+		p->pulls_check_at = now + mxd_lib.conf.rto_min_us * 250ull;
 		mxd_pulls_timer(p, now);
+	}
 	if (limit != 0 && p->probe_since > p->last_heard &&
 			now - p->probe_since >= limit) {
 		mxd_count(p->ep->board, MXD_C_PEER_DEAD);
