@@ -644,48 +644,57 @@ static const uint32_t fsizes[] = { 0, 1, 60, 1000, 1500, 4000, 9000,
 #define NFS (sizeof(fsizes) / sizeof(fsizes[0]))
 #define FN (FROUNDS * NFS)
 
-static void
-faulty_side(int server)
+/* Resident memory now, kB. */
+static long
+rss_kb(void)
 {
-	mx_endpoint_t ep = start(server ? "nodeA" : "nodeB", server,
-			server ? EP_A : EP_B);
-	mx_endpoint_addr_t to = server ? a_accept(ep) : b_connect(ep);
-	uint32_t me = server ? 1 : 2, peer = 3 - me;
-	uint8_t *in[FN], *out[FN];
+	FILE *f = fopen("/proc/self/statm", "r");
+	long pages = 0, rss = 0;
+
+	if (f != NULL) {
+		if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+			rss = 0;
+		fclose(f);
+	}
+	return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* One round of the fault traffic; returns the bytes received. */
+static uint64_t
+faulty_round(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t me,
+		uint32_t round, uint8_t **in, uint8_t **out)
+{
+	uint32_t peer = 3 - me, tag = (round & 0xffff) << 16;
 	uint8_t seen[2 * FN] = { 0 };
-	uint32_t sent = 0, outstanding = 0, done = 0, bye = 0;
+	uint32_t sent = 0, outstanding = 0, done = 0;
 	uint64_t received = 0;
 	mx_request_t r;
 	mx_status_t st;
 
 	for (uint32_t i = 0; i < FN; i++) {
-		uint32_t len = fsizes[i % NFS];
-		mx_segment_t s;
+		mx_segment_t s = { in[i], fsizes[i % NFS] };
 
-		in[i] = malloc(len + 1);
-		out[i] = malloc(len + 1);
-		CHECK(in[i] != NULL && out[i] != NULL, "malloc");
-		pattern(out[i], len, me * 1000 + i);
-		s.segment_ptr = in[i];
-		s.segment_length = len;
-		CHECK(mx_irecv(ep, &s, 1, (uint64_t)peer << 32 | i,
+		memset(in[i], 0, fsizes[i % NFS]);
+		CHECK(mx_irecv(ep, &s, 1, (uint64_t)peer << 32 | tag | i,
 					MX_MATCH_MASK_NONE,
 					(void *)(uintptr_t)(CTX_RECV | i), &r) ==
 				MX_SUCCESS, "irecv");
 	}
-	/* Both sides must have posted before anything large is pulled. */
-	send_sync(ep, to, &bye, 4, M_PARAM + 16);
-	r = post(ep, &bye, 4, M_PARAM + 16, MX_MATCH_MASK_NONE);
+	/* Both sides posted before anything large is pulled. */
+	send_sync(ep, to, &done, 4, M_PARAM + 17);
+	r = post(ep, &sent, 4, M_PARAM + 17, MX_MATCH_MASK_NONE);
 	wait_req(ep, &r);
+	sent = 0;
 	while (done < 2 * FN) {
 		uint32_t result = 0, ctx, i;
 
 		while (sent < FN && outstanding < FWIN) {
 			mx_segment_t s = { out[sent], fsizes[sent % NFS] };
 
-			CHECK(mx_isend(ep, &s, 1, to, (uint64_t)me << 32 | sent,
-						(void *)(uintptr_t)sent, &r) ==
-					MX_SUCCESS, "isend %u", sent);
+			CHECK(mx_isend(ep, &s, 1, to, (uint64_t)me << 32 | tag |
+						sent, (void *)(uintptr_t)sent,
+						&r) == MX_SUCCESS,
+					"isend %u", sent);
 			sent++;
 			outstanding++;
 		}
@@ -728,10 +737,67 @@ faulty_side(int server)
 		CHECK(mx_test_any(ep, 0, 0, &st, &result) == MX_SUCCESS &&
 				!result, "a request completed after all did");
 	}
+	return received;
+}
+
+/*
+ * Rounds of faulty_round.  One round in the test; with MXD_SOAK_SECS
+ * (scripts/soak.sh), rounds until that many seconds passed, in the same
+ * two processes, with a progress line per round and the resident memory
+ * after the first round (every buffer and pool in use) and at the end.  Before each round both sides exchange a
+ * word, the server's saying whether there is one.
+ */
+static void
+faulty_side(int server)
+{
+	mx_endpoint_t ep = start(server ? "nodeA" : "nodeB", server,
+			server ? EP_A : EP_B);
+	mx_endpoint_addr_t to = server ? a_accept(ep) : b_connect(ep);
+	const char *soak = getenv("MXD_SOAK_SECS");
+	long secs = soak != NULL ? atol(soak) : 0, rss1 = 0;
+	uint32_t me = server ? 1 : 2, bye = 0, rounds = 0;
+	uint64_t received = 0;
+	uint8_t *in[FN], *out[FN];
+	time_t t0 = time(NULL);
+	mx_request_t r;
+
+	for (uint32_t i = 0; i < FN; i++) {
+		uint32_t len = fsizes[i % NFS];
+
+		in[i] = malloc(len + 1);
+		out[i] = malloc(len + 1);
+		CHECK(in[i] != NULL && out[i] != NULL, "malloc");
+		pattern(out[i], len, me * 1000 + i);
+	}
+	if (soak != NULL)
+		alarm((unsigned)secs + LIMIT_S);	/* the soak's own bound */
+	for (;;) {
+		uint32_t go = rounds == 0 || time(NULL) - t0 < secs, word = 0;
+
+		send_sync(ep, to, &go, 4, M_PARAM + 16);
+		r = post(ep, &word, 4, M_PARAM + 16, MX_MATCH_MASK_NONE);
+		wait_req(ep, &r);
+		if (!(server ? go : word))
+			break;
+		received += faulty_round(ep, to, me, rounds++, in, out);
+		if (rounds == 1)
+			rss1 = rss_kb();	/* buffers and pools in use */
+		if (soak != NULL)
+			fprintf(stderr, "[%s] round %u: %llu messages each way, "
+					"%llu bytes received, retransmitted "
+					"%llu messages, %llu blocks; rss %ld kB\n",
+					role, rounds,
+					(unsigned long long)rounds * FN,
+					(unsigned long long)received,
+					(unsigned long long)counter(
+						"messages retransmitted"),
+					(unsigned long long)counter(
+						"pulls asked again"), rss_kb());
+	}
 	fprintf(stderr, "[%s] %u messages each way; retransmitted %llu, "
 			"pulls asked again %llu, bad checksums %llu, "
 			"duplicates %llu; %llu bytes received\n", role,
-			(unsigned)FN,
+			(unsigned)(rounds * FN),
 			(unsigned long long)counter("messages retransmitted"),
 			(unsigned long long)counter("pulls asked again"),
 			(unsigned long long)counter("drop: bad checksum"),
@@ -749,12 +815,8 @@ faulty_side(int server)
 		CHECK(!strstr(f, "dup=") || counter("drop: duplicate") > 0,
 				"dup: no duplicate seen");
 	}
-	{
-		struct rusage ru;
-
-		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "[%s] max resident %ld kB\n", role, ru.ru_maxrss);
-	}
+	fprintf(stderr, "[%s] resident memory: %ld kB after the first round, "
+			"%ld kB at the end\n", role, rss1, rss_kb());
 	/* Nobody leaves before both are done.  The last ack of this exchange
 	 * may be lost with nobody left to resend it: its status is moot. */
 	{
@@ -1166,7 +1228,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(faults_combined),
 	};
 
-	/* scripts/soak.sh: one round of the fault traffic, its own spec. */
+	/* scripts/soak.sh: the fault traffic for MXD_SOAK_SECS, its spec. */
 	if (argc > 1 && strcmp(argv[1], "soak") == 0 &&
 			getenv("MXD_SOAK_FAULTS") != NULL) {
 		with_faults(getenv("MXD_SOAK_FAULTS"));
