@@ -221,7 +221,8 @@ partner_timer(struct mxd_partner *p, uint64_t now)
 		mxd_list_del(&p->timed);
 		return;
 	}
-	if (p->port >= 0 && !mxd_board_port_up(p->ep->board, (unsigned)p->port))
+	if (p->ep->board->nports > 1 && !p->local &&
+			!mxd_board_port_up(p->ep->board, (unsigned)p->port))
 		reroute(p, now, UINT64_MAX);
 	if (mxd_txwin_in_flight(&p->tx) != 0) {
 		stamp(p, now);

@@ -37,6 +37,8 @@
 #include "mxd.h"
 
 
+_Static_assert(MXD_LOOP_SIZE == MXD_TXQ_SIZE,
+		"mxd_port_room counts both rings from the same size");
 #define PUMP_DEPTH	64u	/* frames waiting in the tx queue, at most */
 
 /* ---- sender --------------------------------------------------------- */
