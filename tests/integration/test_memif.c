@@ -666,7 +666,7 @@ faulty_round(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t me,
 {
 	uint32_t peer = 3 - me, tag = (round & 0xffff) << 16;
 	uint8_t seen[2 * FN] = { 0 };
-	uint32_t sent = 0, outstanding = 0, done = 0;
+	uint32_t sent = 0, outstanding = 0, done = 0, word;
 	uint64_t received = 0;
 	mx_request_t r;
 	mx_status_t st;
@@ -681,10 +681,9 @@ faulty_round(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t me,
 				MX_SUCCESS, "irecv");
 	}
 	/* Both sides posted before anything large is pulled. */
-	send_sync(ep, to, &done, 4, M_PARAM + 17);
-	r = post(ep, &sent, 4, M_PARAM + 17, MX_MATCH_MASK_NONE);
+	send_sync(ep, to, &round, 4, M_PARAM + 17);
+	r = post(ep, &word, 4, M_PARAM + 17, MX_MATCH_MASK_NONE);
 	wait_req(ep, &r);
-	sent = 0;
 	while (done < 2 * FN) {
 		uint32_t result = 0, ctx, i;
 
