@@ -119,6 +119,7 @@ enum mxd_counter {
 	MXD_C_PEER_DEAD,	/* partners declared unreachable */
 	MXD_C_PEER_RESET,	/* partners restarted (new session/fresh) */
 	MXD_C_PORT_SUSPECT,	/* ports left out of striping after a loss */
+	MXD_C_BURSTS_CUT,	/* bursts cut short: the port's memory went */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
 };
@@ -139,6 +140,7 @@ struct mxd_board {
 	unsigned nports;
 	struct mxd_link *port[MXD_BOARD_PORTS];
 	unsigned link_index[MXD_BOARD_PORTS];	/* index in the global table */
+	uint64_t cut_seen[MXD_BOARD_PORTS];	/* link->cut already counted */
 	uint32_t frag_max;		/* eager payload per frame */
 	uint32_t pull_frag_max;		/* pull reply payload per frame */
 	uint32_t eager_max;		/* largest eager message */
@@ -378,7 +380,9 @@ enum mxd_owner_kind {
 
 /* One PULL being served by the sender. */
 struct mxd_pulljob {
-	struct mx_request *r;
+	/* The send by its handle: it may complete (NOTIFY after an earlier
+	 * copy of this block), time out or fail while the job waits. */
+	uint32_t send_handle;
 	uint32_t recv_handle;
 	uint32_t off, end;
 	uint16_t frag;

@@ -160,7 +160,7 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 		return;
 	}
 	j = &p->jobs[p->job_tail++ & (MXD_JOBS - 1)];
-	j->r = r;
+	j->send_handle = r->rndv_handle;
 	j->recv_handle = pkt->u.pull.recv_handle;
 	j->off = pkt->u.pull.offset;
 	j->end = pkt->u.pull.offset + pkt->u.pull.length;
@@ -172,9 +172,11 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	mxd_pull_pump(p);
 }
 
-/* Fills and queues up to n reply frames of job j, allocated in one go. */
+/* Fills and queues up to n reply frames of job j (reading send r),
+ * allocated in one go. */
 static unsigned
-job_frames(struct mxd_partner *p, struct mxd_pulljob *j, unsigned n)
+job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
+		const struct mx_request *r, unsigned n)
 {
 	struct mxd_link *l = p->ep->board->port[j->port];
 	struct mxd_frame f[MXD_BURST];
@@ -195,7 +197,7 @@ job_frames(struct mxd_partner *p, struct mxd_pulljob *j, unsigned n)
 		/* Copied and checked in one pass over the data. */
 		c = mxd_crc_update(MXD_CRC_INIT, f[i].data,
 				(size_t)(d - f[i].data));
-		mxd_wire_seal_crc(f[i].data, mxd_req_gather_crc(j->r, j->off,
+		mxd_wire_seal_crc(f[i].data, mxd_req_gather_crc(r, j->off,
 					d, len, c));
 		mxd_partner_xmit_sealed(p, j->port, &f[i]);
 		j->off += len;
@@ -214,8 +216,11 @@ mxd_pull_pump(struct mxd_partner *p)
 	while (p->job_head != p->job_tail) {
 		struct mxd_pulljob *j = &p->jobs[p->job_head &
 			(MXD_JOBS - 1)];
+		const struct mx_request *r = lsend_lookup(p->ep,
+				j->send_handle);
 
-		while (j->off < j->end) {
+		/* A send that ended meanwhile has nothing more to give. */
+		while (r != NULL && j->off < j->end) {
 			unsigned left = (j->end - j->off + j->frag - 1) / j->frag;
 			unsigned room = mxd_port_room(p, j->port);
 			unsigned n = room > MXD_TXQ_SIZE - PUMP_DEPTH ?
@@ -225,7 +230,7 @@ mxd_pull_pump(struct mxd_partner *p)
 				n = left;
 			if (n > MXD_BURST)
 				n = MXD_BURST;
-			if (n == 0 || job_frames(p, j, n) == 0)
+			if (n == 0 || job_frames(p, j, r, n) == 0)
 				return;
 		}
 		p->job_head++;

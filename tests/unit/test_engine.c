@@ -1082,6 +1082,53 @@ large_send_failures(void **state)
 	free(out);
 }
 
+/*
+ * PULLs wait as jobs while the tx queue is full; a send that ends
+ * meanwhile (here: timed out, its buffer freed) must not be read by them.
+ * Only the reply frames built before the end go out.
+ */
+static void
+pull_jobs_outlive_their_send(void **state)
+{
+	uint8_t f[128];
+	struct mxd_partner *p = mxd_addr_partner(e1, &to0);
+	struct mxd_partner *q = mxd_addr_partner(e0, &to1);
+	struct mxd_hdr_args a;
+	uint8_t *out = calloc(1, 200000);
+	mx_segment_t seg = { out, 200000 };
+	uint64_t stale = e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_STALE];
+	uint16_t frag = (uint16_t)e0->board->pull_frag_max;
+	mx_request_t s;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 0xe, NULL, &s), MX_SUCCESS);
+	for (int i = 0; i < 20; i++)
+		mx_progress(e0);
+	pa.up = 0;		/* nothing leaves: the tx queue fills */
+	mxd_hdr_for(p, MXD_T_PULL, &a);
+	n = mxd_wire_put_hdr(f, pa.link.mac, pb.link.mac, &a,
+			sizeof(struct mxd_pull_hdr));
+	mxd_wire_put_pull(f + n, s->rndv_handle, 1, 0, 100u * frag, frag);
+	mxd_wire_seal(f);
+	fake_inject(&pa, f, (uint32_t)(n + sizeof(struct mxd_pull_hdr)));
+	for (int i = 0; i < 20; i++)
+		mx_progress(e0);
+	assert_int_not_equal(q->job_head, q->job_tail);	/* still waiting */
+	assert_int_equal(mx_set_request_timeout(e0, s, 20), MX_SUCCESS);
+	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_TIMEOUT);
+	free(out);
+	pa.up = 1;
+	for (int i = 0; i < 200; i++) {
+		mx_progress(e0);
+		mx_progress(e1);
+	}
+	assert_int_equal(q->job_head, q->job_tail);
+	/* 64 replies were built before the send ended, none after. */
+	assert_int_equal(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_STALE],
+			stale + 64);
+}
+
 /* ---- frames out of order ------------------------------------------------- */
 
 /*
@@ -1389,6 +1436,8 @@ main(void)
 				teardown),
 		cmocka_unit_test_setup_teardown(large_send_failures, setup,
 				teardown),
+		cmocka_unit_test_setup_teardown(pull_jobs_outlive_their_send,
+				setup, teardown),
 		cmocka_unit_test_setup_teardown(buffered_then_complete, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(issend_waits_for_match, setup,
