@@ -106,6 +106,7 @@ board_new(struct mxd_lib *lib, unsigned idx, const int *ports)
 	for (unsigned i = 0; ports[i] >= 0; i++) {
 		b->port[i] = lib->links[ports[i]];
 		b->link_index[i] = (unsigned)ports[i];
+		b->cut_seen[i] = b->port[i]->cut;
 		b->nports++;
 	}
 	b->nic_id = mxd_mac_to_nic(b->port[0]->mac);

@@ -254,6 +254,12 @@ mxd_timers_run(struct mxd_board *b, uint64_t now)
 	struct mxd_list *pos, *tmp;
 
 	b->timer_pass = 0;
+	for (unsigned i = 0; i < b->nports; i++) {
+		/* Rare (a memif peer gone mid-burst): counted here, not in
+		 * the burst. */
+		b->counters[MXD_C_BURSTS_CUT] += b->port[i]->cut - b->cut_seen[i];
+		b->cut_seen[i] = b->port[i]->cut;
+	}
 	mxd_list_foreach(pos, tmp, &b->timed)
 		partner_timer(mxd_container_of(pos, struct mxd_partner, timed),
 				now);

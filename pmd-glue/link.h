@@ -52,6 +52,9 @@ struct mxd_link {
 	int numa_node;		/* -1 when unknown */
 	char name[64];		/* device name, e.g. net_memif0 */
 	char driver[32];
+	/* Bursts cut short because the port's memory vanished under the
+	 * PMD (a memif peer that went away); their frames were lost. */
+	uint64_t cut;
 	void *priv;
 };
 

@@ -8,6 +8,8 @@
  * programs may call mx_init()/mx_finalize() repeatedly.
  */
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -142,6 +144,122 @@ static const struct mxd_link_ops port_ops = {
 	.stats = port_stats,
 };
 
+/* ---- memif: bursts that outlive the peer's memory ---------------------- */
+
+/*
+ * DPDK's memif PMD unmaps the peer's shared memory from the EAL interrupt
+ * thread as soon as the peer's socket closes (the peer exited or died),
+ * without waiting for a burst in progress on the datapath: the burst tests
+ * "connected" on entry only, so one caught in that window faults on the
+ * memory that just went away.  Bursts on memif ports therefore run under
+ * a guard.  A SIGSEGV or SIGBUS while the guard is armed and the port's
+ * link reads down (memif marks it down before unmapping) ends the burst:
+ * nothing received, or every frame taken (the PMD may have freed some of
+ * them, so none can be handed back; the buffers of that one burst leak).
+ * The frames are lost like any frame to a dead peer, and the next burst
+ * finds the port disconnected.  Any other fault goes to the handler that
+ * was there before (the default, a sanitizer's, the application's).
+ */
+struct burst_guard {
+	sigjmp_buf env;
+	volatile sig_atomic_t armed;
+	uint16_t port;
+};
+
+static __thread struct burst_guard guard;
+static struct sigaction old_segv, old_bus;
+static int guard_installed;
+
+static void
+on_fault(int sig, siginfo_t *si, void *ctx)
+{
+	struct sigaction *old = sig == SIGSEGV ? &old_segv : &old_bus;
+	struct rte_eth_link el;
+
+	if (guard.armed && rte_eth_link_get_nowait(guard.port, &el) == 0 &&
+			el.link_status == RTE_ETH_LINK_DOWN) {
+		guard.armed = 0;
+		siglongjmp(guard.env, 1);
+	}
+	if (old->sa_flags & SA_SIGINFO) {
+		old->sa_sigaction(sig, si, ctx);
+	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+	} else {
+		/* Returning repeats the access, which now kills as usual. */
+		signal(sig, SIG_DFL);
+	}
+}
+
+static void
+guard_install(void)
+{
+	struct sigaction sa;
+
+	if (guard_installed)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	/* No mask to restore after the jump: the signal is not blocked. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	guard_installed = 1;
+}
+
+static void
+burst_cut(struct mxd_link *l, const char *what)
+{
+	if (l->cut++ == 0)
+		fprintf(stderr, "mx: port %u (%s): the peer's memory vanished "
+				"during a %s burst; frames of that burst are "
+				"lost\n", l->port_id, l->name, what);
+}
+
+static uint16_t
+memif_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+{
+	uint16_t got;
+
+	if (sigsetjmp(guard.env, 0) != 0) {
+		burst_cut(l, "receive");
+		return 0;
+	}
+	guard.port = l->port_id;
+	guard.armed = 1;
+	got = port_rx(l, f, n);
+	guard.armed = 0;
+	return got;
+}
+
+static uint16_t
+memif_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+{
+	uint16_t sent;
+
+	if (sigsetjmp(guard.env, 0) != 0) {
+		burst_cut(l, "send");
+		return n > BURST_MAX ? BURST_MAX : n;
+	}
+	guard.port = l->port_id;
+	guard.armed = 1;
+	sent = port_tx(l, f, n);
+	guard.armed = 0;
+	return sent;
+}
+
+static const struct mxd_link_ops memif_ops = {
+	.rx_burst = memif_rx,
+	.tx_burst = memif_tx,
+	.alloc = port_alloc,
+	.ref = port_ref,
+	.free = port_free,
+	.link_up = port_link_up,
+	.speed_mbps = port_speed,
+	.stats = port_stats,
+};
+
 static int
 port_socket(uint16_t pid)
 {
@@ -235,6 +353,10 @@ port_setup(uint16_t pid, const struct mxd_glue_conf *conf)
 	l->room = room;
 	l->priv = pp;
 	link_describe(l, pid);
+	if (strcmp(l->driver, "net_memif") == 0) {
+		guard_install();
+		l->ops = &memif_ops;
+	}
 	nb_links++;
 	return 0;
 }

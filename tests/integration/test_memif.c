@@ -1029,12 +1029,31 @@ on_alarm(int sig)
 	_exit(3);
 }
 
+/*
+ * cmocka catches SIGSEGV and friends in each test and longjmps back into its
+ * runner: in a forked child that would go on running the parent's tests.
+ * Children put back what was there before cmocka (ASan's reporter, or the
+ * default), so a crash kills the child with a stack trace.
+ */
+static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGSYS };
+static struct sigaction crash_act[sizeof(crash_sigs) / sizeof(crash_sigs[0])];
+
+static void
+save_crash_handlers(void)
+{
+	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++)
+		sigaction(crash_sigs[i], NULL, &crash_act[i]);
+}
+
 static pid_t
 spawn(void (*fn)(void))
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		for (size_t i = 0; i < sizeof(crash_sigs) /
+				sizeof(crash_sigs[0]); i++)
+			sigaction(crash_sigs[i], &crash_act[i], NULL);
 		signal(SIGALRM, on_alarm);
 		alarm(LIMIT_S);
 		fn();
@@ -1227,6 +1246,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(faults_combined),
 	};
 
+	save_crash_handlers();
 	/* scripts/soak.sh: the fault traffic for MXD_SOAK_SECS, its spec. */
 	if (argc > 1 && strcmp(argv[1], "soak") == 0 &&
 			getenv("MXD_SOAK_FAULTS") != NULL) {
