@@ -743,8 +743,9 @@ faulty_round(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t me,
  * Rounds of faulty_round.  One round in the test; with MXD_SOAK_SECS
  * (scripts/soak.sh), rounds until that many seconds passed, in the same
  * two processes, with a progress line per round and the resident memory
- * after the first round (every buffer and pool in use) and at the end.  Before each round both sides exchange a
- * word, the server's saying whether there is one.
+ * after the first round (every buffer and pool in use) and at the end.
+ * Before each round both sides exchange a word, the server's saying
+ * whether there is one.
  */
 static void
 faulty_side(int server)
