@@ -524,6 +524,22 @@ sec_II_7_request_states(void **state)
 }
 
 /* III.1.1: init twice; init's error codes (each in a fresh process). */
+/* HugePages_Total of /proc/meminfo (0 if unreadable). */
+static long
+hugepages_reserved(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long n = 0;
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Total: %ld", &n) == 1)
+			break;
+	if (f != NULL)
+		fclose(f);
+	return n;
+}
+
 static void
 sec_III_1_1_init(void **state)
 {
@@ -542,10 +558,16 @@ sec_III_1_1_init(void **state)
 	setenv("MX_MBUFS", "4000000", 1);
 	assert_int_equal(run_self("init", args), MX_NO_RESOURCES);
 	unsetenv("MX_MBUFS");
-	/* Hugepage memory DPDK may not use. */
-	assert_int_equal(run_self("init", "--in-memory -m 64 --no-pci "
-				"--log-level=error --vdev=net_null0,no-rx=1 "
-				"--huge-dir=/nonexistent"), MX_NO_PERM);
+	/* Hugepage memory DPDK may not use: none reserved (with some
+	 * reserved, --in-memory takes them without a mount). */
+	if (hugepages_reserved() == 0)
+		assert_int_equal(run_self("init", "--in-memory -m 64 "
+					"--no-pci --log-level=error "
+					"--vdev=net_null0,no-rx=1 "
+					"--huge-dir=/nonexistent"), MX_NO_PERM);
+	else
+		fprintf(stderr, "hugepages are reserved on this machine: "
+				"MX_NO_PERM for lack of them not checked\n");
 	/* MX_BAD_BAD_BAD (a broken driver) cannot be arranged (README). */
 }
 
