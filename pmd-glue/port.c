@@ -181,14 +181,13 @@ on_fault(int sig, siginfo_t *si, void *ctx)
 		guard.armed = 0;
 		siglongjmp(guard.env, 1);
 	}
-	if (old->sa_flags & SA_SIGINFO) {
+	if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)
+		signal(sig, SIG_DFL);	/* returning repeats the access,
+					 * which now kills as usual */
+	else if (old->sa_flags & SA_SIGINFO)
 		old->sa_sigaction(sig, si, ctx);
-	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+	else
 		old->sa_handler(sig);
-	} else {
-		/* Returning repeats the access, which now kills as usual. */
-		signal(sig, SIG_DFL);
-	}
 }
 
 static void
