@@ -19,6 +19,10 @@
 
 static uint32_t table[8][256];
 static uint32_t shift_k[2 * LANE_MAX + 1];
+/* Folding 128-bit lanes forward by 16, 32, 48, 64 and 256 bytes: for each
+ * distance d, x^(8d + 31) (the lane's first word) and x^(8d - 33). */
+static const unsigned fold_d[5] = { 16, 32, 48, 64, 256 };
+static uint32_t fold_k[5][2];
 
 static uint32_t
 times_x(uint32_t r)
@@ -51,6 +55,14 @@ tables_init(void)
 			k = times_x(k);
 		shift_k[m] = k;
 	}
+	for (unsigned d = 0; d < 5; d++)
+		for (unsigned h = 0; h < 2; h++) {
+			k = 0x80000000u;
+			for (unsigned i = 0; i < 8 * fold_d[d] + (h ? 0 : 64) - 33;
+					i++)
+				k = times_x(k);
+			fold_k[d][h] = k;
+		}
 }
 
 static inline uint64_t
@@ -121,6 +133,14 @@ store64(uint8_t *p, uint64_t w)
 	memcpy(p, &w, 8);
 }
 
+/* Asks for a frame's source lines all at once (see hw_copy). */
+static inline void
+prefetch_frame(const uint8_t *src, size_t len)
+{
+	for (size_t i = 0; i < len && i < 4096; i += 64)
+		__builtin_prefetch(src + i, 0, 3);
+}
+
 /*
  * Three chains over three thirds of each step, joined by hw_shift; with
  * 'dst', every word read is also written there (the copy costs the stores
@@ -182,6 +202,126 @@ hw_update(uint32_t c, const uint8_t *p, size_t len)
 }
 
 /*
+ * With VPCLMULQDQ (AVX-512): the frame in 64-byte vectors of four 128-bit
+ * lanes, folded forward with carry-less multiplies (a lane X followed by n
+ * bytes is worth X * x^(8n) mod P, two multiplies by fold_k), four vectors
+ * in flight while 256 bytes remain, then one; the lanes fold into one,
+ * whose two words go through the crc32 instruction, and what is left
+ * (under 64 bytes) through hw_run.  The CRC unit is no longer the limit.
+ */
+#define VP_TARGET "sse4.2,pclmul,avx512f,avx512bw,avx512vl,vpclmulqdq"
+
+__attribute__((target(VP_TARGET), always_inline))
+static inline __m512i
+vp_fold(__m512i a, __m512i k, __m512i next)
+{
+	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(a, k, 0x00),
+			_mm512_clmulepi64_epi128(a, k, 0x11), next, 0x96);
+}
+
+__attribute__((target(VP_TARGET), always_inline))
+static inline __m128i
+vp_fold128(__m128i a, unsigned d, __m128i next)
+{
+	__m128i k = _mm_set_epi64x(fold_k[d][1], fold_k[d][0]);
+
+	return _mm_ternarylogic_epi64(_mm_clmulepi64_si128(a, k, 0x00),
+			_mm_clmulepi64_si128(a, k, 0x11), next, 0x96);
+}
+
+__attribute__((target(VP_TARGET), always_inline))
+static inline __m512i
+vp_load(uint8_t *dst, const uint8_t *p)
+{
+	__m512i v = _mm512_loadu_si512((const void *)p);
+
+	if (dst != NULL)
+		_mm512_storeu_si512((void *)dst, v);
+	return v;
+}
+
+__attribute__((target(VP_TARGET), always_inline))
+static inline __m512i
+vp_k(unsigned d)
+{
+	return _mm512_broadcast_i32x4(_mm_set_epi64x(fold_k[d][1],
+				fold_k[d][0]));
+}
+
+__attribute__((target(VP_TARGET), always_inline))
+static inline uint32_t
+vp_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	__m512i a0, a1, a2, a3;
+	__m128i x;
+	uint64_t c;
+
+	if (len < 64)
+		return hw_run(crc, dst, p, len);
+	/* The register enters as an xor into the first data word. */
+	a0 = _mm512_xor_si512(vp_load(dst, p), _mm512_zextsi128_si512(
+				_mm_cvtsi32_si128((int)crc)));
+	p += 64;
+	len -= 64;
+	if (dst != NULL)
+		dst += 64;
+	if (len >= 192) {
+		__m512i k = vp_k(4);
+
+		a1 = vp_load(dst, p);
+		a2 = vp_load(dst ? dst + 64 : NULL, p + 64);
+		a3 = vp_load(dst ? dst + 128 : NULL, p + 128);
+		p += 192;
+		len -= 192;
+		if (dst != NULL)
+			dst += 192;
+		for (; len >= 256; p += 256, len -= 256) {
+			a0 = vp_fold(a0, k, vp_load(dst, p));
+			a1 = vp_fold(a1, k, vp_load(dst ? dst + 64 : NULL,
+						p + 64));
+			a2 = vp_fold(a2, k, vp_load(dst ? dst + 128 : NULL,
+						p + 128));
+			a3 = vp_fold(a3, k, vp_load(dst ? dst + 192 : NULL,
+						p + 192));
+			if (dst != NULL)
+				dst += 256;
+		}
+		k = vp_k(3);
+		a0 = vp_fold(vp_fold(vp_fold(a0, k, a1), k, a2), k, a3);
+	}
+	for (__m512i k = vp_k(3); len >= 64; p += 64, len -= 64) {
+		a0 = vp_fold(a0, k, vp_load(dst, p));
+		if (dst != NULL)
+			dst += 64;
+	}
+	/* Lanes 0-2 forward onto lane 3, the last 16 bytes read. */
+	x = vp_fold128(_mm512_extracti32x4_epi32(a0, 0), 2,
+			_mm512_extracti32x4_epi32(a0, 3));
+	x = _mm_xor_si128(x, vp_fold128(_mm512_extracti32x4_epi32(a0, 1), 1,
+				_mm_setzero_si128()));
+	x = _mm_xor_si128(x, vp_fold128(_mm512_extracti32x4_epi32(a0, 2), 0,
+				_mm_setzero_si128()));
+	c = __builtin_ia32_crc32di(0, (uint64_t)_mm_cvtsi128_si64(x));
+	c = __builtin_ia32_crc32di(c, (uint64_t)_mm_extract_epi64(x, 1));
+	return hw_run((uint32_t)c, dst, p, len);
+}
+
+__attribute__((target(VP_TARGET)))
+static uint32_t
+vp_update(uint32_t c, const uint8_t *p, size_t len)
+{
+	return vp_run(c, NULL, p, len);
+}
+
+__attribute__((target(VP_TARGET)))
+static uint32_t
+vp_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t len)
+{
+	prefetch_frame(src, len);
+	return vp_run(c, dst, src, len);
+}
+
+/*
  * The three chains read three short streams at once, which the hardware
  * prefetcher does not follow: a source out of cache (a large send's user
  * buffer) is asked for whole first, its lines then arrive in parallel
@@ -191,22 +331,53 @@ __attribute__((target("sse4.2,pclmul")))
 static uint32_t
 hw_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t len)
 {
-	for (size_t i = 0; i < len && i < 4096; i += 64)
-		__builtin_prefetch(src + i, 0, 3);
+	prefetch_frame(src, len);
 	return hw_run(c, dst, src, len);
 }
 
+#endif
+
+int
+mxd_crc_use(enum mxd_crc_impl impl)
+{
+	switch (impl) {
+	case MXD_CRC_PORTABLE:
+		crc_update = sw_update;
+		crc_copy = sw_copy;
+		return 0;
+#if defined(__x86_64__)
+	case MXD_CRC_SSE42:
+		if (!__builtin_cpu_supports("sse4.2") ||
+				!__builtin_cpu_supports("pclmul"))
+			return -1;
+		crc_update = hw_update;
+		crc_copy = hw_copy;
+		return 0;
+	case MXD_CRC_AVX512:
+		if (!__builtin_cpu_supports("sse4.2") ||
+				!__builtin_cpu_supports("pclmul") ||
+				!__builtin_cpu_supports("avx512f") ||
+				!__builtin_cpu_supports("avx512bw") ||
+				!__builtin_cpu_supports("avx512vl") ||
+				!__builtin_cpu_supports("vpclmulqdq"))
+			return -1;
+		crc_update = vp_update;
+		crc_copy = vp_copy;
+		return 0;
+#endif
+	default:
+		return -1;
+	}
+}
+
+/* The fastest this CPU has. */
 __attribute__((constructor))
 static void
 pick(void)
 {
-	if (__builtin_cpu_supports("sse4.2") &&
-			__builtin_cpu_supports("pclmul")) {
-		crc_update = hw_update;
-		crc_copy = hw_copy;
-	}
+	if (mxd_crc_use(MXD_CRC_AVX512) != 0 && mxd_crc_use(MXD_CRC_SSE42) != 0)
+		mxd_crc_use(MXD_CRC_PORTABLE);
 }
-#endif
 
 uint32_t
 mxd_crc_update(uint32_t c, const uint8_t *p, size_t len)

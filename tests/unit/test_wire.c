@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -269,6 +270,40 @@ csum_in_pieces_and_copied(void **state)
 	}
 }
 
+/* Every length a frame can have, at several alignments, from a nonzero
+ * register: the vector path's every tail (64-byte steps, 256-byte steps,
+ * the words and bytes after them). */
+static void
+csum_every_length(void **state)
+{
+	static uint8_t b[2200 + 64], d[2200 + 64];
+
+	(void)state;
+	srand(5);
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)rand();
+	for (int impl = MXD_CRC_AVX512; impl >= MXD_CRC_PORTABLE; impl--) {
+		if (mxd_crc_use((enum mxd_crc_impl)impl) != 0) {
+			printf("CRC implementation %d: not on this CPU\n", impl);
+			continue;
+		}
+		for (size_t len = 0; len <= 2200; len++) {
+			size_t so = len % 7, doff = len % 13;
+			uint32_t want = mxd_csum_sw(b + so, len);
+
+			assert_int_equal(mxd_csum(b + so, len), want);
+			memset(d, 0, sizeof(d));
+			assert_int_equal(~mxd_crc_copy(MXD_CRC_INIT, d + doff,
+						b + so, len), want);
+			assert_memory_equal(d + doff, b + so, len);
+			assert_int_equal(d[doff + len], 0);
+		}
+	}
+	/* Back to the best. */
+	if (mxd_crc_use(MXD_CRC_AVX512) != 0 && mxd_crc_use(MXD_CRC_SSE42) != 0)
+		mxd_crc_use(MXD_CRC_PORTABLE);
+}
+
 /* A pull reply of 'len' payload bytes; returns the frame's length. */
 static size_t
 pullrep_frame(uint8_t *f, uint32_t len)
@@ -423,6 +458,7 @@ main(void)
 		cmocka_unit_test(corrupted_frames_refused),
 		cmocka_unit_test(csum_implementations_agree),
 		cmocka_unit_test(csum_in_pieces_and_copied),
+		cmocka_unit_test(csum_every_length),
 		cmocka_unit_test(lazy_pull_reply),
 		cmocka_unit_test(fixed_size_types),
 		cmocka_unit_test(random_bytes_never_accepted_blindly),
