@@ -3,12 +3,13 @@
  * Encoding and the one validation function for received frames.
  *
  * mxd_wire_parse() is the only place that looks at untrusted bytes: it
- * checks the EtherType, version, the integrity check, type, that the common header's length
- * field fits the frame (Ethernet pads short frames, so the frame may be
- * longer than the MX content), and each type's exact header size and
- * bounds.  Everything it returns in struct mxd_pkt may be trusted as far
- * as the frame's own consistency goes; session, endpoint and partner
- * checks need endpoint state and are done by the receive path.
+ * checks the EtherType, version, the integrity check, type, that the
+ * common header's length field fits the frame (Ethernet pads short
+ * frames, so the frame may be longer than the MX content), and each
+ * type's exact header size and bounds.  Everything it returns in struct
+ * mxd_pkt may be trusted as far as the frame's own consistency goes;
+ * session, endpoint and partner checks need endpoint state and are done
+ * by the receive path.
  */
 #include "wire.h"
 #include "csum.h"
@@ -288,29 +289,19 @@ mxd_wire_seal_crc(uint8_t *frame, uint32_t crc)
 	mxd_put32(frame + CSUM_OFF, ~crc);
 }
 
-/* Whether the frame's check matches its content. */
-static int
-csum_ok(uint8_t *frame, uint32_t body)
+/* The CRC register over the frame's first n bytes with the csum field
+ * read as zero (it is zeroed for the pass, then put back). */
+static uint32_t
+crc_zeroed(uint8_t *frame, size_t n)
 {
 	uint8_t saved[4];
-	uint32_t got;
+	uint32_t c;
 
 	memcpy(saved, frame + CSUM_OFF, 4);
 	memset(frame + CSUM_OFF, 0, 4);
-	got = mxd_csum(frame, MXD_HDRS_LEN + body);
+	c = mxd_crc_update(MXD_CRC_INIT, frame, n);
 	memcpy(frame + CSUM_OFF, saved, 4);
-	return got == mxd_get32(saved);
-}
-
-/* The register over a PULL_REP's headers, csum field zeroed. */
-static uint32_t
-head_crc(const uint8_t *frame)
-{
-	uint8_t head[MXD_HDRS_LEN + sizeof(struct mxd_pullrep_hdr)];
-
-	memcpy(head, frame, sizeof(head));
-	memset(head + CSUM_OFF, 0, 4);
-	return mxd_crc_update(MXD_CRC_INIT, head, sizeof(head));
+	return c;
 }
 
 static enum mxd_drop
@@ -334,9 +325,11 @@ parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt, int lazy)
 	if (lazy && h[1] == MXD_T_PULL_REP &&
 			body > sizeof(struct mxd_pullrep_hdr)) {
 		pkt->unchecked = 1;
-		pkt->crc = head_crc(frame);
+		pkt->crc = crc_zeroed(frame, MXD_HDRS_LEN +
+				sizeof(struct mxd_pullrep_hdr));
 		pkt->claimed = mxd_get32(frame + CSUM_OFF);
-	} else if (!csum_ok(frame, body)) {
+	} else if (~crc_zeroed(frame, MXD_HDRS_LEN + body) !=
+			mxd_get32(frame + CSUM_OFF)) {
 		return MXD_DROP_CSUM;
 	}
 	pkt->eth = (const struct mxd_eth_hdr *)(const void *)frame;
