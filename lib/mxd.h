@@ -594,16 +594,16 @@ void mxd_pulls_timer(struct mxd_partner *p, uint64_t now);
 /* Fails p's large receives with 'code'. */
 void mxd_pulls_fail(struct mxd_partner *p, mx_status_code_t code);
 
-/* Sends p a notice (wire.h: enum mxd_notice_kind), now or (window or tx queue full) from the ack pass,
- * in order: never dropped. */
+/* Sends p a notice (wire.h: enum mxd_notice_kind), now or, when window or
+ * tx queue is full, from the ack pass, in order: never dropped. */
 void mxd_notice(struct mxd_partner *p, uint8_t kind, uint32_t value);
 void mxd_ack_send(struct mxd_partner *p);
 /* Puts p on its board's list of partners owing an ack by 'due' (ns). */
 void mxd_ack_later(struct mxd_partner *p, uint64_t due);
 void mxd_acks_flush(struct mxd_board *b, uint64_t now);
 
-/* Reliability (send.c): timers of every partner with something in flight:
- * retransmission, re-pulls, liveness probes, dead partners. */
+/* Reliability (reliable.c): timers of every partner with something in
+ * flight: retransmission, re-pulls, liveness probes, dead partners. */
 void mxd_timed_add(struct mxd_partner *p);
 void mxd_timers_run(struct mxd_board *b, uint64_t now);
 /* We asked p for an answer (retransmission, re-pull, probe). */
@@ -618,9 +618,13 @@ void mxd_recv_partner_lost(struct mxd_partner *p, mx_status_code_t code);
  * fails with 'code', its windows start over and its frames are refused
  * until a new connect. */
 void mxd_partner_lost(struct mxd_partner *p, mx_status_code_t code);
-/* A round-trip sample; returns the new timeout in ns. */
+/* Takes a round-trip sample (ns); the timeout it implies, floored and
+ * capped by MX_RTO_MIN_US / MX_RTO_MAX_MS. */
 void mxd_rtt_sample(struct mxd_rtt *r, uint64_t ns);
 uint64_t mxd_rtt_rto(const struct mxd_rtt *r);
+/* Port 'port' lost p's frames: striping and rerouting avoid it for 100 ms,
+ * doubling with each failure in a row (up to 6.4 s). */
+void mxd_port_suspect(struct mxd_partner *p, unsigned port, uint64_t now);
 
 void mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f);
 void mxd_recv_post(struct mx_request *r);

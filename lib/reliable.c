@@ -86,17 +86,22 @@ mxd_probe_sent(struct mxd_partner *p, uint64_t now)
 		p->probe_since = now;
 }
 
+void
+mxd_port_suspect(struct mxd_partner *p, unsigned port, uint64_t now)
+{
+	uint32_t f = p->port_fails[port]++;
+
+	p->port_bad_until[port] = now + (100000000ull << (f < 6 ? f : 6));
+	mxd_count(p->ep->board, MXD_C_PORT_SUSPECT);
+}
+
 /* Moves p's messages, and those in flight, to port q (peer MAC mac). */
 static void
 move_to(struct mxd_partner *p, unsigned q, const uint8_t *mac, uint64_t now)
 {
 	struct mxd_board *b = p->ep->board;
-	unsigned old = (unsigned)p->port;
 
-	p->port_bad_until[old] = now + (100000000ull <<
-			(p->port_fails[old] < 6 ? p->port_fails[old] : 6));
-	p->port_fails[old]++;
-	mxd_count(b, MXD_C_PORT_SUSPECT);
+	mxd_port_suspect(p, (unsigned)p->port, now);
 	p->port = (int)q;
 	memcpy(p->mac, mac, MXD_ETH_ALEN);
 	for (unsigned i = 0; i < MXD_WIN; i++) {

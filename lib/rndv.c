@@ -572,14 +572,8 @@ block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
 	struct mxd_board *b = p->ep->board;
 	unsigned runs = 0;
 
-	if (k->have == 0 && b->nports > 1) {
-		/* Nothing at all came back by that port: avoid it a while. */
-		uint32_t f = p->port_fails[k->port]++;
-
-		p->port_bad_until[k->port] = now + (100000000ull <<
-				(f < 6 ? f : 6));
-		mxd_count(b, MXD_C_PORT_SUSPECT);
-	}
+	if (k->have == 0 && b->nports > 1)
+		mxd_port_suspect(p, k->port, now);	/* nothing came back */
 	for (unsigned i = 0; i < k->count && runs < 8;) {
 		unsigned j = i;
 		uint32_t off, end;

@@ -168,9 +168,10 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 }
 
 /*
- * A message's frames are built and sealed: send them, keep them (one reference) until
- * acknowledged, and start the partner's retransmission timer.  sent_at is
- * stamped by the next timer pass, which keeps the clock off this path.
+ * A message's frames are built and sealed: send them, keep them (one
+ * reference) until acknowledged, and start the partner's retransmission
+ * timer.  sent_at is stamped by the next timer pass, which keeps the clock
+ * off this path.
  */
 static void
 msg_launch(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
