@@ -572,8 +572,12 @@ block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
 	struct mxd_board *b = p->ep->board;
 	unsigned runs = 0;
 
-	if (k->have == 0 && b->nports > 1)
-		mxd_port_suspect(p, k->port, now);	/* nothing came back */
+	/* Nothing came back by that port, nor anything else on it, while the
+	 * partner was heard on another: the port, not a slow peer. */
+	if (k->have == 0 && b->nports > 1 && k->asked_at != 0 &&
+			p->heard_on[k->port] < k->asked_at &&
+			p->last_heard >= k->asked_at)
+		mxd_port_suspect(p, k->port, now);
 	for (unsigned i = 0; i < k->count && runs < 8;) {
 		unsigned j = i;
 		uint32_t off, end;

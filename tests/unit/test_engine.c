@@ -1337,6 +1337,40 @@ two_port_boards(void **state)
 		assert_memory_equal(bi, bo, BIG);
 		assert_true(q[0].tx_frames - tx0 > 1000);
 		assert_true(q[1].tx_frames - tx1 > 1000);
+		/* A sender that goes quiet (descheduled) is asked again, but
+		 * no port is blamed: it was silent on every port. */
+		{
+			uint64_t suspect = b->board->counters[MXD_C_PORT_SUSPECT];
+			uint64_t repulls = b->board->counters[MXD_C_REPULLS];
+			mx_segment_t seg = { bo, BIG };
+			mx_request_t s;
+			uint64_t t0;
+
+			r = post_recv(b, bi, BIG, 3, MX_MATCH_MASK_NONE);
+			assert_int_equal(mx_isend(a, &seg, 1, ab, 3, NULL, &s),
+					MX_SUCCESS);
+			/* Until b pulls; from then on nothing of a's leaves
+			 * (either port): a quiet peer, not a lost port. */
+			for (int i = 0; i < 1000 &&
+					mxd_list_empty(&b->partners[0]->pulls);
+					i++)
+				mx_progress(b);
+			assert_false(mxd_list_empty(&b->partners[0]->pulls));
+			q[0].up = q[1].up = 0;
+			/* Past the pull timeout (at most MX_RTO_MAX_MS). */
+			t0 = mxd_now_ns();
+			while (mxd_now_ns() - t0 < 1000000000ull &&
+					b->board->counters[MXD_C_REPULLS] <
+					repulls + 2)
+				mx_progress(b);
+			assert_true(b->board->counters[MXD_C_REPULLS] > repulls);
+			assert_int_equal(b->board->counters[MXD_C_PORT_SUSPECT],
+					suspect);
+			q[0].up = q[1].up = 1;
+			assert_int_equal(wait_ok(b, &r).xfer_length, BIG);
+			assert_int_equal(wait_ok(a, &s).code, MX_STATUS_SUCCESS);
+			assert_memory_equal(bi, bo, BIG);
+		}
 		free(bo);
 		free(bi);
 	}
