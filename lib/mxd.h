@@ -398,6 +398,7 @@ struct mxd_pullblk {
 	uint8_t asked;			/* its PULL went out */
 	uint8_t port;			/* the port it was asked on */
 	uint8_t tries;			/* times asked again */
+	uint32_t ask;			/* partner's ask number of its last PULL */
 	uint64_t asked_at;		/* ns, last PULL for it */
 };
 
@@ -472,6 +473,13 @@ struct mxd_partner {
 	uint64_t heard_on[MXD_BOARD_PORTS];	/* ns, last frame per port */
 	uint64_t port_bad_until[MXD_BOARD_PORTS];	/* ns: skip in pulls */
 	uint32_t port_fails[MXD_BOARD_PORTS];
+	/* PULLs to it are numbered in the order asked.  Per port: the highest
+	 * number of a block answered there, and (silent set) the first PULL
+	 * sent there since the partner was last heard there. */
+	uint32_t ask_next;
+	uint32_t answered[MXD_BOARD_PORTS];
+	uint32_t silent_from[MXD_BOARD_PORTS];
+	uint8_t silent[MXD_BOARD_PORTS];
 };
 
 struct mx_endpoint {
@@ -585,9 +593,11 @@ void mxd_pulls_pump(struct mx_endpoint *ep);
 void mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 		const uint8_t *desc);
 void mxd_pulls_ask(struct mx_endpoint *ep);
-/* A pull reply: its data placed (and, parsed lazily, its check verified on
- * the way).  Returns 1 taken, 0 dropped (counted), -1 corrupt (counted). */
-int mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt);
+/* A pull reply that came in by 'port': its data placed (and, parsed lazily,
+ * its check verified on the way).  Returns 1 taken, 0 dropped (counted),
+ * -1 corrupt (counted). */
+int mxd_pull_data(struct mxd_partner *p, unsigned port,
+		const struct mxd_pkt *pkt);
 void mxd_pulls_release(struct mx_endpoint *ep);
 /* Asks again for blocks of p's pulls whose replies are overdue. */
 void mxd_pulls_timer(struct mxd_partner *p, uint64_t now);

@@ -541,6 +541,7 @@ heard(struct mxd_partner *p, unsigned port)
 {
 	p->last_heard = p->ep->board->now;
 	p->heard_on[port] = p->ep->board->now;
+	p->silent[port] = 0;
 }
 
 /*
@@ -637,7 +638,7 @@ rx_partner_frame(struct mxd_partner *p, unsigned port,
 		mxd_pull_serve(p, port, pkt);
 		break;
 	case MXD_T_PULL_REP:
-		mxd_pull_data(p, pkt);
+		mxd_pull_data(p, port, pkt);
 		break;
 	default:
 		break;
@@ -651,7 +652,7 @@ rx_partner_frame(struct mxd_partner *p, unsigned port,
 static void
 rx_unchecked(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 {
-	if (mxd_pull_data(p, pkt) < 0)
+	if (mxd_pull_data(p, port, pkt) < 0)
 		return;			/* corrupt: counted */
 	heard(p, port);
 	if (pkt->h.flags & MXD_F_ACK_VALID)

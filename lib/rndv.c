@@ -305,10 +305,12 @@ mxd_pulls_release(struct mx_endpoint *ep)
  * Striping: the port for the next PULL of pl, and the peer's MAC there.
  * Blocks go round the board's ports whose link is up and on which the
  * peer has been heard; the sender answers each PULL on the port it came
- * in by, so the data follows.  A port that goes down is left out.
+ * in by, so the data follows.  A port that goes down is left out, so is
+ * one suspected of losses while another will do, and 'avoid' (a port that
+ * left a block unanswered, for the block's asking again).
  */
 static unsigned
-pull_port(struct mxd_pull *pl, const uint8_t **mac)
+pull_port(struct mxd_pull *pl, int avoid, const uint8_t **mac)
 {
 	struct mxd_partner *p = pl->p;
 	struct mxd_board *b = p->ep->board;
@@ -324,7 +326,8 @@ pull_port(struct mxd_pull *pl, const uint8_t **mac)
 			unsigned port = pl->rr++ % b->nports;
 			unsigned li = b->link_index[port];
 
-			if (careful && p->port_bad_until[port] > b->now)
+			if (careful && (p->port_bad_until[port] > b->now ||
+						(int)port == avoid))
 				continue;
 			if ((peer->seen & (1u << li)) &&
 					mxd_board_port_up(b, port)) {
@@ -335,13 +338,17 @@ pull_port(struct mxd_pull *pl, const uint8_t **mac)
 	return (unsigned)p->port;
 }
 
-/* Sends one PULL for [off, off + len) of pl; returns its port or -1. */
+/*
+ * Sends one PULL for [off, off + len) of pl (not by 'avoid' if another
+ * port will do) and numbers it in block k; returns its port or -1.
+ */
 static int
-pull_send(struct mxd_pull *pl, uint32_t off, uint32_t len)
+pull_send(struct mxd_pull *pl, struct mxd_pullblk *k, int avoid,
+		uint32_t off, uint32_t len)
 {
 	struct mxd_partner *p = pl->p;
 	const uint8_t *mac;
-	unsigned port = pull_port(pl, &mac);
+	unsigned port = pull_port(pl, avoid, &mac);
 	struct mxd_frame f;
 
 	if (mxd_port_room(p, port) == 0 || mxd_partner_frame_on(p, port, mac,
@@ -350,6 +357,12 @@ pull_send(struct mxd_pull *pl, uint32_t off, uint32_t len)
 	mxd_wire_put_pull(f.data + MXD_HDRS_LEN, pl->send_handle, pl->handle,
 			off, len, pl->frag);
 	mxd_partner_xmit_on(p, port, &f);
+	if (!p->silent[port]) {
+		p->silent[port] = 1;
+		p->silent_from[port] = p->ask_next;
+	}
+	k->port = (uint8_t)port;
+	k->ask = p->ask_next++;
 	return (int)port;
 }
 
@@ -361,15 +374,13 @@ pull_ask(struct mxd_pull *pl)
 
 	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++) {
 		struct mxd_pullblk *k = &pl->blk[b];
-		int port;
 
 		if (k->len == 0 || k->asked)
 			continue;
 		if (p->pulls_out >= MXD_JOBS ||
-				(port = pull_send(pl, k->off, k->len)) < 0)
+				pull_send(pl, k, -1, k->off, k->len) < 0)
 			return -1;
 		k->asked = 1;
-		k->port = (uint8_t)port;
 		k->asked_at = 0;	/* stamped by the next timer pass */
 		p->pulls_out++;
 	}
@@ -504,7 +515,7 @@ rep_drop(struct mxd_board *b, const struct mxd_pkt *pkt, enum mxd_counter c)
 }
 
 int
-mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
+mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 {
 	struct mx_endpoint *ep = p->ep;
 	uint32_t h = pkt->u.rep.recv_handle, off = pkt->u.rep.offset;
@@ -545,6 +556,8 @@ mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
 		return -1;
 	}
 	k->have |= 1ull << idx;
+	if (port == k->port && (int32_t)(k->ask - p->answered[port]) > 0)
+		p->answered[port] = k->ask;
 	pl->got += want;
 	if (pl->got == pl->total) {
 		pull_finish(ep, pl);	/* its blocks are all answered */
@@ -564,24 +577,18 @@ mxd_pull_data(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	return 1;
 }
 
-/* Asks again for the frames of block k that did not come. */
+/* Asks again for the frames of block k that did not come, by another port
+ * than the one that brought nothing if there is one. */
 static void
 block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
 {
-	struct mxd_partner *p = pl->p;
-	struct mxd_board *b = p->ep->board;
+	struct mxd_board *b = pl->p->ep->board;
+	int avoid = k->have == 0 ? k->port : -1;
 	unsigned runs = 0;
 
-	/* Nothing came back by that port, nor anything else on it, while the
-	 * partner was heard on another: the port, not a slow peer. */
-	if (k->have == 0 && b->nports > 1 && k->asked_at != 0 &&
-			p->heard_on[k->port] < k->asked_at &&
-			p->last_heard >= k->asked_at)
-		mxd_port_suspect(p, k->port, now);
 	for (unsigned i = 0; i < k->count && runs < 8;) {
 		unsigned j = i;
 		uint32_t off, end;
-		int port;
 
 		if (k->have & (1ull << i)) {
 			i++;
@@ -593,10 +600,8 @@ block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
 		end = k->off + j * (uint32_t)pl->frag;
 		if (end > k->off + k->len)
 			end = k->off + k->len;
-		port = pull_send(pl, off, end - off);
-		if (port < 0)
+		if (pull_send(pl, k, avoid, off, end - off) < 0)
 			break;		/* tx full: the next pass */
-		k->port = (uint8_t)port;
 		runs++;
 		i = j;
 	}
@@ -605,6 +610,33 @@ block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
 	k->tries++;
 	k->asked_at = now;
 	b->counters[MXD_C_REPULLS] += runs;
+}
+
+/*
+ * Suspects the ports that lose p's PULLs or their replies: nothing heard
+ * by the port since a PULL went out there, while PULLs asked well after it
+ * were answered by another port.  The sender serves PULLs in the order it
+ * reads them, but it reads one port's queue before the other's: a PULL
+ * asked later may overtake by up to the PULLs it queues for a partner
+ * (MXD_JOBS).  A peer that is merely slow or quiet overtakes nothing.
+ */
+static void
+ports_check(struct mxd_partner *p, uint64_t now)
+{
+	const struct mxd_board *b = p->ep->board;
+
+	for (unsigned q = 0; q < b->nports; q++) {
+		if (!p->silent[q])
+			continue;
+		for (unsigned o = 0; o < b->nports; o++) {
+			if (o == q || (int32_t)(p->answered[o] -
+						p->silent_from[q]) <= MXD_JOBS)
+				continue;
+			mxd_port_suspect(p, q, now);
+			p->silent[q] = 0;	/* again from its next PULL */
+			break;
+		}
+	}
 }
 
 void
@@ -634,6 +666,8 @@ mxd_pulls_timer(struct mxd_partner *p, uint64_t now)
 	}
 	if (asked)
 		mxd_probe_sent(p, now);
+	if (p->ep->board->nports > 1)
+		ports_check(p, now);
 }
 
 void

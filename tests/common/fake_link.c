@@ -82,6 +82,11 @@ fake_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 	while (sent < n && q->tail - q->head < FAKE_RING) {
 		struct fbuf *b = f[sent].h;
 
+		if (p->lose) {
+			buf_unref(b);
+			sent++;
+			continue;
+		}
 		b->len = f[sent].len;
 		/* The wire copies: the receiver gets a buffer of its own. */
 		struct fbuf *c = buf_new();
@@ -172,6 +177,7 @@ fake_init(struct fake_port *p, struct fake_port *peer, uint8_t mac_last,
 	strcpy(p->link.driver, "fake_link");
 	p->peer = peer;
 	p->up = 1;
+	p->lose = 0;
 }
 
 void

@@ -20,6 +20,7 @@ struct fake_port {
 	void *ring[FAKE_RING];
 	int up;
 	int reverse;		/* rx: reverse what is pending at each poll */
+	int lose;		/* tx: takes every frame and loses it */
 	unsigned long tx_frames;
 };
 
@@ -29,8 +30,6 @@ void fake_pair(struct fake_port *a, struct fake_port *b, uint8_t mac_a,
 
 /* Buffers still allocated (0 after everything is released). */
 long fake_live_buffers(void);
-
-
 
 /* Frees frames still waiting in a port's rx ring. */
 void fake_drain(struct fake_port *p);

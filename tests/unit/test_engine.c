@@ -1337,6 +1337,20 @@ two_port_boards(void **state)
 		assert_memory_equal(bi, bo, BIG);
 		assert_true(q[0].tx_frames - tx0 > 1000);
 		assert_true(q[1].tx_frames - tx1 > 1000);
+		/* Both ports answered: neither is blamed, although the sender
+		 * reads port 0's PULLs before port 1's and so answers some
+		 * asked later first. */
+		assert_int_equal(b->board->counters[MXD_C_PORT_SUSPECT], 0);
+		/* A port that loses everything with its link up is suspected
+		 * and the transfer completes by the other. */
+		q[1].lose = 1;
+		memset(bi, 0, BIG);
+		r = post_recv(b, bi, BIG, 2, MX_MATCH_MASK_NONE);
+		send_buf(a, ab, bo, BIG, 2);
+		assert_int_equal(wait_ok(b, &r).xfer_length, BIG);
+		assert_memory_equal(bi, bo, BIG);
+		assert_true(b->board->counters[MXD_C_PORT_SUSPECT] > 0);
+		q[1].lose = 0;
 		/* A sender that goes quiet (descheduled) is asked again, but
 		 * no port is blamed: it was silent on every port. */
 		{
