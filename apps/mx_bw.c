@@ -6,8 +6,13 @@
  *   receiver:  mx_bw [-e local_ep]
  *   sender:    mx_bw -d host:board [-r remote_ep] [-e local_ep]
  *                    [-S start] [-E end] [-N messages] [-W window] [-B]
+ *                    [-D]
  *
- * -B streams both ways at once.  Sizes double from start to end; for each
+ * -B streams both ways at once.  As in mx_stream and osu_bw, the messages
+ * in flight share one send buffer and one receive buffer (their data is
+ * still moved and checked in full: mx-dpdk does not know they overlap);
+ * -D gives every message of the window a buffer of its own, so the data
+ * comes from and goes to memory well beyond the caches.  Sizes double from start to end; for each
  * size the sender prints MB/s and messages/s (of one direction; -B prints
  * the sum of both).  The receiver takes its parameters from the sender.
  * Each size starts with an untimed warm-up of one window of messages (the
@@ -30,7 +35,7 @@
 struct params {
 	uint64_t nic_id;
 	uint32_t endpoint_id;
-	uint32_t start, end, count, window, both;
+	uint32_t start, end, count, window, both, distinct;
 };
 
 static double
@@ -90,6 +95,7 @@ stream(mx_endpoint_t ep, mx_endpoint_addr_t peer, const struct params *p,
 
 	for (uint32_t i = 0; i < count + w; i++) {
 		uint32_t k = i % w;
+		size_t at = p->distinct ? (size_t)k * len : 0;
 
 		if (i >= w) {
 			if (rx)
@@ -99,9 +105,9 @@ stream(mx_endpoint_t ep, mx_endpoint_addr_t peer, const struct params *p,
 		}
 		if (i < count) {
 			if (rx)
-				post(ep, 0, peer, rbuf + (size_t)k * len, len, &rr[k]);
+				post(ep, 0, peer, rbuf + at, len, &rr[k]);
 			if (tx)
-				post(ep, 1, peer, sbuf + (size_t)k * len, len, &sr[k]);
+				post(ep, 1, peer, sbuf + at, len, &sr[k]);
 		}
 	}
 }
@@ -124,7 +130,8 @@ static void
 run(mx_endpoint_t ep, mx_endpoint_addr_t peer, const struct params *p,
 		int sender)
 {
-	size_t room = (size_t)p->window * (p->end ? p->end : 1);
+	size_t room = (size_t)(p->distinct ? p->window : 1) *
+		(p->end ? p->end : 1);
 	uint8_t *sbuf = malloc(room), *rbuf = malloc(room);
 
 	if (sbuf == NULL || rbuf == NULL)
@@ -133,10 +140,11 @@ run(mx_endpoint_t ep, mx_endpoint_addr_t peer, const struct params *p,
 	memset(sbuf, 1, room);
 	memset(rbuf, 0, room);
 	if (sender)
-		printf("%-10s %12s %14s   (%s, window %u, %u messages)\n",
-				"length", "MB/s", "messages/s",
+		printf("%-10s %12s %14s   (%s, window %u, %u messages, "
+				"%s)\n", "length", "MB/s", "messages/s",
 				p->both ? "both ways" : "one way", p->window,
-				p->count);
+				p->count, p->distinct ? "a buffer each" :
+				"buffers shared");
 	for (uint32_t len = p->start; len <= p->end;
 			len = len ? len * 2 : 1) {
 		double t0, t;
@@ -169,7 +177,7 @@ usage(void)
 	fprintf(stderr,
 		"usage: mx_bw [-b board] [-e local_ep] [-f filter]\n"
 		"             [-d host:board -r remote_ep [-S start] [-E end]\n"
-		"              [-N messages] [-W window] [-B]]\n"
+		"              [-N messages] [-W window] [-B] [-D]]\n"
 		"Without -d, waits for one sender.\n");
 	exit(2);
 }
@@ -177,7 +185,7 @@ usage(void)
 int
 main(int argc, char **argv)
 {
-	struct params p = { 0, 0, 1024, 1u << 20, 1000, 32, 0 };
+	struct params p = { 0, 0, 1024, 1u << 20, 1000, 32, 0, 0 };
 	uint32_t board = 0, lep = 0, rep = 0, filter = 0x12345;
 	const char *dest = NULL;
 	mx_endpoint_addr_t peer, self;
@@ -187,7 +195,7 @@ main(int argc, char **argv)
 	uint64_t nic;
 	int c;
 
-	while ((c = getopt(argc, argv, "b:e:r:d:f:S:E:N:W:Bh")) != -1) {
+	while ((c = getopt(argc, argv, "b:e:r:d:f:S:E:N:W:BDh")) != -1) {
 		switch (c) {
 		case 'b': board = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'e': lep = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -199,6 +207,7 @@ main(int argc, char **argv)
 		case 'N': p.count = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'W': p.window = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'B': p.both = 1; break;
+		case 'D': p.distinct = 1; break;
 		default: usage();
 		}
 	}

@@ -172,35 +172,39 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	mxd_pull_pump(p);
 }
 
-/* Fills and queues up to n reply frames of job j (reading send r),
- * allocated in one go. */
+/*
+ * Fills and queues n reply frames of job j (reading send r), allocated in
+ * one go: the headers first, then each frame's data copied and checked in
+ * one pass, so that the check does not read a header the stores of which
+ * are still in flight (they could not be forwarded to its wide loads).
+ */
 static unsigned
 job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
 		const struct mx_request *r, unsigned n)
 {
 	struct mxd_link *l = p->ep->board->port[j->port];
 	struct mxd_frame f[MXD_BURST];
-	unsigned i;
+	uint32_t len[MXD_BURST], off = j->off;
+	const uint32_t hlen = MXD_HDRS_LEN + sizeof(struct mxd_pullrep_hdr);
 
 	if (l->ops->alloc(l, f, n) != 0)
 		return 0;
-	for (i = 0; i < n; i++) {
-		uint32_t len = j->end - j->off < j->frag ? j->end - j->off :
-			j->frag;
-		uint8_t *d = f[i].data + MXD_HDRS_LEN;
-		uint32_t c;
-
+	for (unsigned i = 0; i < n; i++) {
+		len[i] = j->end - off < j->frag ? j->end - off : j->frag;
 		mxd_partner_frame_fill(p, j->port, j->mac, MXD_T_PULL_REP,
-				(uint16_t)(sizeof(struct mxd_pullrep_hdr) + len),
-				&f[i]);
-		d += mxd_wire_put_pullrep(d, j->recv_handle, j->off);
-		/* Copied and checked in one pass over the data. */
-		c = mxd_crc_update(MXD_CRC_INIT, f[i].data,
-				(size_t)(d - f[i].data));
+				(uint16_t)(sizeof(struct mxd_pullrep_hdr) +
+					len[i]), &f[i]);
+		mxd_wire_put_pullrep(f[i].data + MXD_HDRS_LEN,
+				j->recv_handle, off);
+		off += len[i];
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t c = mxd_crc_update(MXD_CRC_INIT, f[i].data, hlen);
+
 		mxd_wire_seal_crc(f[i].data, mxd_req_gather_crc(r, j->off,
-					d, len, c));
+					f[i].data + hlen, len[i], c));
 		mxd_partner_xmit_sealed(p, j->port, &f[i]);
-		j->off += len;
+		j->off += len[i];
 	}
 	return n;
 }

@@ -166,7 +166,10 @@ struct burst_guard {
 	uint16_t port;
 };
 
-static __thread struct burst_guard guard;
+/* The executable's own TLS (a static library): no __tls_get_addr call on
+ * every burst. */
+static __thread struct burst_guard guard
+	__attribute__((tls_model("initial-exec")));
 static struct sigaction old_segv, old_bus;
 static int guard_installed;
 

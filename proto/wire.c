@@ -274,14 +274,6 @@ parse_common(const uint8_t *h, struct mxd_pkt *pkt)
 	pkt->payload = NULL;
 }
 
-void
-mxd_wire_seal(uint8_t *frame)
-{
-	uint32_t body = mxd_get16(frame + MXD_ETH_HLEN + 10);
-
-	mxd_put32(frame + CSUM_OFF, 0);
-	mxd_put32(frame + CSUM_OFF, mxd_csum(frame, MXD_HDRS_LEN + body));
-}
 
 void
 mxd_wire_seal_crc(uint8_t *frame, uint32_t crc)
@@ -289,19 +281,28 @@ mxd_wire_seal_crc(uint8_t *frame, uint32_t crc)
 	mxd_put32(frame + CSUM_OFF, ~crc);
 }
 
-/* The CRC register over the frame's first n bytes with the csum field
- * read as zero (it is zeroed for the pass, then put back). */
+/*
+ * The CRC register over the frame's first n bytes with the csum field
+ * read as zero.  The frame is only read: a narrow store into it followed by
+ * the wide loads of the CRC could not be forwarded, and every load would
+ * wait for the store to retire.
+ */
 static uint32_t
-crc_zeroed(uint8_t *frame, size_t n)
+crc_zeroed(const uint8_t *frame, size_t n)
 {
-	uint8_t saved[4];
-	uint32_t c;
+	static const uint8_t zero[4];
+	uint32_t c = mxd_crc_update(MXD_CRC_INIT, frame, CSUM_OFF);
 
-	memcpy(saved, frame + CSUM_OFF, 4);
-	memset(frame + CSUM_OFF, 0, 4);
-	c = mxd_crc_update(MXD_CRC_INIT, frame, n);
-	memcpy(frame + CSUM_OFF, saved, 4);
-	return c;
+	c = mxd_crc_update(c, zero, 4);
+	return mxd_crc_update(c, frame + CSUM_OFF + 4, n - CSUM_OFF - 4);
+}
+
+void
+mxd_wire_seal(uint8_t *frame)
+{
+	uint32_t body = mxd_get16(frame + MXD_ETH_HLEN + 10);
+
+	mxd_put32(frame + CSUM_OFF, ~crc_zeroed(frame, MXD_HDRS_LEN + body));
 }
 
 static enum mxd_drop
