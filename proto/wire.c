@@ -274,7 +274,6 @@ parse_common(const uint8_t *h, struct mxd_pkt *pkt)
 	pkt->payload = NULL;
 }
 
-
 void
 mxd_wire_seal_crc(uint8_t *frame, uint32_t crc)
 {
