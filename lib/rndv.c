@@ -174,9 +174,11 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 
 /*
  * Fills and queues n reply frames of job j (reading send r), allocated in
- * one go: the headers first, then each frame's data copied and checked in
- * one pass, so that the check does not read a header the stores of which
- * are still in flight (they could not be forwarded to its wide loads).
+ * one go.  The first frame's headers are written field by field, the
+ * others copied from it (they differ in offset and, the last, length);
+ * then each frame's data is copied and checked in one pass.  Headers first
+ * so that no check loads a header whose stores are still in flight (they
+ * could not be forwarded to its wide loads).
  */
 static unsigned
 job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
@@ -190,10 +192,20 @@ job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
 	if (l->ops->alloc(l, f, n) != 0)
 		return 0;
 	for (unsigned i = 0; i < n; i++) {
+		uint16_t body;
+
 		len[i] = j->end - off < j->frag ? j->end - off : j->frag;
-		mxd_partner_frame_fill(p, j->port, j->mac, MXD_T_PULL_REP,
-				(uint16_t)(sizeof(struct mxd_pullrep_hdr) +
-					len[i]), &f[i]);
+		body = (uint16_t)(sizeof(struct mxd_pullrep_hdr) + len[i]);
+		if (i == 0) {
+			mxd_partner_frame_fill(p, j->port, j->mac,
+					MXD_T_PULL_REP, body, &f[0]);
+		} else {
+			memcpy(f[i].data, f[0].data, MXD_HDRS_LEN);
+			if (len[i] != len[0])
+				mxd_wire_set_length(f[i].data, body);
+			f[i].len = MXD_HDRS_LEN + body;
+			mxd_frame_pad(&f[i]);
+		}
 		mxd_wire_put_pullrep(f[i].data + MXD_HDRS_LEN,
 				j->recv_handle, off);
 		off += len[i];

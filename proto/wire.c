@@ -46,6 +46,12 @@ mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
 	return MXD_HDRS_LEN;
 }
 
+void
+mxd_wire_set_length(uint8_t *frame, uint16_t length)
+{
+	mxd_put16(frame + MXD_ETH_HLEN + 10, length);
+}
+
 size_t
 mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len, uint64_t match,
 		uint16_t frag_max, uint8_t frag_idx)

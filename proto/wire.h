@@ -369,6 +369,9 @@ mxd_nic_to_mac(uint64_t nic, uint8_t mac[MXD_ETH_ALEN])
 size_t mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
 		const uint8_t src[MXD_ETH_ALEN],
 		const struct mxd_hdr_args *a, uint16_t length);
+/* Sets the length field of a header written by mxd_wire_put_hdr (a copy of
+ * another frame's header, for a frame of another length). */
+void mxd_wire_set_length(uint8_t *frame, uint16_t length);
 
 /* Writes an eager header (after the common header) and returns its size. */
 size_t mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len,
