@@ -12,11 +12,12 @@
  * in flight share one send buffer and one receive buffer (their data is
  * still moved and checked in full: mx-dpdk does not know they overlap);
  * -D gives every message of the window a buffer of its own, so the data
- * comes from and goes to memory well beyond the caches.  Sizes double from start to end; for each
- * size the sender prints MB/s and messages/s (of one direction; -B prints
- * the sum of both).  The receiver takes its parameters from the sender.
- * Each size starts with an untimed warm-up of one window of messages (the
- * first use of frame buffers and pages is not part of the figure).
+ * comes from and goes to memory well beyond the caches.  Sizes double from
+ * start to end; for each size the sender prints MB/s and messages/s (of
+ * one direction; -B prints the sum of both).  The receiver takes its
+ * parameters from the sender.  Each size starts with an untimed warm-up of
+ * one window of messages (the first use of frame buffers and pages is not
+ * part of the figure).
  */
 #include <stdio.h>
 #include <stdlib.h>

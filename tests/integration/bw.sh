@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # mx_bw between two processes over memif: one way over the whole size range
 # (eager and rendezvous), then both ways with many large messages in flight
-# (the case that once lost a NOTIFY behind a full tx queue).  Fails unless
-# every size reports.
+# (the case that once lost a NOTIFY behind a full tx queue), then with a
+# buffer per message in flight (-D).  Fails unless every size reports.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: bw.sh <build-dir>}
@@ -27,5 +27,6 @@ run() {	# expected-rows, then mx_bw sender options
 
 run 22 -S 0 -E 1048576 -N 200 -W 16
 run 1 -S 1048576 -E 1048576 -N 100 -W 32 -B
-echo "$((2 - fails)) passed, $fails failed"
+run 2 -S 32768 -E 65536 -N 200 -W 32 -D	# a buffer per message
+echo "$((3 - fails)) passed, $fails failed"
 [ $fails -eq 0 ]
