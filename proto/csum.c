@@ -310,10 +310,6 @@ __attribute__((target(VP_TARGET)))
 static uint32_t
 vp_update(uint32_t c, const uint8_t *p, size_t len)
 {
-	/* A header just written: its narrow stores cannot forward to a wide
-	 * load, which would wait for them to retire. */
-	if (len < 256)
-		return hw_run(c, NULL, p, len);
 	return vp_run(c, NULL, p, len);
 }
 

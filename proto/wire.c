@@ -14,6 +14,7 @@
 #include "wire.h"
 #include "csum.h"
 
+#define LEN_OFF		(MXD_ETH_HLEN + 10)
 #define CSUM_OFF	(MXD_ETH_HLEN + 28)
 
 /* Largest message any sender may send eagerly: a wire sanity cap. */
@@ -49,7 +50,7 @@ mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
 void
 mxd_wire_set_length(uint8_t *frame, uint16_t length)
 {
-	mxd_put16(frame + MXD_ETH_HLEN + 10, length);
+	mxd_put16(frame + LEN_OFF, length);
 }
 
 size_t
@@ -305,7 +306,7 @@ crc_zeroed(const uint8_t *frame, size_t n)
 void
 mxd_wire_seal(uint8_t *frame)
 {
-	uint32_t body = mxd_get16(frame + MXD_ETH_HLEN + 10);
+	uint32_t body = mxd_get16(frame + LEN_OFF);
 
 	mxd_put32(frame + CSUM_OFF, ~crc_zeroed(frame, MXD_HDRS_LEN + body));
 }
