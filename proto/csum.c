@@ -186,9 +186,32 @@ hw_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 		}
 		c = __builtin_ia32_crc32di(c, w);
 	}
-	for (; len > 0; p++, len--) {
+	/* Under 8 bytes: 4, 2 and 1 at a time (three links at most). */
+	if (len & 4) {
+		uint32_t w;
+
+		memcpy(&w, p, 4);
+		if (dst != NULL) {
+			memcpy(dst, &w, 4);
+			dst += 4;
+		}
+		c = __builtin_ia32_crc32si((uint32_t)c, w);
+		p += 4;
+	}
+	if (len & 2) {
+		uint16_t w;
+
+		memcpy(&w, p, 2);
+		if (dst != NULL) {
+			memcpy(dst, &w, 2);
+			dst += 2;
+		}
+		c = __builtin_ia32_crc32hi((uint32_t)c, w);
+		p += 2;
+	}
+	if (len & 1) {
 		if (dst != NULL)
-			*dst++ = *p;
+			*dst = *p;
 		c = __builtin_ia32_crc32qi((uint32_t)c, *p);
 	}
 	return (uint32_t)c;
@@ -301,6 +324,17 @@ vp_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 				_mm_setzero_si128()));
 	x = _mm_xor_si128(x, vp_fold128(_mm512_extracti32x4_epi32(a0, 2), 0,
 				_mm_setzero_si128()));
+	/* Whole 16-byte pieces of the tail fold on in the vector unit: one
+	 * multiply each instead of two serial crc32 words. */
+	for (; len >= 16; p += 16, len -= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+		if (dst != NULL) {
+			_mm_storeu_si128((__m128i *)(void *)dst, v);
+			dst += 16;
+		}
+		x = vp_fold128(x, 0, v);
+	}
 	c = __builtin_ia32_crc32di(0, (uint64_t)_mm_cvtsi128_si64(x));
 	c = __builtin_ia32_crc32di(c, (uint64_t)_mm_extract_epi64(x, 1));
 	return hw_run((uint32_t)c, dst, p, len);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Streaming bandwidth: mx_bw beside raw DPDK frames streamed over the same
 # kind of memif pair, in the same run, interleaved (raw, mx, raw, mx, ...)
-# for ROUNDS rounds; prints each size's median and the ratio mx/raw.
+# for ROUNDS rounds; prints each size's median MB/s and the median of the
+# ratios of each mx run to the raw run just before it (this machine's
+# speed drifts between phases; a pair a second apart shares its phase).
 # Raw counts the bytes after the Ethernet header of full-size frames: the
 # limit for any protocol on these ports.  Asserts nothing.
 #
@@ -9,6 +11,7 @@
 #
 # mx_bw runs on one port and on a board of two memif pairs (striped);
 # raw streams one port: the ratio for two ports is against one port's limit.
+# A round takes about 20 s.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-3} window=${WINDOW:-32}
@@ -22,10 +25,11 @@ sizes="65536:20000 1048576:1500 16777216:96"
 
 for r in $(seq 1 "$rounds"); do
 	echo "round $r/$rounds" >&2
-	memif_pair "sink ready" "$build/tests/raw_pingpong" sink -- \
-		"$build/tests/raw_pingpong" stream -M 2048 >>"$out/raw"
 	for ports in 1 2; do
 		for sc in $sizes; do
+			memif_pair "sink ready" "$build/tests/raw_pingpong" \
+				sink -- "$build/tests/raw_pingpong" stream \
+				-M 1024 | sed "s/^/$ports ${sc%%:*} /" >>"$out/raw"
 			MEMIF_PORTS=$ports memif_pair "receiver on board" \
 				"$build/apps/mx_bw" -e 1 -- \
 				"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
@@ -38,16 +42,22 @@ done
 python3 - "$out" <<'PY'
 import statistics, sys
 out = sys.argv[1]
-raw = [float(l.split()[-2]) for l in open(f"{out}/raw") if "MB/s" in l]
-mx = {}
+raw, mx = {}, {}
+for l in open(f"{out}/raw"):
+    f = l.split()
+    if "MB/s" in l:
+        raw.setdefault((int(f[0]), int(f[1])), []).append(float(f[-2]))
 for l in open(f"{out}/mx"):
     f = l.split()
     if len(f) == 4 and f[1].isdigit():
         mx.setdefault((int(f[0]), int(f[1])), []).append(float(f[2]))
-base = statistics.median(raw)
-print(f"raw frames, one port: {base:.0f} MB/s (median of {len(raw)})")
-print(f"{'ports':>5} {'length':>10} {'mx MB/s':>9} {'mx/raw':>7}")
-for p, n in sorted(mx):
-    m = statistics.median(mx[(p, n)])
-    print(f"{p:>5} {n:>10} {m:>9.0f} {m / base:>7.2f}")
+allraw = [v for k in raw for v in raw[k]]
+print(f"raw frames, one port: {statistics.median(allraw):.0f} MB/s "
+      f"(median of {len(allraw)}, from {min(allraw):.0f} to {max(allraw):.0f})")
+print(f"{'ports':>5} {'length':>10} {'mx MB/s':>9} {'mx/raw':>7}  ratios")
+for k in sorted(mx):
+    r = [m / b for m, b in zip(mx[k], raw.get(k, []))]
+    med = f"{statistics.median(r):>7.2f}" if r else f"{'-':>7}"
+    print(f"{k[0]:>5} {k[1]:>10} {statistics.median(mx[k]):>9.0f} {med}  "
+          + " ".join(f"{x:.2f}" for x in r))
 PY
