@@ -37,6 +37,9 @@
 #include "mxd.h"
 
 
+/* job_frames: a pull reply's offset ends its headers. */
+_Static_assert(offsetof(struct mxd_pullrep_hdr, offset) + 4 ==
+		sizeof(struct mxd_pullrep_hdr), "offset last");
 _Static_assert(MXD_LOOP_SIZE == MXD_TXQ_SIZE,
 		"mxd_port_room counts both rings from the same size");
 #define PUMP_DEPTH	64u	/* frames waiting in the tx queue, at most */
@@ -186,7 +189,7 @@ job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
 {
 	struct mxd_link *l = p->ep->board->port[j->port];
 	struct mxd_frame f[MXD_BURST];
-	uint32_t len[MXD_BURST], off = j->off;
+	uint32_t len[MXD_BURST], off = j->off, c0;
 	const uint32_t hlen = MXD_HDRS_LEN + sizeof(struct mxd_pullrep_hdr);
 
 	if (l->ops->alloc(l, f, n) != 0)
@@ -210,9 +213,23 @@ job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
 				j->recv_handle, off);
 		off += len[i];
 	}
+	c0 = mxd_crc_update(MXD_CRC_INIT, f[0].data, hlen);
 	for (unsigned i = 0; i < n; i++) {
-		uint32_t c = mxd_crc_update(MXD_CRC_INIT, f[i].data, hlen);
+		uint32_t c = c0;
 
+		/* The CRC is linear: a header that differs from the first
+		 * only in its last 4 bytes (the offset) differs in CRC by the
+		 * CRC, from a zero register, of the 4 bytes' difference. */
+		if (i > 0 && len[i] == len[0]) {
+			uint8_t d[4];
+
+			for (unsigned k = 0; k < 4; k++)
+				d[k] = f[i].data[hlen - 4 + k] ^
+					f[0].data[hlen - 4 + k];
+			c ^= mxd_crc_update(0, d, 4);
+		} else if (i > 0) {
+			c = mxd_crc_update(MXD_CRC_INIT, f[i].data, hlen);
+		}
 		mxd_wire_seal_crc(f[i].data, mxd_req_gather_crc(r, j->off,
 					f[i].data + hlen, len[i], c));
 		mxd_partner_xmit_sealed(p, j->port, &f[i]);
