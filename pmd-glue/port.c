@@ -11,9 +11,12 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -312,6 +315,32 @@ port_mtu(uint16_t pid, const struct mxd_glue_conf *conf)
 	return mtu;
 }
 
+/*
+ * The largest frame a port carries whole.  net_memif splits a frame longer
+ * than one of its buffers (devarg bsize, 2048 by default) over several
+ * ring slots, and DPDK 22.11's memif Tx leaves a stale "next" flag on the
+ * first slot of a frame: the peer then joins frames and runs past the
+ * ring's head.  So over memif the MTU stays within one buffer.
+ */
+static uint32_t
+port_frame_max(uint16_t pid)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	const char *b;
+	uint32_t bsize = 2048;
+
+	if (rte_eth_dev_info_get(pid, &info) != 0 || info.driver_name == NULL ||
+			strcmp(info.driver_name, "net_memif") != 0)
+		return UINT32_MAX;
+	da = rte_dev_devargs(info.device);
+	if (da != NULL && da->args != NULL &&
+			(b = strstr(da->args, "bsize=")) != NULL &&
+			(b == da->args || b[-1] == ','))
+		bsize = (uint32_t)strtoul(b + 6, NULL, 0);
+	return bsize > 14 + 576 ? bsize : 14 + 576;	/* memif checks it */
+}
+
 static void
 link_describe(struct mxd_link *l, uint16_t pid)
 {
@@ -331,9 +360,17 @@ port_setup(uint16_t pid, const struct mxd_glue_conf *conf)
 {
 	struct mxd_link *l = &links[nb_links];
 	struct port_priv *pp = &privs[nb_links];
-	uint32_t mtu = port_mtu(pid, conf);
-	uint32_t room = mtu + 14 > 2048 ? mtu + 14 : 2048;
+	uint32_t mtu = port_mtu(pid, conf), fmax = port_frame_max(pid), room;
 	int ret;
+
+	if (mtu + 14 > fmax) {
+		fprintf(stderr, "mx: port %u: MTU %u lowered to %u: its frames "
+				"must fit one memif buffer (bsize=%u; give both "
+				"ends bsize=%u or more for this MTU)\n", pid,
+				mtu, fmax - 14, fmax, mtu + 14);
+		mtu = fmax - 14;
+	}
+	room = mtu + 14 > 2048 ? mtu + 14 : 2048;
 
 	pp->mp = port_pool(pid, conf, room);
 	if (pp->mp == NULL) {

@@ -7,14 +7,22 @@
 # Raw counts the bytes after the Ethernet header of full-size frames: the
 # limit for any protocol on these ports.  Asserts nothing.
 #
-#   scripts/bench-bandwidth.sh [ROUNDS=3] [WINDOW=32]
+#   [ROUNDS=3] [WINDOW=32] [MTU=1500] scripts/bench-bandwidth.sh
+#
+# MTU above 2034 (jumbo frames, e.g. MTU=9000) gives both raw and mx_bw
+# that MTU (MX_MTU) over memif buffers large enough to hold a frame whole
+# (bsize), with 4095 mbufs a port.
 #
 # mx_bw runs on one port and on a board of two memif pairs (striped);
 # raw streams one port: the ratio for two ports is against one port's limit.
 # A round takes about 20 s.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-rounds=${ROUNDS:-3} window=${WINDOW:-32}
+rounds=${ROUNDS:-3} window=${WINDOW:-32} mtu=${MTU:-1500}
+if [ "$mtu" -gt 2034 ]; then
+	export MX_MTU=$mtu MX_MBUFS=4095
+	export MEMIF_ARGS=bsize=$(( (mtu + 14 + 1023) / 1024 * 1024 ))
+fi
 "$top/scripts/build.sh" >/dev/null
 build=${BUILD:-$top/build}
 . "$top/scripts/memif-pair.sh"
@@ -40,7 +48,7 @@ for r in $(seq 1 "$rounds"); do
 done
 
 python3 - "$out" <<'PY'
-import statistics, sys
+import os, statistics, sys
 out = sys.argv[1]
 raw, mx = {}, {}
 for l in open(f"{out}/raw"):
@@ -52,6 +60,7 @@ for l in open(f"{out}/mx"):
     if len(f) == 4 and f[1].isdigit():
         mx.setdefault((int(f[0]), int(f[1])), []).append(float(f[2]))
 allraw = [v for k in raw for v in raw[k]]
+print(f"MTU {os.environ.get('MX_MTU', 'of the port')}")
 print(f"raw frames, one port: {statistics.median(allraw):.0f} MB/s "
       f"(median of {len(allraw)}, from {min(allraw):.0f} to {max(allraw):.0f})")
 print(f"{'ports':>5} {'length':>10} {'mx MB/s':>9} {'mx/raw':>7}  ratios")

@@ -12,6 +12,8 @@
 # client's output; returns non-zero if either side failed.
 # Extra EAL options: MEMIF_EAL (default "--no-huge -m 256 --no-shconf").
 # MEMIF_PORTS=2 gives each side a board of two memif pairs (MX_BOARDS=0+1).
+# MEMIF_ARGS adds memif devargs to every port (e.g. bsize=9216 for jumbo
+# frames: a frame must fit one memif buffer, see README's MX_MTU).
 
 memif_pair() {
 	local ready=$1; shift
@@ -24,15 +26,15 @@ memif_pair() {
 	local eal=${MEMIF_EAL:---no-huge -m 256 --no-shconf}
 	local base="$eal --no-pci --log-level=error"
 	local limit=${MEMIF_PAIR_TIMEOUT:-120}
-	local srv2= cli2= boards=
+	local srv2= cli2= boards= xa=${MEMIF_ARGS:+,$MEMIF_ARGS}
 	if [ "${MEMIF_PORTS:-1}" = 2 ]; then
-		srv2=" --vdev=net_memif1,role=server,socket=$sock.2,mac=02:00:00:00:01:0a"
-		cli2=" --vdev=net_memif1,role=client,socket=$sock.2,mac=02:00:00:00:01:0b"
+		srv2=" --vdev=net_memif1,role=server,socket=$sock.2,mac=02:00:00:00:01:0a$xa"
+		cli2=" --vdev=net_memif1,role=client,socket=$sock.2,mac=02:00:00:00:01:0b$xa"
 		boards=0+1
 	fi
 
 	MX_HOSTNAME=${SERVER_HOST:-nodeA} MX_BOARDS=$boards \
-	MX_DPDK_ARGS="$base --vdev=net_memif0,role=server,socket=$sock,mac=02:00:00:00:00:0a$srv2" \
+	MX_DPDK_ARGS="$base --vdev=net_memif0,role=server,socket=$sock,mac=02:00:00:00:00:0a$xa$srv2" \
 		timeout "$limit" "${srv[@]}" >"$dir/server.log" 2>&1 &
 	local spid=$!
 	local i
@@ -42,7 +44,7 @@ memif_pair() {
 		sleep 0.01
 	done
 	MX_HOSTNAME=${CLIENT_HOST:-nodeB} MX_BOARDS=$boards \
-	MX_DPDK_ARGS="$base --vdev=net_memif0,role=client,socket=$sock,mac=02:00:00:00:00:0b$cli2" \
+	MX_DPDK_ARGS="$base --vdev=net_memif0,role=client,socket=$sock,mac=02:00:00:00:00:0b$xa$cli2" \
 		timeout "$limit" "${cli[@]}"
 	local crc=$?
 	wait $spid

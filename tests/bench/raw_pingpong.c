@@ -195,7 +195,11 @@ main(int argc, char **argv)
 		.nb_rxd = 512, .nb_txd = 512,
 	};
 	uint32_t start = 0, end = 1024, iters = 10000, mb = 1024;
+	const char *mtu = getenv("MX_MTU");	/* as the library reads it */
 	unsigned n = 0;
+
+	if (mtu != NULL)
+		conf.mtu = (uint32_t)strtoul(mtu, NULL, 0);
 	struct mxd_link *links;
 	int reused, opt;
 

@@ -2,7 +2,9 @@
 # mx_bw between two processes over memif: one way over the whole size range
 # (eager and rendezvous), then both ways with many large messages in flight
 # (the case that once lost a NOTIFY behind a full tx queue), then with a
-# buffer per message in flight (-D).  Fails unless every size reports.
+# buffer per message in flight (-D); then with jumbo frames (MTU 9000 over
+# memif buffers that hold them), and an MTU too large for memif's buffers,
+# which is lowered with a warning.  Fails unless every size reports.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: bw.sh <build-dir>}
@@ -14,7 +16,7 @@ run() {	# expected-rows, then mx_bw sender options
 	local want=$1; shift
 	local out
 	out=$(memif_pair "receiver on board" "$build/apps/mx_bw" -e 1 -- \
-		"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 "$@")
+		"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 "$@" 2>&1)
 	local rc=$?
 	echo "$out"
 	local rows
@@ -28,5 +30,14 @@ run() {	# expected-rows, then mx_bw sender options
 run 22 -S 0 -E 1048576 -N 200 -W 16
 run 1 -S 1048576 -E 1048576 -N 100 -W 32 -B
 run 2 -S 32768 -E 65536 -N 200 -W 32 -D	# a buffer per message
-echo "$((3 - fails)) passed, $fails failed"
+export MX_MTU=9000 MX_MBUFS=4095
+MEMIF_ARGS=bsize=9216 run 22 -S 0 -E 1048576 -N 200 -W 16
+out=$(run 1 -S 1048576 -E 1048576 -N 100 -W 32)
+echo "$out"
+if ! echo "$out" | grep -q "MTU 9000 lowered to 2034"; then
+	echo "FAIL: MTU 9000 over 2048-byte memif buffers: no warning"
+	fails=$((fails + 1))
+fi
+unset MX_MTU MX_MBUFS
+echo "$((5 - fails)) passed, $fails failed"
 [ $fails -eq 0 ]
