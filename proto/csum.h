@@ -14,9 +14,9 @@
  * same CRC-32C as computed byte by byte; without them, slicing-by-8 tables
  * give the same values.  With AVX-512 and VPCLMULQDQ, 64-byte vectors are
  * folded with carry-less multiplies instead (1.6 times the rate of the
- * crc32 chains here), and only the last words go through crc32.  The
- * words read for the CRC can be stored elsewhere on the way, which makes
- * copy and check one pass.
+ * crc32 chains here), and only the last bytes (under 16) go through
+ * crc32.  The words read for the CRC can be stored elsewhere on the way,
+ * which makes copy and check one pass.
  */
 #ifndef MXD_CSUM_H
 #define MXD_CSUM_H

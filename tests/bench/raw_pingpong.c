@@ -197,11 +197,11 @@ main(int argc, char **argv)
 	uint32_t start = 0, end = 1024, iters = 10000, mb = 1024;
 	const char *mtu = getenv("MX_MTU");	/* as the library reads it */
 	unsigned n = 0;
+	struct mxd_link *links;
+	int reused, opt;
 
 	if (mtu != NULL)
 		conf.mtu = (uint32_t)strtoul(mtu, NULL, 0);
-	struct mxd_link *links;
-	int reused, opt;
 
 	if (argc < 2 || (strcmp(argv[1], "ping") && strcmp(argv[1], "pong") &&
 			strcmp(argv[1], "sink") && strcmp(argv[1], "stream"))) {
