@@ -185,6 +185,7 @@ struct mxn_global {
 	uint64_t nic_id;
 	uint32_t ep_id;
 	uint32_t filter;
+	char name[MX_MAX_HOSTNAME_LEN];	/* our board's name */
 	MPIDI_PG_t *pg;		/* our process group */
 	int rank;		/* our rank in it */
 	int pgnum;		/* its number (MPIDI_PG_IdToNum) */

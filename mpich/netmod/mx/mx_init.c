@@ -24,6 +24,7 @@ struct mxn_global mxn;
 
 static int parse_card(const char *bc, MPIDI_VC_t *vc);
 static void default_hostname(int rank);
+static void route_to(const char *bc, uint64_t nic);
 
 MPIDI_Comm_ops_t mxn_comm_ops = {
 	.recv_posted = MPID_nem_mx_recv_posted,
@@ -270,6 +271,9 @@ open_endpoint(void)
 	rc = mx_get_endpoint_addr(mxn.ep, &addr);
 	if (rc == MX_SUCCESS)
 		rc = mx_decompose_endpoint_addr(addr, &mxn.nic_id, &mxn.ep_id);
+	if (rc == MX_SUCCESS &&
+			mx_nic_id_to_hostname(mxn.nic_id, mxn.name) != MX_SUCCESS)
+		mxn.name[0] = '\0';
 	if (rc == MX_SUCCESS)
 		rc = mx_register_unexp_handler(mxn.ep, mxn_unexp_handler, NULL);
 	return rc == MX_SUCCESS ? MPI_SUCCESS : mxn_error("endpoint", rc);
@@ -359,6 +363,7 @@ connect_all(MPIDI_PG_t *pg, int rank)
 			mpi_errno = parse_card(bc, &tmp);
 		if (mpi_errno)
 			break;
+		route_to(bc, VC_MX(&tmp)->nic_id);
 		rc = mx_iconnect(mxn.ep, VC_MX(&tmp)->nic_id,
 				VC_MX(&tmp)->ep_id, mxn.filter, 0, NULL,
 				&req[r]);
@@ -482,6 +487,7 @@ MPID_nem_mx_get_ordering(int *ordering)
 
 #define MXN_BC_NIC "mx_nic"
 #define MXN_BC_EP "mx_ep"
+#define MXN_BC_NAME "mx_name"	/* board name, for route_to() */
 
 int
 MPID_nem_mx_get_business_card(int my_rank, char **bc_val_p,
@@ -496,6 +502,9 @@ MPID_nem_mx_get_business_card(int my_rank, char **bc_val_p,
 	if (rc == MPL_SUCCESS)
 		rc = MPL_str_add_int_arg(bc_val_p, val_max_sz_p, MXN_BC_EP,
 				(int)mxn.ep_id);
+	if (rc == MPL_SUCCESS && mxn.name[0] != '\0')
+		rc = MPL_str_add_string_arg(bc_val_p, val_max_sz_p,
+				MXN_BC_NAME, mxn.name);
 	if (rc == MPL_SUCCESS)
 		return MPI_SUCCESS;
 	return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
@@ -522,6 +531,31 @@ parse_card(const char *bc, MPIDI_VC_t *vc)
 	return MPI_SUCCESS;
 }
 
+/*
+ * WORKAROUND for an mx-dpdk library bug (mpich/README, "Known
+ * problems"): a connect request to a NIC id the library has not heard of
+ * goes out as a broadcast that does not say which NIC it is for, so on a
+ * switch every endpoint with that endpoint id answers and the first
+ * answer wins: the connection may lead to the wrong process.  Asking the
+ * peer's board name first (a discovery exchange) tells the library where
+ * the NIC is, and the connect request goes to it alone.
+ */
+static void
+route_to(const char *bc, uint64_t nic)
+{
+	char name[MX_MAX_HOSTNAME_LEN];
+	uint64_t found;
+
+	if (MPL_str_get_string_arg(bc, MXN_BC_NAME, name, sizeof(name)) !=
+			MPL_SUCCESS)
+		return;
+	if (mx_hostname_to_nic_id(name, &found) == MX_SUCCESS &&
+			found != nic)
+		MPL_internal_error_printf("mx netmod: board name %s is %"
+				PRIx64 ", not %" PRIx64 " (MX_HOSTNAME the "
+				"same in two ranks?)\n", name, found, nic);
+}
+
 /* The peer's card, from the process group's key-value space. */
 static int
 vc_card(MPIDI_VC_t *vc)
@@ -534,6 +568,8 @@ vc_card(MPIDI_VC_t *vc)
 	mpi_errno = vc->pg->getConnInfo(vc->pg_rank, bc, max, vc->pg);
 	if (mpi_errno == MPI_SUCCESS)
 		mpi_errno = parse_card(bc, vc);
+	if (mpi_errno == MPI_SUCCESS)
+		route_to(bc, VC_MX(vc)->nic_id);
 	MPL_free(bc);
 	return mpi_errno;
 }
@@ -760,6 +796,7 @@ MPID_nem_mx_connect_to_root(const char *business_card, MPIDI_VC_t *new_vc)
 	MPIR_ERR_CHECK(mpi_errno);
 	mpi_errno = parse_card(business_card, new_vc);
 	MPIR_ERR_CHECK(mpi_errno);
+	route_to(business_card, v->nic_id);
 	v->cm = 1;
 	v->cm_next = mxn.cm_vcs;
 	mxn.cm_vcs = new_vc;

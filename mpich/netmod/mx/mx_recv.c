@@ -50,13 +50,13 @@ recv_match(int context_id, int rank, int tag, uint64_t *match,
 	}
 }
 
-/* status from an MX status (count given). */
+/* status from an MX status (count given); MPI_ERROR is left alone, as
+ * probes must (a request's is set where it completes). */
 static void
 fill_status(MPI_Status *status, const mx_status_t *st, MPI_Aint count)
 {
 	status->MPI_SOURCE = mxn_match_rank(st->match_info);
 	status->MPI_TAG = mxn_match_tag(st->match_info);
-	status->MPI_ERROR = MPI_SUCCESS;
 	MPIR_STATUS_SET_COUNT(*status, count);
 }
 
@@ -229,6 +229,7 @@ mxn_recv_done(MPIR_Request *rreq, const mx_status_t *st)
 	if (r->pack != NULL)
 		count = unpack(rreq, st->xfer_length);
 	fill_status(&rreq->status, st, count);
+	rreq->status.MPI_ERROR = MPI_SUCCESS;
 	if (st->code == MX_STATUS_TRUNCATED)
 		rreq->status.MPI_ERROR = truncated(rreq, st->msg_length,
 				st->xfer_length);
@@ -291,6 +292,7 @@ claim(MPIR_Comm *comm, int context_offset, const mx_status_t *st,
 	rreq->dev.match.parts.context_id = comm->recvcontext_id +
 		context_offset;
 	fill_status(&rreq->status, st, st->msg_length);
+	rreq->status.MPI_ERROR = MPI_SUCCESS;
 	recv_reset(rreq);
 	r = REQ_MX(rreq);
 	r->mprobe = MXN_MPROBE_CLAIMED;
