@@ -1277,10 +1277,10 @@ start_with(const char *boards, const char *peers, unsigned nports)
 	for (unsigned i = 0; i < 4; i++)
 		links[i] = &q[i].link;
 	setenv("MX_HOSTNAME", "multi", 1);
-	if (mxd_config_load(&mxd_lib.conf) < 0)
+	if (mxd_config_load(&mxd_conf) < 0)
 		return -1;
-	mxd_lib.conf.boards = boards;
-	mxd_lib.conf.peers_file = peers;
+	mxd_conf.boards = boards;
+	mxd_conf.peers_file = peers;
 	return mxd_init_links(links, nports);
 }
 
