@@ -42,7 +42,7 @@ for r in $(seq 1 "$rounds"); do
 				"$build/apps/mx_bw" -e 1 -- \
 				"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
 				-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
-				-W "$window" | sed "s/^/$ports /" >>"$out/mx"
+				-Q "$window" | sed "s/^/$ports /" >>"$out/mx"
 		done
 	done
 done
@@ -57,7 +57,8 @@ for l in open(f"{out}/raw"):
         raw.setdefault((int(f[0]), int(f[1])), []).append(float(f[-2]))
 for l in open(f"{out}/mx"):
     f = l.split()
-    if len(f) == 4 and f[1].isdigit():
+    # ports, then mx_bw's row: length MB/s messages/s mean median p99
+    if len(f) == 7 and f[1].isdigit():
         mx.setdefault((int(f[0]), int(f[1])), []).append(float(f[2]))
 allraw = [v for k in raw for v in raw[k]]
 print(f"MTU {os.environ.get('MX_MTU', 'of the port')}")

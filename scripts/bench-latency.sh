@@ -19,9 +19,10 @@ for r in $(seq 1 "$rounds"); do
 	memif_pair "pong ready" "$build/tests/raw_pingpong" pong -- \
 		"$build/tests/raw_pingpong" ping -S 0 -E "$end" -N "$iters" \
 		>"$out/raw.$r"
+	# The same warm-up as raw_pingpong's.
 	memif_pair "receiver on board" "$build/apps/mx_pingpong" -e 1 -- \
 		"$build/apps/mx_pingpong" -d nodeA:0 -r 1 -e 2 -S 0 -E "$end" \
-		-N "$iters" >"$out/mx.$r"
+		-N "$iters" -W $((iters / 10 + 1000)) >"$out/mx.$r"
 done
 
 python3 - "$out" "$rounds" <<'PY'
