@@ -112,7 +112,8 @@ usage(int rc)
 		"[-s] [-w]\n"
 		"       mx_bw -d host:board [-r remote_ep] [-e local_ep] "
 		"[-f filter]\n"
-		"             [-S start] [-E end] [-I inc | -M mult | -L file]\n"
+		"             [-S start] [-E end] [-I inc | -M mult | "
+		"-L file]\n"
 		"             [-N messages] [-W warmup] [-Q window] [-B] [-D] "
 		"[-V] [-w] [-R]\n"
 		"             [--csv] [--progress=S | --no-progress]\n"
@@ -213,8 +214,9 @@ parse(int argc, char **argv, struct opts *o)
 	o->len.start = DFLT_START;
 	o->len.end = DFLT_END;
 	o->len.mult = 2.0;
-	while ((c = getopt_long(argc, argv, "b:n:e:r:d:f:S:E:I:M:L:N:W:Q:BxDVwRsh",
-				longs, NULL)) != -1)
+	while ((c = getopt_long(argc, argv,
+				"b:n:e:r:d:f:S:E:I:M:L:N:W:Q:BxDVwRsh", longs,
+				NULL)) != -1)
 		parse_one(c, optarg, o);
 	if (o->flags & F_RATE) {
 		/* One length, one way: the figure is messages per second. */
@@ -724,7 +726,8 @@ main(int argc, char **argv)
 	if (rc != MX_SUCCESS)
 		tool_die("mx_init", rc);
 	if (o.have_nic && mx_nic_id_to_board_number(o.nic_id, &o.board))
-		tool_die("-n: no local board has that NIC id", MX_BOARD_UNKNOWN);
+		tool_die("-n: no local board has that NIC id",
+				MX_BOARD_UNKNOWN);
 	r.o = &o;
 	r.ep = open_ep(&o);
 	ret = o.dest != NULL ? sender(&r) : receiver(&r);

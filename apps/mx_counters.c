@@ -64,29 +64,38 @@ wanted_counter(const struct opts *o, const char *label, uint64_t v)
 	return o->all || v != 0;
 }
 
+/* Counter c's label, NUL-terminated whatever the segment holds. */
+static void
+label_of(const struct seg *s, uint32_t c, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.*s", MX_DPDK_STATS_LABEL,
+			s->label + (size_t)c * MX_DPDK_STATS_LABEL);
+}
+
 static void
 show(struct seg *s, const struct opts *o)
 {
-	char comm[32];
+	char label[MX_DPDK_STATS_LABEL + 1], comm[32];
 
 	seg_command(s->h->pid, comm, sizeof(comm));
 	printf("%s (NIC id %012llx, board %u of process %u, %s)\n",
 			s->h->board_name, (unsigned long long)s->h->nic_id,
 			s->board, s->h->pid, comm);
 	for (uint32_t c = 0; c < s->h->count; c++) {
-		char label[MX_DPDK_STATS_LABEL + 1];
-
-		snprintf(label, sizeof(label), "%.*s", MX_DPDK_STATS_LABEL,
-				s->label + (size_t)c * MX_DPDK_STATS_LABEL);
+		label_of(s, c, label, sizeof(label));
 		if (wanted_counter(o, label, s->value[c]))
 			printf("  %-40s %llu\n", label,
 					(unsigned long long)s->value[c]);
 	}
-	if (o->clear) {
-		/* The owner increments as we write: a count may survive. */
-		memset(s->value, 0, s->h->count * sizeof(uint64_t));
-		printf("  (cleared)\n");
+	if (!o->clear)
+		return;
+	/* The owner increments as we write: a count may survive. */
+	for (uint32_t c = 0; c < s->h->count; c++) {
+		label_of(s, c, label, sizeof(label));
+		if (!o->shared || strstr(label, "loopback") != NULL)
+			s->value[c] = 0;
 	}
+	printf("  (cleared)\n");
 }
 
 static int

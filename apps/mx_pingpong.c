@@ -356,7 +356,8 @@ print_head(const struct run *r)
 	printf("# mx_pingpong to %s endpoint %u: %u timed iterations per "
 			"length after %u warm-up, %s%s\n", o->dest,
 			o->remote_ep, o->iters, o->warmup,
-			o->blocking ? "blocking (mx_wait)" : "polling (mx_test)",
+			o->blocking ? "blocking (mx_wait)" :
+			"polling (mx_test)",
 			o->verify ? ", every byte checked" : "");
 	printf("%-10s %12s %12s %12s %12s\n", "length", "latency(us)",
 			"median(us)", "p99(us)", "MB/s");
@@ -450,11 +451,29 @@ sender(struct run *r, const struct tool_lengths *lens)
  * echo goes, into the other buffer, so the sender's next message finds it
  * waiting (as Myricom's receiver kept two receives posted).
  */
+/* Checks (-V) and sends back message 'seq'; the next receive is posted. */
+static int
+send_back(struct run *r, uint8_t *buf, uint32_t len, uint32_t seq)
+{
+	mx_request_t sreq;
+	mx_status_t st;
+	int rc;
+
+	if (r->verify && check(buf, len, seq) < 0)
+		return -1;
+	if (post_send(r, buf, len, match(KIND_ECHO, r->id, seq), &sreq) < 0)
+		return -1;
+	rc = complete(r, &sreq, &st);
+	if (rc == -2)
+		abandon(r, &sreq, 0);
+	return rc < 0 ? -1 : 0;
+}
+
 static int
 echo(struct run *r)
 {
 	uint64_t want = match(KIND_DATA, r->id, 0);
-	mx_request_t rreq, sreq;
+	mx_request_t rreq;
 	mx_status_t st;
 	uint32_t cur = 0, seq, n = 0;
 	int rc;
@@ -473,13 +492,7 @@ echo(struct run *r)
 		if (post_recv(r, r->buf[cur ^ 1], r->max_len, want, RUN_MASK,
 					&rreq) < 0)
 			return -1;
-		rc = -1;
-		if ((r->verify && check(r->buf[cur], st.xfer_length, seq) < 0) ||
-				post_send(r, r->buf[cur], st.xfer_length,
-					match(KIND_ECHO, r->id, seq), &sreq) < 0 ||
-				(rc = complete(r, &sreq, &st)) < 0) {
-			if (rc == -2)
-				abandon(r, &sreq, 0);
+		if (send_back(r, r->buf[cur], st.xfer_length, seq) < 0) {
 			abandon(r, &rreq, 1);
 			return -1;
 		}
@@ -610,7 +623,8 @@ main(int argc, char **argv)
 	if (rc != MX_SUCCESS)
 		tool_die("mx_init", rc);
 	if (o.have_nic && mx_nic_id_to_board_number(o.nic_id, &o.board))
-		tool_die("-n: no local board has that NIC id", MX_BOARD_UNKNOWN);
+		tool_die("-n: no local board has that NIC id",
+				MX_BOARD_UNKNOWN);
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
 	r.ep = open_ep(&o);

@@ -57,7 +57,7 @@ seg_valid(const mx_dpdk_stats_t *h, size_t len)
 	return len >= sizeof(*h) && h->magic == MX_DPDK_STATS_MAGIC &&
 		h->version == MX_DPDK_STATS_VERSION && h->count < 4096 &&
 		seg_values_offset(h->count) + h->count * sizeof(uint64_t) <=
-		len;
+		len && memchr(h->board_name, 0, sizeof(h->board_name));
 }
 
 /* The command name of a process, for listings ("?" if unknown). */

@@ -6,7 +6,7 @@
  * mx_hostname_to_nic_id("host:0", ...)).
  *
  *   cc hello.c $(pkg-config --cflags --libs --static myriexpress)
- *   MX_DPDK_ARGS="--no-huge -m 128 --no-shconf --no-pci --vdev=net_null0" ./a.out
+ *   MX_DPDK_ARGS="--no-huge -m 128 --no-pci --vdev=net_null0" ./a.out
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,6 @@
 # Installs the library into a scratch prefix and builds MX programs out of
 # tree exactly as the README says: cc prog.c $(pkg-config ... myriexpress)
 # (mx_pingpong, mx_info, examples/hello.c); the manual pages are installed.
-
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: pkgconfig.sh <build-dir>}
