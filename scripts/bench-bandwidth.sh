@@ -7,7 +7,11 @@
 # Raw counts the bytes after the Ethernet header of full-size frames: the
 # limit for any protocol on these ports.  Asserts nothing.
 #
-#   [ROUNDS=3] [WINDOW=32] [MTU=1500] scripts/bench-bandwidth.sh
+#   [ROUNDS=3] [WINDOW=32] [MTU=1500] [OUT=dir] scripts/bench-bandwidth.sh
+#
+# With OUT, the medians also go to OUT/bandwidth.csv (tool,ports,length,
+# mbps: mx_bw per ports and length, raw frames per length of the mx run it
+# was paired with) for scripts/plot.sh.
 #
 # MTU above 2034 (jumbo frames, e.g. MTU=9000) gives both raw and mx_bw
 # that MTU (MX_MTU) over memif buffers large enough to hold a frame whole
@@ -42,14 +46,15 @@ for r in $(seq 1 "$rounds"); do
 				"$build/apps/mx_bw" -e 1 -- \
 				"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
 				-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
-				-W "$window" | sed "s/^/$ports /" >>"$out/mx"
+				-Q "$window" | sed "s/^/$ports /" >>"$out/mx"
 		done
 	done
 done
 
-python3 - "$out" <<'PY'
+[ -n "${OUT:-}" ] && mkdir -p "$OUT"
+python3 - "$out" "${OUT:-}" <<'PY'
 import os, statistics, sys
-out = sys.argv[1]
+out, keep = sys.argv[1], sys.argv[2]
 raw, mx = {}, {}
 for l in open(f"{out}/raw"):
     f = l.split()
@@ -57,7 +62,8 @@ for l in open(f"{out}/raw"):
         raw.setdefault((int(f[0]), int(f[1])), []).append(float(f[-2]))
 for l in open(f"{out}/mx"):
     f = l.split()
-    if len(f) == 4 and f[1].isdigit():
+    # ports, then mx_bw's row: length MB/s messages/s mean median p99
+    if len(f) == 7 and f[1].isdigit():
         mx.setdefault((int(f[0]), int(f[1])), []).append(float(f[2]))
 allraw = [v for k in raw for v in raw[k]]
 print(f"MTU {os.environ.get('MX_MTU', 'of the port')}")
@@ -69,4 +75,11 @@ for k in sorted(mx):
     med = f"{statistics.median(r):>7.2f}" if r else f"{'-':>7}"
     print(f"{k[0]:>5} {k[1]:>10} {statistics.median(mx[k]):>9.0f} {med}  "
           + " ".join(f"{x:.2f}" for x in r))
+if keep:
+    rows = [f"mx_bw,{k[0]},{k[1]},{statistics.median(mx[k]):.1f}" for k in sorted(mx)]
+    rows += [f"raw frames,1,{k[1]},{statistics.median(raw[k]):.1f}"
+             for k in sorted(raw) if k[0] == 1]
+    with open(f"{keep}/bandwidth.csv", "w") as f:
+        f.write("tool,ports,length,mbps\n" + "\n".join(rows) + "\n")
+    print(f"(also in {keep}/bandwidth.csv: scripts/plot.sh {keep}/bandwidth.csv)")
 PY

@@ -4,7 +4,10 @@
 # so the two are interleaved (raw, mx, raw, mx, ...) for ROUNDS rounds and
 # each size's median is compared.  Prints the ratio mx/raw; asserts nothing.
 #
-#   scripts/bench-latency.sh [ROUNDS=5] [ITERS=5000] [END=1024]
+#   scripts/bench-latency.sh [ROUNDS=5] [ITERS=5000] [END=1024] [OUT=dir]
+#
+# With OUT, the medians also go to OUT/latency.csv (tool,length,median_us,
+# a row per size for raw_pingpong and mx_pingpong) for scripts/plot.sh.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-5} iters=${ITERS:-5000} end=${END:-1024}
@@ -19,14 +22,16 @@ for r in $(seq 1 "$rounds"); do
 	memif_pair "pong ready" "$build/tests/raw_pingpong" pong -- \
 		"$build/tests/raw_pingpong" ping -S 0 -E "$end" -N "$iters" \
 		>"$out/raw.$r"
+	# The same warm-up as raw_pingpong's.
 	memif_pair "receiver on board" "$build/apps/mx_pingpong" -e 1 -- \
 		"$build/apps/mx_pingpong" -d nodeA:0 -r 1 -e 2 -S 0 -E "$end" \
-		-N "$iters" >"$out/mx.$r"
+		-N "$iters" -W $((iters / 10 + 1000)) >"$out/mx.$r"
 done
 
-python3 - "$out" "$rounds" <<'PY'
+[ -n "${OUT:-}" ] && mkdir -p "$OUT"
+python3 - "$out" "$rounds" "${OUT:-}" <<'PY'
 import statistics, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
+out, rounds, keep = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 def load(kind):
     per = {}
     for r in range(1, rounds + 1):
@@ -37,7 +42,13 @@ def load(kind):
     return per
 raw, mx = load("raw"), load("mx")
 print(f"{'length':>8} {'raw us':>9} {'mx us':>9} {'mx/raw':>7}   (medians of {rounds} interleaved rounds)")
+rows = []
 for n in sorted(set(raw) & set(mx)):
     a, b = statistics.median(raw[n]), statistics.median(mx[n])
     print(f"{n:>8} {a:>9.3f} {b:>9.3f} {b / a:>7.2f}")
+    rows += [f"raw_pingpong,{n},{a:.3f}", f"mx_pingpong,{n},{b:.3f}"]
+if keep:
+    with open(f"{keep}/latency.csv", "w") as f:
+        f.write("tool,length,median_us\n" + "\n".join(rows) + "\n")
+    print(f"(also in {keep}/latency.csv: scripts/plot.sh {keep}/latency.csv)")
 PY
