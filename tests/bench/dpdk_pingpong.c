@@ -6,12 +6,12 @@
  * mx-dpdk (no pmd-glue, no protocol), so that whatever our glue costs
  * counts on our side of a ratio, not in the limit (issue 15).
  *
- *   dpdk_pingpong [EAL args --] pong   [-x] [-T secs]
+ *   dpdk_pingpong [EAL args --] pong   [-x | -c] [-T secs]
  *   dpdk_pingpong [EAL args --] ping   [-S len] [-E len] [-N iters]
- *                                      [-W warm] [-T secs]
+ *                                      [-W warm] [-c] [-T secs]
  *   dpdk_pingpong [EAL args --] sink   [-T secs]
  *   dpdk_pingpong [EAL args --] stream [-s frame] [-n frames] [-t secs]
- *                                      [-b burst] [-T secs]
+ *                                      [-b burst] [-c] [-T secs]
  *
  * Without "--" the EAL arguments come from MX_DPDK_ARGS, so the harnesses
  * (scripts/memif-pair.sh, scripts/veth-pair.sh) give this program exactly
@@ -24,15 +24,20 @@
  * ping/pong: ping sends a frame carrying 'len' bytes after the Ethernet
  * header (at least 60 bytes in all, as Ethernet pads), pong answers with a
  * frame of the same length; lengths double from -S to -E, as in
- * mx_pingpong.  Each side builds every frame it sends in a fresh mbuf and
- * copies the bytes, as a message sender must (pong -x instead turns the
- * received mbuf around: DPDK's floor, for comparison).  After -W warm-up
- * round trips, -N timed ones; half the round trip is reported per length:
+ * mx_pingpong.  Each side builds every frame it sends in a fresh mbuf,
+ * writing its headers (Ethernet and the 22 bytes below); the rest of the
+ * frame goes as the mbuf holds it: the limit of the port, which is what a
+ * protocol is compared with.  -c also copies the rest from a buffer into
+ * every frame, as a message's bytes must be (on both sides: pong copies
+ * what it got); pong -x turns the received mbuf around instead of building
+ * one.  After -W warm-up round trips (as many as mx_pingpong's by
+ * default), -N timed ones; half the round trip is reported per length:
  *
  *   pingpong,<len>,<frame>,<iters>,<mean_us>,<median_us>,<p99_us>,<min_us>,<resent>
  *
  * stream/sink: the streamer sends -s byte frames (60) in bursts of -b (32)
- * for -n frames or -t seconds, whichever ends first; a short tx_burst (a
+ * for -n frames or -t seconds (1), whichever ends first, headers written
+ * into each (and with -c the rest copied, as above); a short tx_burst (a
  * full memif ring) is retried, nothing is dropped by the sender.  The sink
  * counts what arrives; its count and its time from first to last frame are
  * the truth (af_packet may drop when the receiver's ring is full):
@@ -69,6 +74,17 @@
 #define DPP_BURST_MAX	64
 #define DPP_MAX_EAL_ARGS 64
 
+/*
+ * The server side lingers 100 ms after a stop, answering repeats of it
+ * (our answer may have been lost) with 'kind' and the same values, while
+ * the client side (ping, stream) waits 300 ms without a burst before it
+ * closes its port.  DPDK 22.11's memif unmaps a departed peer's memory from
+ * its interrupt thread while a burst may be reading it (README, Running):
+ * so only the side that does not poll may see its peer leave.
+ */
+#define LINGER_DIV	10	/* 100 ms */
+#define QUIET_US	300000
+
 /* Frame kinds (byte 14). */
 enum {
 	K_HELLO = 1,	/* streamer -> sink: are you there? */
@@ -102,12 +118,13 @@ struct dpp {
 	struct rte_ether_addr peer;	/* broadcast until the peer is heard */
 	uint64_t hz;
 	uint64_t deadline;		/* tsc: -T from the start */
+	int copy;			/* -c: copy every frame's bytes */
 	uint8_t payload[RTE_ETHER_MAX_JUMBO_FRAME_LEN];	/* copied into frames */
 };
 
 struct opts {
 	const char *mode;
-	uint32_t start, end, iters, warm, burst, frame, reflect;
+	uint32_t start, end, iters, warm, burst, frame, reflect, copy;
 	uint64_t frames;
 	double secs, limit;
 };
@@ -145,8 +162,8 @@ ours(struct rte_mbuf *m, int kind)
 	return kind == 0 || h->kind == kind ? h : NULL;
 }
 
-/* A fresh frame of 'len' bytes, addressed to the peer, the rest copied
- * from our payload buffer as a message's bytes would be. */
+/* A fresh frame of 'len' bytes, addressed to the peer; with -c the rest
+ * copied from our payload buffer, as a message's bytes would be. */
 static struct rte_mbuf *
 build(struct dpp *d, uint32_t len, uint8_t kind, uint32_t seq)
 {
@@ -164,7 +181,7 @@ build(struct dpp *d, uint32_t len, uint8_t kind, uint32_t seq)
 	memset(h, 0, sizeof(*h));
 	h->kind = kind;
 	h->seq = rte_cpu_to_be_32(seq);
-	if (len > DPP_HDR_LEN)
+	if (d->copy && len > DPP_HDR_LEN)
 		rte_memcpy((uint8_t *)eh + DPP_HDR_LEN, d->payload,
 				len - DPP_HDR_LEN);
 	return m;
@@ -322,16 +339,19 @@ ping(struct dpp *d, const struct opts *o)
 	ret = ask(d, K_STOP, K_REPORT, ++seq, 20000, 2e6, &h) != 0;
 	if (ret)
 		fprintf(stderr, "dpdk_pingpong: pong did not answer stop\n");
+	rte_delay_us_sleep(QUIET_US);
 out:
 	free(rtt);
 	return ret;
 }
 
-/* The answer to one ping: a fresh frame with the same bytes (as a message
- * is echoed from a buffer), or with -x the same mbuf turned around. */
+/* The answer to one ping: a fresh frame of the same length with the same
+ * headers (-c: all the same bytes, as a message is echoed from a buffer),
+ * or with -x the same mbuf turned around. */
 static struct rte_mbuf *
 answer(struct dpp *d, struct rte_mbuf *in, int reflect)
 {
+	uint16_t len = rte_pktmbuf_data_len(in);
 	struct rte_ether_hdr *eh;
 	struct rte_mbuf *m = in;
 
@@ -339,9 +359,9 @@ answer(struct dpp *d, struct rte_mbuf *in, int reflect)
 		m = rte_pktmbuf_alloc(d->mp);
 		if (m == NULL)
 			return NULL;
-		rte_memcpy(rte_pktmbuf_append(m, rte_pktmbuf_data_len(in)),
+		rte_memcpy(rte_pktmbuf_append(m, len),
 				rte_pktmbuf_mtod(in, void *),
-				rte_pktmbuf_data_len(in));
+				d->copy ? len : DPP_HDR_LEN);
 	}
 	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	d->peer = eh->src_addr;
@@ -351,12 +371,10 @@ answer(struct dpp *d, struct rte_mbuf *in, int reflect)
 	return m;
 }
 
-/* Lingers 100 ms after a stop, answering repeats of it (our answer may
- * have been lost) with 'kind' and the same values. */
 static void
 linger(struct dpp *d, uint8_t kind, uint64_t v1, uint64_t v2)
 {
-	uint64_t end = rte_rdtsc() + d->hz / 10;
+	uint64_t end = rte_rdtsc() + d->hz / LINGER_DIV;
 	struct rte_mbuf *m[DPP_BURST_MAX];
 
 	while (rte_rdtsc() < end) {
@@ -491,7 +509,7 @@ fill_burst(struct dpp *d, struct rte_mbuf **m, uint16_t n, uint32_t frame,
 		memset(h, 0, sizeof(*h));
 		h->kind = K_DATA;
 		h->seq = rte_cpu_to_be_32((*seq)++);
-		if (frame > DPP_HDR_LEN)
+		if (d->copy && frame > DPP_HDR_LEN)
 			rte_memcpy((uint8_t *)eh + DPP_HDR_LEN, d->payload,
 					frame - DPP_HDR_LEN);
 	}
@@ -529,6 +547,7 @@ stream(struct dpp *d, const struct opts *o)
 		fprintf(stderr, "dpdk_pingpong: no report from the sink\n");
 		return 1;
 	}
+	rte_delay_us_sleep(QUIET_US);
 	rx_s = rte_be_to_cpu_64(h.v2) / 1e9;
 	printf("# mode,frame,sent,received,rx_secs,rx_frames_per_s,"
 			"tx_frames_per_s\n");
@@ -665,6 +684,7 @@ usage(void)
 		"usage: dpdk_pingpong [EAL args --] ping|pong|stream|sink\n"
 		"  ping   [-S len] [-E len] [-N iters] [-W warm-up]\n"
 		"  pong   [-x: answer with the received mbuf]\n"
+		"  all    [-c: copy every frame's bytes, not just headers]\n"
 		"  stream [-s frame] [-n frames] [-t secs] [-b burst]\n"
 		"  all    [-T secs: bound on the whole run, 60]\n"
 		"Without \"--\", EAL arguments come from MX_DPDK_ARGS.\n");
@@ -684,7 +704,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->mode = argv[0];
 	o->warm = UINT32_MAX;
 	optind = 0;	/* glibc: start afresh after the EAL's getopt */
-	while ((c = getopt(argc, argv, "S:E:N:W:s:n:t:b:T:xh")) != -1) {
+	while ((c = getopt(argc, argv, "S:E:N:W:s:n:t:b:T:xch")) != -1) {
 		switch (c) {
 		case 'S': o->start = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'E': o->end = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -696,6 +716,7 @@ parse(int argc, char **argv, struct opts *o)
 		case 'b': o->burst = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'T': o->limit = strtod(optarg, NULL); break;
 		case 'x': o->reflect = 1; break;
+		case 'c': o->copy = 1; break;
 		default: usage();
 		}
 	}
@@ -738,6 +759,7 @@ main(int argc, char **argv)
 	d.hz = rte_get_tsc_hz();
 	d.deadline = rte_rdtsc() + (uint64_t)(o.limit * (double)d.hz);
 	memset(d.payload, 0xa5, sizeof(d.payload));
+	d.copy = (int)o.copy;
 	if (room > sizeof(d.payload)) {
 		fprintf(stderr, "dpdk_pingpong: frames up to %zu bytes\n",
 				sizeof(d.payload));
@@ -760,8 +782,9 @@ main(int argc, char **argv)
 		ret = stream(&d, &o);
 	else
 		ret = sink(&d);
-	rte_eth_dev_stop(d.port);
-	rte_eth_dev_close(d.port);
-	rte_eal_cleanup();
+	/* No rte_eal_cleanup(): in DPDK 22.11 it races with the EAL's
+	 * interrupt thread over a memif port's socket handle (a SIGSEGV in
+	 * rte_intr_fd_get() in about one exit in twenty here).  The library
+	 * never calls it either; the process's exit releases everything. */
 	return ret;
 }
