@@ -29,7 +29,8 @@
 # set with ip link: net_af_packet takes its MAC from the interface, and a
 # board's NIC id is its first port's MAC.  (net_pcap with iface= reports
 # 02:70:63:61:70:00 on every port unless phy_mac=1.)  The namespaces and
-# the veth are removed when veth_pair returns, fails or is interrupted;
+# the veth are removed, and both sides killed, when veth_pair returns,
+# fails or is interrupted (SIGINT, SIGTERM; to its process group too);
 # namespaces left by a shell that was killed outright (SIGKILL) are
 # removed by the next veth_pair.  The kernel's own frames (IPv6 neighbour
 # discovery) do go over the veth: programs filter by EtherType.
@@ -122,10 +123,14 @@ veth_pair() (
 	local eal=${VETH_EAL:---no-huge -m 256 --no-shconf}
 	local base="$eal --no-pci --log-level=error"
 	local dir; dir=$(mktemp -d /tmp/mxd-veth.XXXXXX)
-	local spid=
+	local spid= cpid=
 
+	# timeout(1) runs each side in a process group of its own, so a
+	# signal to ours reaches them only from here; both sides run in the
+	# background because bash runs a trap only once the foreground
+	# command is over.
 	cleanup() {
-		[ -n "$spid" ] && kill "$spid" 2>/dev/null
+		[ -n "$spid$cpid" ] && kill $spid $cpid 2>/dev/null
 		ip netns del "$nsa" 2>/dev/null
 		ip netns del "$nsb" 2>/dev/null
 		rm -rf "$dir"
@@ -157,12 +162,14 @@ veth_pair() (
 		kill -0 $spid 2>/dev/null || break
 		sleep 0.01
 	done
+	# "|| x=$?": a caller's set -e must not end us before the report.
+	local crc=0 src=0
 	MX_HOSTNAME=${CLIENT_HOST:-nodeB} MX_DPDK_ARGS="$base $pb" \
-		ip netns exec "$nsb" timeout "$limit" "${cli[@]}"
-	local crc=$?
-	wait $spid
-	local src=$?
-	spid=
+		ip netns exec "$nsb" timeout "$limit" "${cli[@]}" &
+	cpid=$!
+	wait $cpid || crc=$?
+	wait $spid || src=$?
+	spid= cpid=
 	if [ $src -ne 0 ] || [ $crc -ne 0 ]; then
 		echo "veth_pair (${VETH_PMD:-af_packet}): server" \
 			"exit $src, client exit $crc; server log:" >&2
