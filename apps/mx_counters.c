@@ -1,137 +1,160 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mx_counters: the counters of every mx-dpdk board on this host.
+ * mx_counters: the counters of the mx-dpdk boards in use on this host, with
+ * the options of Open-MX's omx_counters (mx_counters(1)).
  *
- *   mx_counters [-a] [-r] [-c] [name]
+ *   mx_counters [-b board] [-s] [-c] [-q | -v] [-p] [name]
  *
- * Each process using the library publishes its boards' counters in
- * /dev/shm/mx-dpdk.<pid>.<board> (layout: mx_dpdk_stats_t in
- * mx_extensions.h).  Shows non-zero counters (-a: all) of the boards whose
- * name contains 'name'; -r resets them after showing; -c removes the
- * segments of processes that no longer exist.
+ * MX's counters were the NIC's; ours are the library's, kept in each
+ * application process and published in a shared-memory segment per board
+ * (segments.h), so this reads them from any process.  Shown: the boards of
+ * every live process, or those of board number -b, or those whose name
+ * contains 'name'; the non-zero counters (-q, the default) or all (-v);
+ * -s only the counters of communication within the process (the loopback
+ * ring between endpoints of one board, as omx_counters -s showed Open-MX's
+ * shared-memory counters).  -c clears them after showing them.  Beyond
+ * omx_counters: -p removes the segments of processes that no longer exist
+ * (one that died without mx_finalize leaves its segments behind); -a and
+ * -r are the older spellings of -v and -c.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <myriexpress.h>
 #include <mx_extensions.h>
 
+#include "segments.h"
+
 struct opts {
-	int all, reset, clean;
+	int all, clear, prune, shared, have_board;
+	unsigned board;
 	const char *name;
+	unsigned shown;
 };
 
-static size_t
-values_offset(uint32_t count)
+static void
+usage(int rc)
 {
-	size_t off = sizeof(mx_dpdk_stats_t) +
-		(size_t)count * MX_DPDK_STATS_LABEL;
-
-	return (off + 7) & ~(size_t)7;
+	fprintf(rc ? stderr : stdout,
+		"usage: mx_counters [-b board] [-s] [-c] [-q | -v] [-p] "
+		"[name]\n"
+		"The counters of the mx-dpdk boards in use on this host (every "
+		"process).\n"
+		"  -b board  only boards of this number\n"
+		"  name      only boards whose name contains name\n"
+		"  -s        only the counters of communication within a "
+		"process (loopback)\n"
+		"  -c        clear the counters after showing them (-r: the "
+		"same)\n"
+		"  -q        only the counters that are not zero (default)\n"
+		"  -v        every counter, zero or not (-a: the same)\n"
+		"  -p        remove the segments of processes that are gone\n"
+		"  -h        this text\n");
+	exit(rc);
 }
 
 static int
-valid(const mx_dpdk_stats_t *h, size_t len)
+wanted_counter(const struct opts *o, const char *label, uint64_t v)
 {
-	return len >= sizeof(*h) && h->magic == MX_DPDK_STATS_MAGIC &&
-		h->version == MX_DPDK_STATS_VERSION && h->count < 4096 &&
-		values_offset(h->count) + h->count * sizeof(uint64_t) <= len;
+	if (o->shared && strstr(label, "loopback") == NULL)
+		return 0;
+	return o->all || v != 0;
+}
+
+/* Counter c's label, NUL-terminated whatever the segment holds. */
+static void
+label_of(const struct seg *s, uint32_t c, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.*s", MX_DPDK_STATS_LABEL,
+			s->label + (size_t)c * MX_DPDK_STATS_LABEL);
 }
 
 static void
-show(mx_dpdk_stats_t *h, const struct opts *o)
+show(struct seg *s, const struct opts *o)
 {
-	const char *label = (const char *)(h + 1);
-	uint64_t *v = (uint64_t *)(void *)((char *)h + values_offset(h->count));
+	char label[MX_DPDK_STATS_LABEL + 1], comm[32];
 
-	printf("%s (NIC id %012llx, process %u)\n", h->board_name,
-			(unsigned long long)h->nic_id, h->pid);
-	for (uint32_t c = 0; c < h->count; c++)
-		if (o->all || v[c] != 0)
-			printf("  %-40.*s %llu\n", MX_DPDK_STATS_LABEL,
-					label + c * MX_DPDK_STATS_LABEL,
-					(unsigned long long)v[c]);
-	if (o->reset) {
-		memset(v, 0, h->count * sizeof(uint64_t));
-		printf("  (reset)\n");
+	seg_command(s->h->pid, comm, sizeof(comm));
+	printf("%s (NIC id %012llx, board %u of process %u, %s)\n",
+			s->h->board_name, (unsigned long long)s->h->nic_id,
+			s->board, s->h->pid, comm);
+	for (uint32_t c = 0; c < s->h->count; c++) {
+		label_of(s, c, label, sizeof(label));
+		if (wanted_counter(o, label, s->value[c]))
+			printf("  %-40s %llu\n", label,
+					(unsigned long long)s->value[c]);
 	}
+	if (!o->clear)
+		return;
+	/* The owner increments as we write: a count may survive. */
+	for (uint32_t c = 0; c < s->h->count; c++) {
+		label_of(s, c, label, sizeof(label));
+		if (!o->shared || strstr(label, "loopback") != NULL)
+			s->value[c] = 0;
+	}
+	printf("  (cleared)\n");
 }
 
-/* Returns 1 if a board was shown. */
 static int
-one_segment(const char *file, const struct opts *o)
+one(struct seg *s, void *arg)
 {
+	struct opts *o = arg;
 	char path[300];
-	struct stat st;
-	mx_dpdk_stats_t *h;
-	int fd, shown = 0;
 
-	snprintf(path, sizeof(path), "/%s", file);
-	fd = shm_open(path, o->reset ? O_RDWR : O_RDONLY, 0);
-	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	h = mmap(NULL, (size_t)st.st_size, PROT_READ | (o->reset ?
-				PROT_WRITE : 0), MAP_SHARED, fd, 0);
-	close(fd);
-	if (h == MAP_FAILED)
-		return 0;
-	if (valid(h, (size_t)st.st_size)) {
-		int alive = kill((pid_t)h->pid, 0) == 0 || errno == EPERM;
-
-		if (!alive && o->clean) {
-			printf("removing %s: process %u is gone\n", file, h->pid);
+	if (!s->alive) {
+		if (o->prune) {
+			snprintf(path, sizeof(path), "/%s", s->file);
+			printf("removing %s: process %u is gone\n", s->file,
+					s->h->pid);
 			shm_unlink(path);
-		} else if (alive && (o->name == NULL ||
-					strstr(h->board_name, o->name))) {
-			show(h, o);
-			shown = 1;
 		}
+		return 0;
 	}
-	munmap(h, (size_t)st.st_size);
-	return shown;
+	if ((o->have_board && s->board != o->board) ||
+			(o->name != NULL && !strstr(s->h->board_name, o->name)))
+		return 0;
+	show(s, o);
+	o->shown++;
+	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct opts o = { 0, 0, 0, NULL };
-	struct dirent *d;
-	DIR *dir;
-	int c, shown = 0;
+	struct opts o = { 0 };
+	char *end;
+	int c;
 
-	while ((c = getopt(argc, argv, "arch")) != -1) {
+	while ((c = getopt(argc, argv, "b:scrqvaph")) != -1) {
 		switch (c) {
-		case 'a': o.all = 1; break;
-		case 'r': o.reset = 1; break;
-		case 'c': o.clean = 1; break;
-		default:
-			fprintf(stderr, "usage: mx_counters [-a] [-r] [-c] [name]\n");
-			return 2;
+		case 'b':
+			o.board = (unsigned)strtoul(optarg, &end, 0);
+			if (*optarg == '\0' || *end != '\0')
+				usage(2);
+			o.have_board = 1;
+			break;
+		case 's': o.shared = 1; break;
+		case 'c': case 'r': o.clear = 1; break;
+		case 'q': o.all = 0; break;
+		case 'v': case 'a': o.all = 1; break;
+		case 'p': o.prune = 1; break;
+		case 'h': usage(0); break;
+		default: usage(2);
 		}
 	}
 	if (optind < argc)
-		o.name = argv[optind];
-	dir = opendir("/dev/shm");
-	if (dir == NULL) {
+		o.name = argv[optind++];
+	if (optind != argc)
+		usage(2);
+	if (seg_each(o.clear, one, &o) < 0) {
 		perror("mx_counters: /dev/shm");
 		return 1;
 	}
-	while ((d = readdir(dir)) != NULL)
-		if (!strncmp(d->d_name, "mx-dpdk.", 8))
-			shown += one_segment(d->d_name, &o);
-	closedir(dir);
-	if (!shown)
-		printf("mx_counters: no mx-dpdk board in use on this host\n");
+	if (!o.shown)
+		printf("mx_counters: no mx-dpdk board in use on this host%s\n",
+				o.have_board || o.name ? " matches" : "");
 	return 0;
 }

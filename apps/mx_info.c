@@ -1,60 +1,356 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mx_info: boards, ports, known peers and the settings in force.
- * Peers are those this process knows at start: its own boards, the peers
- * file (MX_PEERS_FILE), and boards whose announcements it has heard.
- * Uses the public API and the mx-dpdk extensions only.
+ * mx_info: the version, this process's boards and ports, what looks wrong
+ * with them, the boards other processes on this host are using, the known
+ * boards by name, and the settings in force (mx_info(1)).
+ *
+ *   mx_info [-b board] [-q | -v]
+ *
+ * A DPDK port belongs to one process, so mx_info sees the ports that
+ * MX_DPDK_ARGS gives it, exactly as the application would with the same
+ * environment; the boards of other processes come from their counters
+ * segments (segments.h).  Uses the public API and the mx-dpdk extensions
+ * only.
  */
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <myriexpress.h>
 #include <mx_extensions.h>
 
+#include "segments.h"
+
+/* Given by the build (apps/meson.build); a copy built elsewhere has none. */
+#ifndef MXD_VERSION
+#define MXD_VERSION "(version unknown: built outside the source tree)"
+#endif
+#ifndef MXD_DPDK_VERSION
+#define MXD_DPDK_VERSION "?"
+#endif
+
+#define MAX_BOARDS 64
+
+struct opts {
+	int quiet, verbose, have_board;
+	uint32_t board;
+};
+
+/* What the checks need to know of the boards of this process. */
+struct board {
+	uint64_t nic_id;
+	uint32_t ports;
+	char name[MX_MAX_HOSTNAME_LEN];
+};
+
+static unsigned warnings;
+
 static void
-print_settings(void)
+usage(int rc)
+{
+	fprintf(rc ? stderr : stdout,
+		"usage: mx_info [-b board] [-q | -v]\n"
+		"The boards MX_DPDK_ARGS gives this process, what looks wrong "
+		"with them, the\nboards in use by other processes of this "
+		"host, the known boards, the settings.\n"
+		"  -b board  only this board\n"
+		"  -q        the version, a line per board and the warnings\n"
+		"  -v        also each board's MX information, port frame "
+		"counts and what\n"
+		"            each setting does\n"
+		"  -h        this text\n");
+	exit(rc);
+}
+
+__attribute__((format(printf, 1, 2)))
+static void
+warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("  warning: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	warnings++;
+}
+
+static void
+mac_text(const uint8_t *m, char *buf, size_t size)
+{
+	snprintf(buf, size, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+			m[3], m[4], m[5]);
+}
+
+static const char *
+setting(const char *name)
 {
 	mx_dpdk_setting_t s;
 
-	printf("Settings (environment):\n");
 	for (uint32_t i = 0; mx_dpdk_get_setting(i, &s) == MX_SUCCESS; i++)
-		printf("  %-20s %-24s %s\n", s.name, s.value, s.help);
+		if (!strcmp(s.name, name))
+			return s.value;
+	return NULL;
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+/*
+ * MACs a PMD gives every port it makes unless told otherwise: two processes
+ * using it get the same NIC id, and peers cannot tell them apart.
+ */
+static const char *
+default_mac(const uint8_t *m)
+{
+	static const uint8_t zero[6], pcap[5] = { 0x02, 0x70, 0x63, 0x61,
+		0x70 };	/* "pcap" */
+
+	if (!memcmp(m, zero, 6))
+		return "all zero (net_ring has no MAC of its own)";
+	if (!memcmp(m, pcap, 5))
+		return "net_pcap's default, the same in every process "
+			"that uses net_pcap";
+	return NULL;
 }
 
 static void
-print_port(uint32_t b, uint32_t p)
+check_mac(uint32_t b, uint32_t p, const mx_dpdk_port_t *pi)
+{
+	const char *why = default_mac(pi->mac);
+	char mac[24];
+
+	mac_text(pi->mac, mac, sizeof(mac));
+	if (why != NULL)
+		warn("board %u port %u (%s): MAC %s is %s; a NIC id should "
+				"be unique (give the port a MAC of its own)",
+				b, p, pi->name, mac, why);
+	if (pi->mac[0] & 1)
+		warn("board %u port %u (%s): MAC %s is a multicast address, "
+				"not a valid NIC id", b, p, pi->name, mac);
+}
+
+static void
+check_mtu(uint32_t b, uint32_t p, const mx_dpdk_port_t *pi,
+		uint32_t first_mtu)
+{
+	const char *asked = setting("MX_MTU");
+	unsigned long want = asked ? strtoul(asked, NULL, 0) : 0;
+
+	if (pi->mtu == 0)
+		warn("board %u port %u (%s): the port reports MTU 0", b, p,
+				pi->name);
+	else if (pi->mtu < 1500)
+		warn("board %u port %u (%s): MTU %u is below Ethernet's 1500 "
+				"(more frames per message)", b, p, pi->name,
+				pi->mtu);
+	if (want != 0 && want != pi->mtu)
+		warn("board %u port %u (%s): MX_MTU asks for %lu, the port "
+				"uses %u (lowered to what the port or its "
+				"buffers take)", b, p, pi->name, want, pi->mtu);
+	if (p > 0 && pi->mtu != first_mtu)
+		warn("board %u: its ports differ in MTU (%u on port 0, %u on "
+				"port %u)", b, first_mtu, pi->mtu, p);
+}
+
+static void
+check_port(uint32_t b, uint32_t p, const mx_dpdk_port_t *pi,
+		uint32_t first_mtu)
+{
+	if (!pi->link_up)
+		warn("board %u port %u (%s): link down", b, p, pi->name);
+	check_mac(b, p, pi);
+	check_mtu(b, p, pi, first_mtu);
+}
+
+/* Two boards of this process with one NIC id: names reach only one. */
+static void
+check_shared_here(const struct board *bd, uint32_t n, uint32_t b)
+{
+	for (uint32_t o = 0; o < n; o++)
+		if (o != b && bd[o].nic_id == bd[b].nic_id)
+			warn("board %u: board %u has the same NIC id %012llx: "
+					"connects and names reach only one of "
+					"them", b, o,
+					(unsigned long long)bd[b].nic_id);
+}
+
+struct shared_ctx {
+	const struct board *bd;
+	uint32_t n;
+	const struct opts *o;
+};
+
+/* Another live process on this host with one of our NIC ids. */
+static int
+check_shared_host(struct seg *s, void *arg)
+{
+	const struct shared_ctx *c = arg;
+	char comm[32];
+
+	if (!s->alive || s->h->pid == (uint32_t)getpid())
+		return 0;
+	for (uint32_t b = 0; b < c->n; b++)
+		if (c->bd[b].nic_id == s->h->nic_id &&
+				(!c->o->have_board || b == c->o->board)) {
+			seg_command(s->h->pid, comm, sizeof(comm));
+			warn("board %u: NIC id %012llx is also board %s of "
+					"process %u (%s) on this host", b,
+					(unsigned long long)s->h->nic_id,
+					s->h->board_name, s->h->pid, comm);
+		}
+	return 0;
+}
+
+/* ---- this process's boards --------------------------------------------- */
+
+static void
+print_port(uint32_t p, const mx_dpdk_port_t *pi, const struct opts *o)
+{
+	char mac[24];
+
+	mac_text(pi->mac, mac, sizeof(mac));
+	printf("  port %u: %s (%s) mac %s mtu %u link %s speed %u Mb/s "
+			"numa %d\n", p, pi->name, pi->driver, mac, pi->mtu,
+			pi->link_up ? "up" : "down", pi->speed_mbps,
+			pi->numa_node);
+	if (o->verbose)
+		printf("          frames sent %llu, received %llu\n",
+				(unsigned long long)pi->tx_frames,
+				(unsigned long long)pi->rx_frames);
+}
+
+static void
+print_board_info(uint32_t b)
+{
+	char product[MX_MAX_STR_LEN] = "?", part[MX_MAX_STR_LEN] = "?";
+	uint32_t speed = 0, numa = 0, serial = 0;
+
+	mx_get_info(NULL, MX_PRODUCT_CODE, &b, sizeof(b), product,
+			sizeof(product));
+	mx_get_info(NULL, MX_PART_NUMBER, &b, sizeof(b), part, sizeof(part));
+	mx_get_info(NULL, MX_SERIAL_NUMBER, &b, sizeof(b), &serial,
+			sizeof(serial));
+	mx_get_info(NULL, MX_LINE_SPEED, &b, sizeof(b), &speed, sizeof(speed));
+	mx_get_info(NULL, MX_NUMA_NODE, &b, sizeof(b), &numa, sizeof(numa));
+	printf("  product code %s, part number %s, serial %u, line speed %u "
+			"Mb/s, NUMA node %d\n", product, part, serial, speed,
+			(int)numa);
+}
+
+/* Prints board b and its ports (unless quiet), checking as it goes. */
+static void
+board(uint32_t b, struct board *bd, const struct opts *o)
 {
 	mx_dpdk_port_t pi;
+	uint32_t first_mtu = 0;
 
-	if (mx_dpdk_get_port(b, p, &pi) != MX_SUCCESS)
-		return;
-	printf("    port %u: %s (%s) mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u "
-			"link %s speed %u Mb/s numa %d frames tx %llu rx %llu\n",
-			p, pi.name, pi.driver, pi.mac[0], pi.mac[1], pi.mac[2],
-			pi.mac[3], pi.mac[4], pi.mac[5], pi.mtu,
-			pi.link_up ? "up" : "down", pi.speed_mbps, pi.numa_node,
-			(unsigned long long)pi.tx_frames,
-			(unsigned long long)pi.rx_frames);
+	snprintf(bd->name, sizeof(bd->name), "?");
+	mx_nic_id_to_hostname(bd->nic_id, bd->name);
+	mx_get_info(NULL, MX_PORT_COUNT, &b, sizeof(b), &bd->ports,
+			sizeof(bd->ports));
+	printf("Board %u: %s  NIC id %012llx  ports %u\n", b, bd->name,
+			(unsigned long long)bd->nic_id, bd->ports);
+	if (o->verbose)
+		print_board_info(b);
+	for (uint32_t p = 0; p < bd->ports; p++) {
+		if (mx_dpdk_get_port(b, p, &pi) != MX_SUCCESS)
+			continue;
+		if (p == 0)
+			first_mtu = pi.mtu;
+		if (!o->quiet)
+			print_port(p, &pi, o);
+		check_port(b, p, &pi, first_mtu);
+	}
 }
 
 static void
-print_board(uint32_t b)
+print_limits(void)
 {
-	char name[MX_MAX_HOSTNAME_LEN] = "?";
-	uint32_t ports = 0, pio = 0, eager = 0;
-	uint64_t nic = 0;
+	uint32_t pio = 0, eager = 0, eps = 0, segs = 0;
 
-	mx_board_number_to_nic_id(b, &nic);
-	mx_nic_id_to_hostname(nic, name);
-	mx_get_info(NULL, MX_PORT_COUNT, &b, sizeof(b), &ports, sizeof(ports));
+	/* With no endpoint these are board 0's. */
 	mx_get_info(NULL, MX_PIO_SEND_MAX, NULL, 0, &pio, sizeof(pio));
 	mx_get_info(NULL, MX_COPY_SEND_MAX, NULL, 0, &eager, sizeof(eager));
-	printf("Board %u: %s  NIC id %012llx  ports %u\n", b, name,
-			(unsigned long long)nic, ports);
-	printf("  one-frame message max %u bytes, eager max %u bytes\n", pio,
-			eager);
-	for (uint32_t p = 0; p < ports; p++)
-		print_port(b, p);
+	mx_get_info(NULL, MX_MAX_NATIVE_ENDPOINTS, NULL, 0, &eps, sizeof(eps));
+	mx_get_info(NULL, MX_MAX_SEGMENTS, NULL, 0, &segs, sizeof(segs));
+	printf("Endpoints per board %u; one-frame message max %u bytes, eager "
+			"max %u bytes, %u segments per request\n", eps, pio,
+			eager, segs);
+}
+
+static void
+boards(const struct opts *o)
+{
+	static struct board bd[MAX_BOARDS];
+	struct shared_ctx ctx = { bd, 0, o };
+	uint32_t n = 0;
+
+	mx_get_info(NULL, MX_NIC_COUNT, NULL, 0, &n, sizeof(n));
+	printf("%u board(s) in this process\n", n);
+	if (o->have_board && o->board >= n) {
+		printf("  warning: no board %u\n", o->board);
+		warnings++;
+	}
+	if (n > MAX_BOARDS)
+		n = MAX_BOARDS;
+	if (!o->quiet && n > 0)
+		print_limits();
+	for (uint32_t b = 0; b < n; b++)
+		mx_board_number_to_nic_id(b, &bd[b].nic_id);
+	for (uint32_t b = 0; b < n; b++) {
+		if (o->have_board && b != o->board)
+			continue;
+		board(b, &bd[b], o);
+		check_shared_here(bd, n, b);
+	}
+	ctx.n = n;
+	seg_each(0, check_shared_host, &ctx);
+}
+
+/* ---- this host, names, settings ---------------------------------------- */
+
+struct host_ctx {
+	const struct opts *o;
+	unsigned listed;
+};
+
+static int
+host_board(struct seg *s, void *arg)
+{
+	struct host_ctx *c = arg;
+	char comm[32];
+
+	if (!s->alive || s->h->pid == (uint32_t)getpid() ||
+			(c->o->have_board && s->board != c->o->board))
+		return 0;
+	seg_command(s->h->pid, comm, sizeof(comm));
+	printf("  process %u (%s): board %u %s  NIC id %012llx\n", s->h->pid,
+			comm, s->board, s->h->board_name,
+			(unsigned long long)s->h->nic_id);
+	c->listed++;
+	return 0;
+}
+
+/*
+ * Each process has its own boards (a DPDK port belongs to one process):
+ * which boards are in use here, and by whom, is what the counters segments
+ * tell.  Which endpoints each has open, they do not.
+ */
+static void
+print_host(const struct opts *o)
+{
+	struct host_ctx c = { o, 0 };
+
+	printf("Boards in use by other processes on this host (endpoint ids "
+			"are not published):\n");
+	if (seg_each(0, host_board, &c) < 0)
+		printf("  (cannot read /dev/shm)\n");
+	else if (c.listed == 0)
+		printf("  none\n");
 }
 
 static void
@@ -69,23 +365,77 @@ print_peers(void)
 				(unsigned long long)nic);
 }
 
-int
-main(void)
+static void
+print_settings(const struct opts *o)
 {
-	uint32_t n = 0;
+	mx_dpdk_setting_t s;
 
+	printf("Settings (environment):\n");
+	for (uint32_t i = 0; mx_dpdk_get_setting(i, &s) == MX_SUCCESS; i++)
+		if (o->verbose)
+			printf("  %-20s %-24s %s\n", s.name, s.value, s.help);
+		else
+			printf("  %-20s %s\n", s.name, s.value);
+}
+
+static void
+parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	while ((c = getopt_long(argc, argv, "b:qvh", longs, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			o->board = (uint32_t)strtoul(optarg, &end, 0);
+			if (*optarg == '\0' || *end != '\0')
+				usage(2);
+			o->have_board = 1;
+			break;
+		case 'q': o->quiet = 1; o->verbose = 0; break;
+		case 'v': o->verbose = 1; o->quiet = 0; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind != argc)
+		usage(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	mx_return_t rc;
+
+	parse(argc, argv, &o);
+	printf("mx_info: mx-dpdk %s, MX API 0x%x, built with DPDK %s\n",
+			MXD_VERSION, MX_API, MXD_DPDK_VERSION);
+	fflush(stdout);
 	mx_set_error_handler(MX_ERRORS_RETURN);
-	if (mx_init() != MX_SUCCESS) {
-		print_settings();
-		fprintf(stderr, "mx_info: mx_init failed\n");
+	rc = mx_init();
+	if (rc != MX_SUCCESS) {
+		printf("mx_init failed: %s (MX_DPDK_ARGS gives no usable "
+				"port?)\n", mx_strerror(rc));
+		if (!o.quiet) {
+			print_host(&o);
+			print_settings(&o);
+		}
 		return 1;
 	}
-	mx_get_info(NULL, MX_NIC_COUNT, NULL, 0, &n, sizeof(n));
-	printf("mx-dpdk: %u board(s), MX API 0x%x\n", n, MX_API);
-	for (uint32_t b = 0; b < n; b++)
-		print_board(b);
-	print_peers();
-	print_settings();
+	boards(&o);
+	if (!o.quiet) {
+		print_host(&o);
+		print_peers();
+		print_settings(&o);
+	}
+	if (warnings)
+		fprintf(stderr, "mx_info: %u warning(s)\n", warnings);
 	mx_finalize();
 	return 0;
 }

@@ -1,16 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mx_pingpong: half round-trip latency and bandwidth between two endpoints,
- * in the manner of Myricom's tool of the same name.
+ * mx_pingpong: half round-trip latency between two endpoints, with the
+ * options of Myricom's tool of the same name (mx_pingpong(1)).
  *
- *   receiver:  mx_pingpong [-e local_ep]
+ *   receiver:  mx_pingpong [-b board | -n nic_id] [-e local_ep] [-s] [-w]
  *   sender:    mx_pingpong -d host:board [-r remote_ep] [-e local_ep]
- *                          [-S start] [-E end] [-N iterations] [-V]
+ *                          [-S start] [-E end] [-I inc | -M mult | -L file]
+ *                          [-N iterations] [-W warmup] [-V] [-w] [--csv]
  *
- * The sender tells the receiver the sizes and its own address in a first
- * message; the receiver connects back and echoes every message.  With -V
- * both sides check every byte.  Only the public MX API is used.
+ * The receiver is an echo server: it sends every message back as it came,
+ * whatever its length, until the sender says stop; with -s it then waits
+ * for the next sender, until killed.  The sender's first message gives its
+ * address, the largest length, and a run id that is part of the match
+ * information of every message of the run: a message left behind by an
+ * earlier sender that died never matches a later one's receives.
+ *
+ * For each length the sender runs -W untimed iterations, then exactly -N
+ * timed ones; the time of each is kept in an array allocated before the
+ * first, for the mean, median and 99th percentile.  With -V the receiver
+ * checks every byte it gets and the sender every byte it gets back.
  */
+#include <endian.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,71 +30,177 @@
 #include <unistd.h>
 
 #include <myriexpress.h>
+#include <mx_extensions.h>
 
-#define MATCH_PARAM	0x1111000000000000ull
-#define MATCH_DATA	0x2222000000000000ull
-#define WAIT_MS		20000
+#include "tool.h"
 
+/*
+ * Match information of the messages of a run:
+ *
+ *  63          48 47          32 31 30                            0
+ * +--------------+--------------+--+-------------------------------+
+ * |     kind     |    run id    |S |           sequence            |
+ * +--------------+--------------+--+-------------------------------+
+ *
+ * S marks the sender's last message (stop).  The receiver's receives
+ * compare kind and run id only, and learn S and the sequence from the
+ * status; the sender's receive of an echo compares everything.
+ */
+#define KIND_PARAM	0x1111ull
+#define KIND_DATA	0x2222ull
+#define KIND_ECHO	0x2223ull
+#define STOP_BIT	(1ull << 31)
+#define SEQ_MASK	(STOP_BIT - 1)
+#define RUN_MASK	0xffffffff00000000ull
+
+#define DFLT_END	65536
+#define DFLT_ITERS	1000
+#define DFLT_WARMUP	10	/* as Myricom's tool */
+#define DFLT_FILTER	0x12345
+
+static inline uint64_t
+match(uint64_t kind, uint32_t run, uint64_t low)
+{
+	return kind << 48 | (uint64_t)(run & 0xffff) << 32 | low;
+}
+
+/* The sender's first message, in network byte order. */
 struct params {
-	uint64_t nic_id;
-	uint32_t endpoint_id;
-	uint32_t start, end, iters, verify;
+	uint64_t nic_id;	/* sender's board */
+	uint32_t endpoint_id;	/* sender's endpoint */
+	uint32_t run;		/* run id (16 bits used) */
+	uint32_t max_len;	/* largest message of the run */
+	uint32_t verify;	/* receiver checks every byte */
+	uint32_t blocking;	/* receiver blocks as the sender does */
+	uint32_t pad;
 };
 
 struct opts {
 	uint32_t board, local_ep, remote_ep, filter;
-	uint32_t start, end, iters, verify;
+	uint32_t iters, warmup, verify, blocking, server, csv;
+	double progress;	/* first progress line after (s); < 0: none */
+	uint64_t nic_id;
+	int have_nic;
 	const char *dest;
+	struct tool_len_opts len;
+};
+
+/* One run's state; the buffers and the sample array are allocated once. */
+struct run {
+	mx_endpoint_t ep;
+	mx_endpoint_addr_t peer;
+	const struct opts *o;
+	uint32_t id, seq, verify, blocking, max_len;
+	int connected;		/* peer is an address to forget (-s) */
+	const uint64_t *next;	/* -s: a new sender's first message */
+	uint8_t *buf[2];
+	double *lat;
+	struct tool_progress prog;
 };
 
 static void
-usage(void)
+usage(int rc)
 {
-	fprintf(stderr,
-		"usage: mx_pingpong [-b board] [-e local_ep] [-f filter]\n"
-		"                   [-d host:board -r remote_ep [-S start_len]\n"
-		"                    [-E end_len] [-N iterations] [-V]]\n"
-		"Without -d, waits for one sender and echoes its messages.\n");
-	exit(2);
-}
-
-static double
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+	fprintf(rc ? stderr : stdout,
+		"usage: mx_pingpong [-b board | -n nic_id] [-e local_ep] "
+		"[-f filter] [-s] [-w]\n"
+		"       mx_pingpong -d host:board [-r remote_ep] [-e local_ep] "
+		"[-f filter]\n"
+		"                   [-S start] [-E end] [-I inc | -M mult | "
+		"-L file]\n"
+		"                   [-N iterations] [-W warmup] [-V] [-w] "
+		"[--csv]\n"
+		"                   [--progress=S | --no-progress]\n"
+		"Without -d: the receiver, which echoes one sender's messages "
+		"(-s: senders\none after another, until killed).\n"
+		"  -b board      local board number [0]\n"
+		"  -n nic_id     local board by NIC id (hexadecimal)\n"
+		"  -e local_ep   local endpoint id [0]\n"
+		"  -f filter     endpoint filter (key) [0x%x]\n"
+		"  -s            persistent receiver: serve the next sender "
+		"after each one\n"
+		"  -d host:board the receiver's board name (makes this the "
+		"sender)\n"
+		"  -r remote_ep  the receiver's endpoint id [0]\n"
+		"  -S start      first length [0]\n"
+		"  -E end        last length, included [%u]\n"
+		"  -I inc        lengths go up by inc\n"
+		"  -M mult       lengths are multiplied by mult (default 2: "
+		"0, 1, 2, 4, ...)\n"
+		"  -L file       the lengths, one a line (overrides -S, -E, "
+		"-I, -M)\n"
+		"  -N iterations timed round trips per length [%u]\n"
+		"  -W warmup     untimed round trips before them [%u]\n"
+		"  -V            check every byte, both ways\n"
+		"  -w            block in mx_wait rather than poll mx_test "
+		"(both sides)\n"
+		"  --csv         print CSV rather than a table\n"
+		"  --progress=S  a progress line on stderr once a run lasts S "
+		"seconds [3]\n"
+		"  --no-progress no progress line\n"
+		"  -h, --help    this text\n",
+		DFLT_FILTER, DFLT_END, DFLT_ITERS, DFLT_WARMUP);
+	exit(rc);
 }
 
 static void
-die(const char *what, mx_return_t rc)
+parse(int argc, char **argv, struct opts *o)
 {
-	fprintf(stderr, "mx_pingpong: %s: %s\n", what, mx_strerror(rc));
-	exit(1);
-}
+	static const struct option longs[] = {
+		{ "csv", no_argument, NULL, 'C' },
+		{ "no-progress", no_argument, NULL, 'P' },
+		{ "progress", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
 
-/* Waits for a request; a request that does not complete is fatal. */
-static mx_status_t
-wait_req(mx_endpoint_t ep, mx_request_t *req)
-{
-	mx_status_t st;
-	uint32_t done = 0;
-	mx_return_t rc = mx_wait(ep, req, WAIT_MS, &st, &done);
-
-	if (rc != MX_SUCCESS)
-		die("mx_wait", rc);
-	if (!done) {
-		fprintf(stderr, "mx_pingpong: no completion in %d ms\n",
-				WAIT_MS);
-		exit(1);
+	memset(o, 0, sizeof(*o));
+	o->filter = DFLT_FILTER;
+	o->progress = TOOL_PROGRESS_AFTER_S;
+	o->iters = DFLT_ITERS;
+	o->warmup = DFLT_WARMUP;
+	o->len.end = DFLT_END;
+	o->len.mult = 2.0;
+	while ((c = getopt_long(argc, argv, "b:n:e:r:d:f:S:E:I:M:L:N:W:Vwsh",
+				longs, NULL)) != -1) {
+		switch (c) {
+		case 'b': o->board = tool_u32(optarg, 'b'); break;
+		case 'n':
+			o->nic_id = tool_hex64(optarg, 'n');
+			o->have_nic = 1;
+			break;
+		case 'e': o->local_ep = tool_u32(optarg, 'e'); break;
+		case 'r': o->remote_ep = tool_u32(optarg, 'r'); break;
+		case 'd': o->dest = optarg; break;
+		case 'f': o->filter = tool_u32(optarg, 'f'); break;
+		case 'S': o->len.start = tool_u32(optarg, 'S'); break;
+		case 'E': o->len.end = tool_u32(optarg, 'E'); break;
+		case 'I': o->len.inc = tool_u32(optarg, 'I'); break;
+		case 'M':
+			o->len.mult = strtod(optarg, NULL);
+			o->len.inc = 0;
+			if (!(o->len.mult > 1.0) || o->len.mult > 1e6) {
+				fprintf(stderr, "mx_pingpong: -M wants a "
+						"multiplier above 1\n");
+				exit(2);
+			}
+			break;
+		case 'L': o->len.file = optarg; break;
+		case 'N': o->iters = tool_u32(optarg, 'N'); break;
+		case 'W': o->warmup = tool_u32(optarg, 'W'); break;
+		case 'V': o->verify = 1; break;
+		case 'w': o->blocking = 1; break;
+		case 's': o->server = 1; break;
+		case 'C': o->csv = 1; break;
+		case 'P': o->progress = -1; break;
+		case 'T': o->progress = tool_progress_arg(optarg); break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
 	}
-	if (st.code != MX_STATUS_SUCCESS) {
-		fprintf(stderr, "mx_pingpong: request failed: %s\n",
-				mx_strstatus(st.code));
-		exit(1);
-	}
-	return st;
+	if (optind != argc || o->iters == 0 || (o->server && o->dest))
+		usage(2);
 }
 
 static void
@@ -105,181 +222,430 @@ check(const uint8_t *buf, uint32_t len, uint32_t seed)
 	return 0;
 }
 
-static void
-parse(int argc, char **argv, struct opts *o)
-{
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->remote_ep = 0;
-	o->filter = 0x12345;
-	o->end = 65536;
-	o->iters = 1000;
-	while ((c = getopt(argc, argv, "b:e:r:d:f:S:E:N:Vh")) != -1) {
-		switch (c) {
-		case 'b': o->board = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'e': o->local_ep = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'r': o->remote_ep = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'd': o->dest = optarg; break;
-		case 'f': o->filter = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'S': o->start = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'E': o->end = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'N': o->iters = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'V': o->verify = 1; break;
-		default: usage();
-		}
-	}
-	if (o->iters == 0 || o->start > o->end)
-		usage();
-}
-
-static uint32_t
-next_len(uint32_t len)
-{
-	return len == 0 ? 1 : len * 2;
-}
-
-/* One message each way; the sender starts, the receiver echoes. */
+/*
+ * Completes a request that must succeed: 0; -1 if it failed (it is
+ * released); -2 if it did not complete (it is still pending).
+ */
 static int
-exchange(mx_endpoint_t ep, mx_endpoint_addr_t peer, uint8_t *sbuf,
-		uint8_t *rbuf, uint32_t len, uint32_t seed, int sender,
-		int verify)
+complete(struct run *r, mx_request_t *req, mx_status_t *st)
 {
-	mx_segment_t ss = { sbuf, len }, rs = { rbuf, len };
+	mx_return_t rc = tool_complete(r->ep, req, r->blocking,
+			r->next, st);
+
+	if (rc != MX_SUCCESS) {
+		fprintf(stderr, "mx_pingpong: waiting for a request: %s\n",
+				rc == MX_TIMEOUT ? "no completion in 60 s" :
+				rc == MX_BUSY ? "silent sender, and a new one "
+				"is waiting" : mx_strerror(rc));
+		return -2;
+	}
+	if (st->code != MX_STATUS_SUCCESS) {
+		fprintf(stderr, "mx_pingpong: request failed: %s\n",
+				mx_strstatus(st->code));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Lets go of a request a failed sender left pending (-s serves the next
+ * one on the same endpoint): a receive is cancelled, and whatever cannot be
+ * is left to the library to release when it ends.
+ */
+static void
+abandon(struct run *r, mx_request_t *req, int recv)
+{
+	uint32_t gone = 0;
+
+	if (recv)
+		mx_cancel(r->ep, req, &gone);
+	if (!gone)
+		mx_forget(r->ep, req);
+}
+
+static int
+post_recv(struct run *r, void *buf, uint32_t len, uint64_t m, uint64_t mask,
+		mx_request_t *req)
+{
+	mx_segment_t seg = { buf, len };
+	mx_return_t rc = mx_irecv(r->ep, &seg, 1, m, mask, NULL, req);
+
+	if (rc != MX_SUCCESS)
+		fprintf(stderr, "mx_pingpong: mx_irecv: %s\n", mx_strerror(rc));
+	return rc == MX_SUCCESS ? 0 : -1;
+}
+
+static int
+post_send(struct run *r, void *buf, uint32_t len, uint64_t m,
+		mx_request_t *req)
+{
+	mx_segment_t seg = { buf, len };
+	mx_return_t rc = mx_isend(r->ep, &seg, 1, r->peer, m, NULL, req);
+
+	if (rc != MX_SUCCESS)
+		fprintf(stderr, "mx_pingpong: mx_isend: %s\n", mx_strerror(rc));
+	return rc == MX_SUCCESS ? 0 : -1;
+}
+
+/* ---- sender ------------------------------------------------------------ */
+
+/* One round trip of 'len' bytes: send, then wait for the same bytes back. */
+static int
+ping(struct run *r, uint32_t len)
+{
+	uint32_t seq = r->seq++ & SEQ_MASK;
+	uint8_t *sbuf = r->buf[0], *rbuf = r->buf[1];
 	mx_request_t sreq, rreq;
 	mx_status_t st;
-	mx_return_t rc;
 
-	rc = mx_irecv(ep, &rs, 1, MATCH_DATA, MX_MATCH_MASK_NONE, NULL, &rreq);
-	if (rc != MX_SUCCESS)
-		die("mx_irecv", rc);
-	if (!sender) {
-		st = wait_req(ep, &rreq);
-		if (st.xfer_length != len || (verify && check(rbuf, len, seed)))
-			return -1;
-		memcpy(sbuf, rbuf, len);
+	if (r->verify)
+		fill(sbuf, len, seq);
+	if (post_recv(r, rbuf, len, match(KIND_ECHO, r->id, seq),
+				MX_MATCH_MASK_NONE, &rreq) < 0 ||
+			post_send(r, sbuf, len, match(KIND_DATA, r->id, seq),
+				&sreq) < 0 ||
+			complete(r, &sreq, &st) < 0 ||
+			complete(r, &rreq, &st) < 0)
+		return -1;
+	if (st.xfer_length != len) {
+		fprintf(stderr, "mx_pingpong: %u bytes came back of %u\n",
+				st.xfer_length, len);
+		return -1;
 	}
-	rc = mx_isend(ep, &ss, 1, peer, MATCH_DATA, NULL, &sreq);
-	if (rc != MX_SUCCESS)
-		die("mx_isend", rc);
-	wait_req(ep, &sreq);
-	if (sender) {
-		st = wait_req(ep, &rreq);
-		if (st.xfer_length != len || (verify && check(rbuf, len, seed)))
-			return -1;
-	}
+	if (r->verify && memcmp(rbuf, sbuf, len) != 0)
+		return check(rbuf, len, seq);
 	return 0;
 }
 
+/* Warm-up, then exactly o->iters timed round trips; 0 or -1. */
 static int
-run_sizes(mx_endpoint_t ep, mx_endpoint_addr_t peer, const struct params *p,
-		int sender)
+run_length(struct run *r, uint32_t len, struct tool_stats *s)
 {
-	uint8_t *sbuf = malloc(p->end + 1), *rbuf = malloc(p->end + 1);
-	/* Long enough for the CPUs to settle before the first size. */
-	uint32_t warm = p->iters / 10 + 1000;
+	const struct opts *o = r->o;
+	double prev, now;
 
-	if (sbuf == NULL || rbuf == NULL)
-		die("malloc", MX_NO_RESOURCES);
-	if (sender)
-		printf("%-10s %14s %12s\n", "length", "latency(us)", "MB/s");
-	for (uint32_t len = p->start; len <= p->end; len = next_len(len)) {
-		double t0 = 0, us;
-
-		for (uint32_t i = 0; i < warm + p->iters; i++) {
-			if (i == warm)
-				t0 = now_us();
-			if (sender && p->verify)
-				fill(sbuf, len, i + len);
-			if (exchange(ep, peer, sbuf, rbuf, len, i + len, sender,
-						p->verify) < 0)
-				return 1;
-		}
-		us = (now_us() - t0) / p->iters / 2;
-		if (sender) {
-			printf("%-10u %14.3f %12.2f\n", len, us, len / us);
-			fflush(stdout);
-		}
+	for (uint32_t i = 0; i < o->warmup; i++)
+		if (ping(r, len) < 0)
+			return -1;
+	prev = tool_now_us();
+	for (uint32_t i = 0; i < o->iters; i++) {
+		if (ping(r, len) < 0)
+			return -1;
+		now = tool_now_us();
+		r->lat[i] = (now - prev) / 2;
+		prev = now;
+		if (tool_progress_due(&r->prog, now))
+			tool_progress_print(&r->prog, now, "length %u, "
+					"iteration %u of %u", len, i + 1,
+					o->iters);
 	}
-	free(sbuf);
-	free(rbuf);
+	tool_stats(r->lat, o->iters, s);
 	return 0;
 }
 
-static int
-sender(mx_endpoint_t ep, const struct opts *o)
+static void
+print_head(const struct run *r)
 {
-	mx_endpoint_addr_t peer, self;
-	struct params p = { 0, 0, o->start, o->end, o->iters, o->verify };
-	mx_segment_t seg = { &p, sizeof(p) };
+	const struct opts *o = r->o;
+
+	if (o->csv) {
+		printf("tool,length,iterations,warmup,mean_us,median_us,"
+				"p99_us,min_us,max_us,mbps\n");
+		return;
+	}
+	printf("# mx_pingpong to %s endpoint %u: %u timed iterations per "
+			"length after %u warm-up, %s%s\n", o->dest,
+			o->remote_ep, o->iters, o->warmup,
+			o->blocking ? "blocking (mx_wait)" :
+			"polling (mx_test)",
+			o->verify ? ", every byte checked" : "");
+	printf("%-10s %12s %12s %12s %12s\n", "length", "latency(us)",
+			"median(us)", "p99(us)", "MB/s");
+}
+
+static void
+print_row(const struct run *r, uint32_t len, const struct tool_stats *s)
+{
+	double mbps = s->mean > 0 ? len / s->mean : 0;
+
+	if (r->o->csv)
+		printf("mx_pingpong,%u,%u,%u,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f\n",
+				len, r->o->iters, r->o->warmup, s->mean,
+				s->median, s->p99, s->min, s->max, mbps);
+	else
+		printf("%-10u %12.3f %12.3f %12.3f %12.2f\n", len, s->mean,
+				s->median, s->p99, mbps);
+	fflush(stdout);
+}
+
+/* Tells the receiver that the run is over (a message with S set). */
+static int
+stop(struct run *r)
+{
 	mx_request_t req;
-	uint64_t nic;
+	mx_status_t st;
+
+	if (post_send(r, NULL, 0, match(KIND_DATA, r->id, STOP_BIT), &req) < 0)
+		return -1;
+	return complete(r, &req, &st);
+}
+
+static int
+sweep(struct run *r, const struct tool_lengths *lens)
+{
+	struct tool_stats s;
+
+	print_head(r);
+	tool_progress_init(&r->prog, r->o->progress);
+	for (uint32_t i = 0; i < lens->n; i++) {
+		if (run_length(r, lens->len[i], &s) < 0)
+			return -1;
+		tool_progress_done(&r->prog);
+		print_row(r, lens->len[i], &s);
+	}
+	return stop(r);
+}
+
+/* Connects, sends the parameters, and runs every length. */
+static int
+sender(struct run *r, const struct tool_lengths *lens)
+{
+	const struct opts *o = r->o;
+	struct params p;
+	mx_segment_t seg = { &p, sizeof(p) };
+	mx_endpoint_addr_t self;
+	mx_request_t req;
+	mx_status_t st;
+	uint64_t nic, my_nic;
+	uint32_t my_ep;
 	mx_return_t rc;
 
 	rc = mx_hostname_to_nic_id((char *)(uintptr_t)o->dest, &nic);
 	if (rc != MX_SUCCESS)
-		die(o->dest, rc);
-	rc = mx_connect(ep, nic, o->remote_ep, o->filter, 10, &peer);
+		tool_die(o->dest, rc);
+	rc = mx_connect(r->ep, nic, o->remote_ep, o->filter, 10, &r->peer);
 	if (rc != MX_SUCCESS)
-		die("mx_connect", rc);
-	mx_get_endpoint_addr(ep, &self);
-	mx_decompose_endpoint_addr(self, &p.nic_id, &p.endpoint_id);
-	rc = mx_isend(ep, &seg, 1, peer, MATCH_PARAM, NULL, &req);
+		tool_die("mx_connect", rc);
+	mx_get_endpoint_addr(r->ep, &self);
+	mx_decompose_endpoint_addr(self, &my_nic, &my_ep);
+	memset(&p, 0, sizeof(p));
+	p.nic_id = htobe64(my_nic);
+	p.endpoint_id = htobe32(my_ep);
+	p.run = htobe32(r->id);
+	p.max_len = htobe32(lens->max);
+	p.verify = htobe32(o->verify);
+	p.blocking = htobe32(o->blocking);
+	rc = mx_isend(r->ep, &seg, 1, r->peer, match(KIND_PARAM, 0, 0), NULL,
+			&req);
 	if (rc != MX_SUCCESS)
-		die("mx_isend", rc);
-	wait_req(ep, &req);
-	return run_sizes(ep, peer, &p, 1);
+		tool_die("mx_isend", rc);
+	if (complete(r, &req, &st) < 0)
+		return -1;
+	return sweep(r, lens);
+}
+
+/* ---- receiver ---------------------------------------------------------- */
+
+/*
+ * Echoes until the stop message.  The next receive is posted before the
+ * echo goes, into the other buffer, so the sender's next message finds it
+ * waiting (as Myricom's receiver kept two receives posted).
+ */
+/* Checks (-V) and sends back message 'seq'; the next receive is posted. */
+static int
+send_back(struct run *r, uint8_t *buf, uint32_t len, uint32_t seq)
+{
+	mx_request_t sreq;
+	mx_status_t st;
+	int rc;
+
+	if (r->verify && check(buf, len, seq) < 0)
+		return -1;
+	if (post_send(r, buf, len, match(KIND_ECHO, r->id, seq), &sreq) < 0)
+		return -1;
+	rc = complete(r, &sreq, &st);
+	if (rc == -2)
+		abandon(r, &sreq, 0);
+	return rc < 0 ? -1 : 0;
 }
 
 static int
-receiver(mx_endpoint_t ep, const struct opts *o)
+echo(struct run *r)
+{
+	uint64_t want = match(KIND_DATA, r->id, 0);
+	mx_request_t rreq;
+	mx_status_t st;
+	uint32_t cur = 0, seq, n = 0;
+	int rc;
+
+	if (post_recv(r, r->buf[0], r->max_len, want, RUN_MASK, &rreq) < 0)
+		return -1;
+	for (;;) {
+		rc = complete(r, &rreq, &st);
+		if (rc == -2)
+			abandon(r, &rreq, 1);
+		if (rc < 0)
+			return -1;
+		if (st.match_info & STOP_BIT)
+			break;
+		seq = (uint32_t)(st.match_info & SEQ_MASK);
+		if (post_recv(r, r->buf[cur ^ 1], r->max_len, want, RUN_MASK,
+					&rreq) < 0)
+			return -1;
+		if (send_back(r, r->buf[cur], st.xfer_length, seq) < 0) {
+			abandon(r, &rreq, 1);
+			return -1;
+		}
+		cur ^= 1;
+		n++;
+	}
+	printf("mx_pingpong: sender done, %u messages echoed\n", n);
+	fflush(stdout);
+	return 0;
+}
+
+/* Waits (without limit) for a sender's parameters and connects back. */
+static int
+accept_sender(struct run *r)
 {
 	struct params p;
 	mx_segment_t seg = { &p, sizeof(p) };
-	mx_endpoint_addr_t peer;
 	mx_request_t req;
+	mx_status_t st;
+	uint32_t done = 0;
 	mx_return_t rc;
 
-	rc = mx_irecv(ep, &seg, 1, MATCH_PARAM, MX_MATCH_MASK_NONE, NULL, &req);
+	rc = mx_irecv(r->ep, &seg, 1, match(KIND_PARAM, 0, 0),
+			MX_MATCH_MASK_NONE, NULL, &req);
 	if (rc != MX_SUCCESS)
-		die("mx_irecv", rc);
-	{
-		mx_status_t st;
-		uint32_t done = 0;
-
-		/* Wait as long as it takes for a sender to show up. */
-		if (mx_wait(ep, &req, MX_INFINITE, &st, &done) != MX_SUCCESS ||
-				!done || st.xfer_length != sizeof(p))
-			die("parameters", MX_BAD_BAD_BAD);
+		tool_die("mx_irecv", rc);
+	rc = mx_wait(r->ep, &req, MX_INFINITE, &st, &done);
+	if (rc != MX_SUCCESS || !done || st.code != MX_STATUS_SUCCESS ||
+			st.xfer_length != sizeof(p)) {
+		fprintf(stderr, "mx_pingpong: no valid parameters from a "
+				"sender\n");
+		return -1;
 	}
-	rc = mx_connect(ep, p.nic_id, p.endpoint_id, o->filter, 10, &peer);
+	r->id = be32toh(p.run);
+	r->max_len = be32toh(p.max_len);
+	r->verify = be32toh(p.verify);
+	r->blocking = r->o->blocking || be32toh(p.blocking);
+	if (r->max_len > TOOL_MAX_LEN) {
+		fprintf(stderr, "mx_pingpong: a sender asked for %u-byte "
+				"messages\n", r->max_len);
+		return -1;
+	}
+	rc = mx_connect(r->ep, be64toh(p.nic_id), be32toh(p.endpoint_id),
+			r->o->filter, 10, &r->peer);
+	if (rc != MX_SUCCESS) {
+		fprintf(stderr, "mx_pingpong: mx_connect back: %s\n",
+				mx_strerror(rc));
+		return -1;
+	}
+	r->connected = 1;
+	return 0;
+}
+
+static int
+serve_one(struct run *r)
+{
+	int ret;
+
+	if (accept_sender(r) < 0)
+		return -1;
+	r->buf[0] = malloc(r->max_len + 1);
+	r->buf[1] = malloc(r->max_len + 1);
+	if (r->buf[0] == NULL || r->buf[1] == NULL) {
+		fprintf(stderr, "mx_pingpong: no memory for %u-byte "
+				"messages\n", r->max_len);
+		ret = -1;
+	} else {
+		ret = echo(r);
+	}
+	free(r->buf[0]);
+	free(r->buf[1]);
+	r->buf[0] = r->buf[1] = NULL;
+	return ret;
+}
+
+static mx_endpoint_t
+open_ep(const struct opts *o)
+{
+	mx_endpoint_t ep;
+	mx_return_t rc;
+
+	rc = mx_open_endpoint(o->board, o->local_ep, o->filter, NULL, 0, &ep);
 	if (rc != MX_SUCCESS)
-		die("mx_connect back", rc);
-	return run_sizes(ep, peer, &p, 0);
+		tool_die("mx_open_endpoint", rc);
+	return ep;
+}
+
+/*
+ * With -s, whatever a sender that failed (died, timed out) left pending
+ * was let go of, and its address is forgotten: the next sender starts
+ * afresh on the same endpoint, its first message perhaps already waiting.
+ */
+static int
+receiver(struct run *r)
+{
+	static const uint64_t next = KIND_PARAM << 48;
+	const struct opts *o = r->o;
+	int ret;
+
+	printf("mx_pingpong: receiver on board %u endpoint %u%s\n", o->board,
+			o->local_ep, o->server ? ", serving until killed" : "");
+	r->next = o->server ? &next : NULL;
+	fflush(stdout);
+	do {
+		ret = serve_one(r);
+		if (r->connected)
+			mx_disconnect(r->ep, r->peer);
+		r->connected = 0;
+	} while (o->server);
+	return ret;
 }
 
 int
 main(int argc, char **argv)
 {
+	static struct tool_lengths lens;
 	struct opts o;
-	mx_endpoint_t ep;
+	struct run r;
 	mx_return_t rc;
 	int ret;
 
+	tool_name = "mx_pingpong";
 	parse(argc, argv, &o);
+	if (o.dest != NULL && tool_lengths_build(&lens, &o.len) < 0)
+		return 2;
 	mx_set_error_handler(MX_ERRORS_RETURN);
 	rc = mx_init();
 	if (rc != MX_SUCCESS)
-		die("mx_init", rc);
-	rc = mx_open_endpoint(o.board, o.local_ep, o.filter, NULL, 0, &ep);
-	if (rc != MX_SUCCESS)
-		die("mx_open_endpoint", rc);
-	if (o.dest == NULL)
-		printf("mx_pingpong: receiver on board %u endpoint %u\n",
-				o.board, o.local_ep);
-	fflush(stdout);
-	ret = o.dest ? sender(ep, &o) : receiver(ep, &o);
-	mx_close_endpoint(ep);
+		tool_die("mx_init", rc);
+	if (o.have_nic && mx_nic_id_to_board_number(o.nic_id, &o.board))
+		tool_die("-n: no local board has that NIC id",
+				MX_BOARD_UNKNOWN);
+	memset(&r, 0, sizeof(r));
+	r.o = &o;
+	r.ep = open_ep(&o);
+	if (o.dest == NULL) {
+		ret = receiver(&r);
+	} else {
+		r.verify = o.verify;
+		r.blocking = o.blocking;
+		/* Distinct from a previous sender's, whichever it was. */
+		r.id = (uint32_t)(getpid() ^ time(NULL)) & 0xffff;
+		r.buf[0] = malloc(lens.max + 1);
+		r.buf[1] = malloc(lens.max + 1);
+		r.lat = malloc(sizeof(*r.lat) * o.iters);
+		if (r.buf[0] == NULL || r.buf[1] == NULL || r.lat == NULL)
+			tool_die("memory for the buffers", MX_NO_RESOURCES);
+		ret = sender(&r, &lens);
+		free(r.buf[0]);
+		free(r.buf[1]);
+		free(r.lat);
+	}
+	mx_close_endpoint(r.ep);
 	mx_finalize();
-	return ret;
+	return ret < 0 ? 1 : 0;
 }

@@ -8,7 +8,15 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "mxd.h"
+#include "api.h"
+#include "clock.h"
+#include "config.h"
+#include "progress.h"
+#include "recv.h"
+#include "rndv.h"
+#include "send.h"
+#include "timers.h"
+#include "unexp.h"
 
 /* ---- endpoints ---------------------------------------------------------- */
 
@@ -66,40 +74,6 @@ pick_endpoint_id(struct mxd_board *b, uint32_t id)
 	return b->ep[id] == NULL ? (int)id : -MX_BUSY;
 }
 
-static struct mx_endpoint *
-endpoint_new(struct mxd_board *b, uint32_t id, uint32_t filter)
-{
-	struct mx_endpoint *ep = calloc(1, sizeof(*ep));
-
-	if (ep == NULL)
-		return NULL;
-	/* Large-message tables apart: the hot fields stay close together. */
-	ep->lsend = calloc(MXD_LSEND_MAX, sizeof(*ep->lsend));
-	ep->pulls = calloc(MXD_PULLS_MAX, sizeof(*ep->pulls));
-	if (ep->lsend == NULL || ep->pulls == NULL) {
-		free(ep->lsend);
-		free(ep->pulls);
-		free(ep);
-		return NULL;
-	}
-	ep->board = b;
-	ep->id = id;
-	ep->filter = filter;
-	ep->session = new_session();
-	ep->unexp_max = mxd_lib.conf.unexp_max;
-	mxd_list_init(&ep->posted);
-	mxd_list_init(&ep->unexp);
-	mxd_list_init(&ep->held);
-	mxd_list_init(&ep->done);
-	mxd_list_init(&ep->sending);
-	mxd_list_init(&ep->connects);
-	mxd_list_init(&ep->jobq);
-	mxd_list_init(&ep->pulls_waiting);
-	mxd_list_init(&ep->txrec_chunks);
-	mxd_reqpool_init(&ep->reqs);
-	return ep;
-}
-
 static mx_return_t
 do_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 		mx_param_t *params_list, uint32_t params_count,
@@ -126,19 +100,18 @@ do_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 	if (endpoint == NULL)
 		return mxd_error(NULL, MX_BAD_ENDPOINT,
 				"mx_open_endpoint: NULL endpoint pointer");
-	ep = endpoint_new(b, (uint32_t)id, filter);
+	ep = mxd_ep_new(b, (uint32_t)id, filter, mxd_conf.unexp_max);
 	if (ep == NULL)
 		return mxd_error(NULL, MX_NO_RESOURCES,
 				"mx_open_endpoint: out of memory");
+	ep->session = new_session();
 	ret = apply_params(ep, params_list, params_count);
 	if (ret < 0) {
-		free(ep->lsend);
-		free(ep->pulls);
-		free(ep);
+		mxd_ep_free(ep);
 		return mxd_error(NULL, (mx_return_t)-ret,
 				"mx_open_endpoint: bad parameters");
 	}
-	b->ep[id] = ep;
+	mxd_ep_attach(ep);
 	*endpoint = ep;
 	return MX_SUCCESS;
 }
@@ -146,23 +119,10 @@ do_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 static void
 endpoint_release(struct mx_endpoint *ep)
 {
-	struct mxd_list *pos, *tmp;
-
 	mxd_unexp_release_all(ep);
 	mxd_pulls_release(ep);
-	for (uint32_t i = 0; i < ep->npartners; i++) {
-		mxd_list_del(&ep->partners[i]->ackq);	/* board's lists */
-		mxd_list_del(&ep->partners[i]->timed);
-		mxd_partner_reset(ep->partners[i], 0);
-		free(ep->partners[i]->notify);
-		free(ep->partners[i]);
-	}
-	mxd_list_foreach(pos, tmp, &ep->txrec_chunks)
-		free(pos);
 	mxd_bufpool_fini(&ep->bufs);
-	mxd_reqpool_fini(&ep->reqs);
-	free(ep->lsend);
-	free(ep->pulls);
+	mxd_ep_free(ep);
 }
 
 /* Everything this endpoint sent is out and acknowledged. */
@@ -172,18 +132,19 @@ drained(void *arg)
 	struct mx_endpoint *ep = arg;
 	struct mxd_board *b = ep->board;
 
-	for (uint32_t i = 0; i < ep->npartners; i++)
-		if (!mxd_list_empty(&ep->partners[i]->sendq) ||
-				mxd_txwin_in_flight(&ep->partners[i]->tx) != 0 ||
-				ep->partners[i]->ack_queued)
+	for (uint32_t i = 0; i < ep->npartners; i++) {
+		const struct mxd_partner *p = ep->partners[i];
+
+		if (!mxd_list_empty(&p->sendq) ||
+				mxd_txwin_in_flight(&p->tx) != 0 ||
+				p->notify_n != 0 ||
+				mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
 			return 0;
+	}
 	for (uint32_t i = 0; i < MXD_LSEND_MAX; i++)
 		if (ep->lsend[i] != NULL)
 			return 0;	/* a large send still being pulled */
-	for (unsigned p = 0; p < b->nports; p++)
-		if (mxd_txq_room(b, p) != MXD_TXQ_SIZE)
-			return 0;
-	return 1;
+	return !mxd_board_tx_pending(b);
 }
 
 static mx_return_t
@@ -195,12 +156,10 @@ do_close_endpoint(mx_endpoint_t ep)
 	 * (bounded) until the partners have acknowledged it, so that a
 	 * program that sends and then closes or exits loses nothing.
 	 */
-	if (mxd_lib.conf.close_linger_ms && !drained(ep))
-		mxd_poll_until(ep, drained, ep, mxd_lib.conf.close_linger_ms);
+	if (mxd_conf.close_linger_ms && !drained(ep))
+		mxd_poll_until(ep, drained, ep, mxd_conf.close_linger_ms);
 	mxd_board_flush(ep->board);
-	ep->board->ep[ep->id] = NULL;
 	endpoint_release(ep);
-	free(ep);
 	return MX_SUCCESS;
 }
 
@@ -230,7 +189,8 @@ do_connect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 		timeout = 10;
 	if (timeout > UINT32_MAX / 1000)
 		timeout = UINT32_MAX / 1000;
-	ret = mxd_connect(ep, nic_id, endpoint_id, filter, timeout * 1000, &p);
+	ret = mxd_connect_wait(ep, nic_id, endpoint_id, filter, timeout * 1000,
+			&p);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret,
 				"mx_connect to %012llx endpoint %u",
@@ -293,11 +253,11 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	ret = check_segs(segs, nseg);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret, "%s: segments", fn);
-	p = mxd_addr_partner(ep, &dest);
-	if (p == NULL || (!p->connected && !p->dead))
+	p = mxd_addr_partner_wait(ep, &dest);
+	if (p == NULL || p->state == MXD_PS_NEW || p->state == MXD_PS_CLOSED)
 		return mxd_error(ep, MX_BAD_ENDPOINT,
 				"%s: address not connected to this endpoint", fn);
-	r = mxd_req_get(ep, MXD_REQ_SEND, context);
+	r = mxd_ep_req(ep, MXD_REQ_SEND, context);
 	if (r == NULL)
 		return mxd_error(ep, MX_NO_RESOURCES, "%s: no request", fn);
 	ret = mxd_req_set_segs(r, segs, nseg);
@@ -312,12 +272,10 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	r->status.match_info = match;
 	r->status.msg_length = r->length;
 	mxd_partner_addr(p, &r->status.source);
-	if (ep->req_timeout_ms) {
-		r->deadline = mxd_now_ns() + ep->req_timeout_ms * 1000000ull;
-		ep->ntimed++;
-	}
-	if (p->dead)
-		mxd_req_complete(r, p->dead);	/* refused before: say so */
+	if (ep->req_timeout_ms)
+		mxd_timer_deadline(r, ep->req_timeout_ms);
+	if (!mxd_partner_up(p))
+		mxd_req_complete(r, p->fail);	/* refused or lost: say so */
 	else
 		mxd_send_post(r);
 	mxd_board_flush(ep->board);
@@ -373,7 +331,7 @@ do_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		ret = check_segs(segs, nseg);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret, "mx_irecv: arguments");
-	r = mxd_req_get(ep, MXD_REQ_RECV, context);
+	r = mxd_ep_req(ep, MXD_REQ_RECV, context);
 	if (r == NULL)
 		return mxd_error(ep, MX_NO_RESOURCES, "mx_irecv: no request");
 	ret = mxd_req_set_segs(r, segs, nseg);
@@ -392,13 +350,11 @@ do_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 
 /* ---- completion ----------------------------------------------------------- */
 
-static int
-check_req(struct mx_endpoint *ep, mx_request_t *request)
+int
+mxd_req_valid(const struct mx_endpoint *ep, const mx_request_t *request)
 {
-	if (request == NULL || *request == NULL || (*request)->ep != ep ||
-			(*request)->state == MXD_RS_FREE)
-		return -MX_BAD_REQUEST;
-	return 0;
+	return request != NULL && *request != NULL && (*request)->ep == ep &&
+		(*request)->state != MXD_RS_FREE && !(*request)->forget;
 }
 
 static void
@@ -415,7 +371,7 @@ do_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
 		uint32_t *result)
 {
 	CHECK_EP(ep, "mx_test");
-	if (check_req(ep, request) < 0 || result == NULL)
+	if (!mxd_req_valid(ep, request) || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_test: bad request");
 	if ((*request)->state != MXD_RS_COMPLETE)
 		mxd_progress(ep);
@@ -436,7 +392,7 @@ do_wait(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
 		mx_status_t *status, uint32_t *result)
 {
 	CHECK_EP(ep, "mx_wait");
-	if (check_req(ep, request) < 0 || result == NULL)
+	if (!mxd_req_valid(ep, request) || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_wait: bad request");
 	*result = req_done(*request) ||
 		mxd_poll_until(ep, req_done, *request, timeout);
@@ -449,7 +405,7 @@ static mx_return_t
 do_ibuffered(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 {
 	CHECK_EP(ep, "mx_ibuffered");
-	if (check_req(ep, request) < 0 || result == NULL)
+	if (!mxd_req_valid(ep, request) || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_ibuffered: bad request");
 	mxd_progress(ep);
 	/* A send's buffers are free once its data is in frames. */
@@ -530,18 +486,9 @@ static int
 probe_done(void *arg)
 {
 	struct probe_arg *a = arg;
-	struct mxd_list *pos, *tmp;
 
-	mxd_list_foreach(pos, tmp, &a->ep->unexp) {
-		struct mxd_unexp *u = mxd_container_of(pos, struct mxd_unexp,
-				link);
-
-		if (mxd_match(u->match, a->value, a->mask)) {
-			a->found = u;
-			return 1;
-		}
-	}
-	return 0;
+	a->found = mxd_unexp_find(a->ep, a->value, a->mask);
+	return a->found != NULL;
 }
 
 static void
@@ -603,7 +550,7 @@ do_cancel(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 	struct mx_request *r;
 
 	CHECK_EP(ep, "mx_cancel");
-	if (check_req(ep, request) < 0 || result == NULL)
+	if (!mxd_req_valid(ep, request) || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_cancel: bad request");
 	r = *request;
 	*result = r->type == MXD_REQ_RECV && r->state == MXD_RS_POSTED;

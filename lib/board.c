@@ -11,10 +11,12 @@
  * loopback ring instead, and come back through the same receive path as
  * wire frames: NICs do not loop frames back to their sender.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mxd.h"
+#include "board.h"
+#include "clock.h"
 
 struct mxd_lib mxd_lib;
 
@@ -93,16 +95,14 @@ board_limits(struct mxd_board *b, const struct mxd_config *c)
 }
 
 static struct mxd_board *
-board_new(struct mxd_lib *lib, unsigned idx, const int *ports)
+board_new(struct mxd_lib *lib, const struct mxd_config *c, unsigned idx,
+		const int *ports)
 {
 	struct mxd_board *b = calloc(1, sizeof(*b));
 
 	if (b == NULL)
 		return NULL;
 	b->index = idx;
-	mxd_list_init(&b->acks);
-	mxd_list_init(&b->timed);
-	b->now = mxd_now_ns();
 	for (unsigned i = 0; ports[i] >= 0; i++) {
 		b->port[i] = lib->links[ports[i]];
 		b->link_index[i] = (unsigned)ports[i];
@@ -110,36 +110,36 @@ board_new(struct mxd_lib *lib, unsigned idx, const int *ports)
 		b->nports++;
 	}
 	b->nic_id = mxd_mac_to_nic(b->port[0]->mac);
-	snprintf(b->name, sizeof(b->name), "%.60s:%u", lib->conf.hostname, idx);
-	board_limits(b, &lib->conf);
-	if (mxd_stats_open(b) < 0) {
+	snprintf(b->name, sizeof(b->name), "%.60s:%u", c->hostname, idx);
+	board_limits(b, c);
+	if (mxd_stats_open(&b->stats, idx, b->nic_id, b->name) < 0) {
 		free(b);
 		return NULL;
 	}
+	b->counters = b->stats.counters;
 	return b;
 }
 
 int
-mxd_boards_init(struct mxd_lib *lib)
+mxd_boards_init(struct mxd_lib *lib, const struct mxd_config *c)
 {
 	int map[MXD_MAX_BOARDS][MXD_BOARD_PORTS + 1];
 	int nb;
 
-	if (lib->conf.boards != NULL && *lib->conf.boards != '\0')
-		nb = parse_boards(lib->conf.boards, lib->nlinks, map);
+	if (c->boards != NULL && *c->boards != '\0')
+		nb = parse_boards(c->boards, lib->nlinks, map);
 	else
 		nb = default_boards(lib->nlinks, map);
 	if (nb <= 0)
 		return -MX_BAD_PARAM_VAL;
 	for (int i = 0; i < nb; i++) {
-		struct mxd_board *b = board_new(lib, (unsigned)i, map[i]);
+		struct mxd_board *b = board_new(lib, c, (unsigned)i, map[i]);
 
 		if (b == NULL) {
 			mxd_boards_fini(lib);
 			return -MX_NO_RESOURCES;
 		}
 		lib->boards[lib->nboards++] = b;
-		mxd_naming_add(b->nic_id, b->name, -1, NULL);
 	}
 	return 0;
 }
@@ -165,7 +165,7 @@ mxd_boards_fini(struct mxd_lib *lib)
 		for (; b->loop_head != b->loop_tail; b->loop_head++)
 			b->port[0]->ops->free(&b->loop[b->loop_head &
 					(MXD_LOOP_SIZE - 1)], 1);
-		mxd_stats_close(b);
+		mxd_stats_close(&b->stats);
 		free(b);
 		lib->boards[i] = NULL;
 	}
@@ -187,28 +187,14 @@ mxd_board_port_up(struct mxd_board *b, unsigned port)
 	return b->port[port]->ops->link_up(b->port[port]);
 }
 
+/* ---- transmit ----------------------------------------------------------- */
+
 unsigned
 mxd_txq_room(const struct mxd_board *b, unsigned port)
 {
 	const struct mxd_txq *q = &b->txq[port];
 
 	return MXD_TXQ_SIZE - (q->tail - q->head);
-}
-
-void
-mxd_txq_resend(struct mxd_board *b, unsigned port, struct mxd_frame *f)
-{
-	struct mxd_txq *q = &b->txq[port];
-
-	q->f[q->tail++ & (MXD_TXQ_SIZE - 1)] = *f;
-	mxd_count(b, MXD_C_TX_FRAMES);
-}
-
-void
-mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f)
-{
-	mxd_wire_seal(f->data);
-	mxd_txq_resend(b, port, f);
 }
 
 unsigned
@@ -218,17 +204,24 @@ mxd_loop_room(const struct mxd_board *b)
 }
 
 void
-mxd_loop_resend(struct mxd_board *b, struct mxd_frame *f)
+mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
+		int sealed)
 {
-	b->loop[b->loop_tail++ & (MXD_LOOP_SIZE - 1)] = *f;
-	mxd_count(b, MXD_C_LOOP_FRAMES);
+	struct mxd_txq *q = &b->txq[port];
+
+	if (!sealed)
+		mxd_wire_seal(f->data);
+	q->f[q->tail++ & (MXD_TXQ_SIZE - 1)] = *f;
+	mxd_count(b, MXD_C_TX_FRAMES);
 }
 
 void
-mxd_loop_push(struct mxd_board *b, struct mxd_frame *f)
+mxd_loop_push(struct mxd_board *b, struct mxd_frame *f, int sealed)
 {
-	mxd_wire_seal(f->data);
-	mxd_loop_resend(b, f);
+	if (!sealed)
+		mxd_wire_seal(f->data);
+	b->loop[b->loop_tail++ & (MXD_LOOP_SIZE - 1)] = *f;
+	mxd_count(b, MXD_C_LOOP_FRAMES);
 }
 
 /* Hands queued frames to the PMD; a ring that wraps takes two bursts. */
@@ -264,57 +257,13 @@ mxd_board_flush(struct mxd_board *b)
 			txq_flush(b, p);
 }
 
-static unsigned
-rx_port(struct mxd_board *b, unsigned p)
+int
+mxd_board_tx_pending(const struct mxd_board *b)
 {
-	struct mxd_link *l = b->port[p];
-	struct mxd_frame f[MXD_BURST];
-	uint16_t n = l->ops->rx_burst(l, f, MXD_BURST);
-
-	for (uint16_t i = 0; i < n; i++)
-		mxd_rx_frame(b, p, &f[i]);
-	if (n)
-		l->ops->free(f, n);
-	b->counters[MXD_C_RX_FRAMES] += n;
-	return n;
-}
-
-static void
-rx_loop(struct mxd_board *b)
-{
-	/* Only what is queued now: handlers may queue more. */
-	uint32_t end = b->loop_tail;
-
-	while (b->loop_head != end) {
-		struct mxd_frame f = b->loop[b->loop_head++ &
-			(MXD_LOOP_SIZE - 1)];
-
-		mxd_rx_frame(b, 0, &f);
-		b->port[0]->ops->free(&f, 1);
-	}
-}
-
-unsigned
-mxd_board_progress(struct mxd_board *b)
-{
-	unsigned work = 0;
-
-	/* An unexpected handler may call back into MX: no second pass. */
-	if (b->busy)
-		return 0;
-	b->busy = 1;
 	for (unsigned p = 0; p < b->nports; p++)
-		work += rx_port(b, p);
-	if (b->loop_head != b->loop_tail) {
-		work++;
-		rx_loop(b);
-	}
-	if (!mxd_list_empty(&b->acks))
-		mxd_acks_flush(b, mxd_now_ns());
-	mxd_timers_tick(b, work);
-	mxd_board_flush(b);
-	b->busy = 0;
-	return work;
+		if (b->txq[p].head != b->txq[p].tail)
+			return 1;
+	return 0;
 }
 
 int
@@ -330,4 +279,44 @@ mxd_frame_start(struct mxd_board *b, unsigned port,
 	f->len = (uint32_t)MXD_HDRS_LEN + body;
 	mxd_frame_pad(f);
 	return 0;
+}
+
+/* ---- receive ------------------------------------------------------------ */
+
+unsigned
+mxd_board_rx(struct mxd_board *b, unsigned port, struct mxd_frame *f,
+		unsigned n)
+{
+	struct mxd_link *l = b->port[port];
+	uint16_t got = l->ops->rx_burst(l, f, (uint16_t)n);
+
+	b->counters[MXD_C_RX_FRAMES] += got;
+	if (l->cut != b->cut_seen[port]) {	/* rare: a memif peer gone */
+		b->counters[MXD_C_BURSTS_CUT] += l->cut - b->cut_seen[port];
+		b->cut_seen[port] = l->cut;
+	}
+	return got;
+}
+
+unsigned
+mxd_board_loop_rx(struct mxd_board *b, struct mxd_frame *f, unsigned n)
+{
+	unsigned got = 0;
+
+	while (got < n && b->loop_head != b->loop_tail)
+		f[got++] = b->loop[b->loop_head++ & (MXD_LOOP_SIZE - 1)];
+	return got;
+}
+
+void
+mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n)
+{
+	if (n)
+		b->port[0]->ops->free(f, n);
+}
+
+void
+mxd_board_ref(struct mxd_board *b, struct mxd_frame *f, unsigned n)
+{
+	b->port[0]->ops->ref(f, n);
 }

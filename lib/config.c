@@ -6,11 +6,16 @@
  * same variables and mx_info prints this table.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "mxd.h"
+#include "config.h"
+#include "wire.h"
+
+struct mxd_config mxd_conf;
 
 struct num_setting {
 	const char *name;

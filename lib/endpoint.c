@@ -1,24 +1,117 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Partners, endpoint addresses and the connect handshake.
+ * Endpoints, partners and addresses (endpoint.h).
  *
  * A partner is created by mx_connect() on the requesting side and by the
  * CONN_REQ on the accepting side; each side tells the other its partner
  * index, so data frames find their partner in O(1) (dst_peer) and are
- * checked against the partner's endpoint id and session.  A new session
- * of the remote endpoint (it was closed and reopened) resets the partner's
- * windows: frames of the old session no longer match and are dropped.
- *
- * mx_endpoint_addr_t holds the remote NIC id and endpoint id (word 0) and
- * our session and partner index (word 1), so an address from another or a
- * closed endpoint is recognised instead of trusted.
+ * checked against the partner's endpoint id and session.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mxd.h"
+#include "endpoint.h"
 
 #define TXREC_CHUNK 64
+
+/* ---- endpoints ---------------------------------------------------------- */
+
+struct mx_endpoint *
+mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
+		uint32_t unexp_max)
+{
+	struct mx_endpoint *ep = calloc(1, sizeof(*ep));
+
+	if (ep == NULL)
+		return NULL;
+	/* Large-message tables apart: the hot fields stay close together. */
+	ep->lsend = calloc(MXD_LSEND_MAX, sizeof(*ep->lsend));
+	ep->pulls = calloc(MXD_PULLS_MAX, sizeof(*ep->pulls));
+	if (ep->lsend == NULL || ep->pulls == NULL) {
+		free(ep->lsend);
+		free(ep->pulls);
+		free(ep);
+		return NULL;
+	}
+	ep->board = b;
+	ep->id = id;
+	ep->filter = filter;
+	ep->unexp_max = unexp_max;
+	mxd_list_init(&ep->posted);
+	mxd_list_init(&ep->unexp);
+	mxd_list_init(&ep->held);
+	mxd_list_init(&ep->done);
+	mxd_list_init(&ep->sending);
+	mxd_list_init(&ep->connects);
+	mxd_list_init(&ep->jobq);
+	mxd_list_init(&ep->pulls_waiting);
+	mxd_list_init(&ep->txrec_chunks);
+	mxd_list_init(&ep->acks);
+	mxd_list_init(&ep->timed);
+	mxd_reqpool_init(&ep->reqs);
+	return ep;
+}
+
+void
+mxd_ep_attach(struct mx_endpoint *ep)
+{
+	ep->board->ep[ep->id] = ep;
+	ep->board->ep_open |= 1u << ep->id;
+}
+
+void
+mxd_ep_free(struct mx_endpoint *ep)
+{
+	struct mxd_list *pos, *tmp;
+
+	if (ep->board->ep[ep->id] == ep) {
+		ep->board->ep[ep->id] = NULL;
+		ep->board->ep_open &= ~(1u << ep->id);
+	}
+	for (uint32_t i = 0; i < ep->npartners; i++) {
+		mxd_partner_reset(ep->partners[i], 0);
+		free(ep->partners[i]->notify);
+		free(ep->partners[i]);
+	}
+	mxd_list_foreach(pos, tmp, &ep->txrec_chunks)
+		free(pos);
+	mxd_reqpool_fini(&ep->reqs);
+	free(ep->lsend);
+	free(ep->pulls);
+	free(ep);
+}
+
+struct mx_endpoint *
+mxd_ep_by_session(uint32_t session)
+{
+	for (unsigned i = 0; i < mxd_lib.nboards; i++)
+		for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++) {
+			struct mx_endpoint *ep = mxd_lib.boards[i]->ep[e];
+
+			if (ep != NULL && ep->session == session)
+				return ep;
+		}
+	return NULL;
+}
+
+void
+mxd_req_complete(struct mx_request *r, mx_status_code_t code)
+{
+	mxd_req_set_state(r, MXD_RS_COMPLETE);
+	r->status.code = code;
+	if (r->deadline) {
+		r->deadline = 0;
+		r->ep->ntimed--;
+	}
+	mxd_list_del(&r->link);
+	if (r->forget)
+		mxd_req_put(r);		/* nobody will test it */
+	else
+		mxd_list_add_tail(&r->ep->done, &r->done);
+}
+
+/* ---- frame records ------------------------------------------------------ */
 
 struct txrec_chunk {
 	struct mxd_list link;
@@ -51,11 +144,13 @@ void
 mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r)
 {
 	if (r->nframes)
-		ep->board->port[0]->ops->free(r->frames, r->nframes);
+		mxd_board_free(ep->board, r->frames, r->nframes);
 	r->nframes = 0;
 	r->pool_next = ep->free_txrec;
 	ep->free_txrec = r;
 }
+
+/* ---- partners ----------------------------------------------------------- */
 
 struct mxd_partner *
 mxd_partner_find(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
@@ -91,6 +186,12 @@ mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session)
 	memset(p->silent, 0, sizeof(p->silent));
 }
 
+int
+mxd_partner_fresh(const struct mxd_partner *p)
+{
+	return p->tx.next_seq == 1 && p->rx.base == 1 && p->rx.next_match == 1;
+}
+
 struct mxd_partner *
 mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 {
@@ -108,7 +209,8 @@ mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 	p->remote_ep = remote_ep;
 	p->local = nic == ep->board->nic_id;
 	p->port = p->local ? 0 : -1;
-	p->conn_status = -1;
+	p->state = MXD_PS_NEW;
+	p->hs.status = -1;
 	mxd_list_init(&p->sendq);
 	mxd_list_init(&p->syncq);
 	mxd_list_init(&p->sending);
@@ -120,6 +222,34 @@ mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 	ep->partners[ep->npartners++] = p;
 	return p;
 }
+
+static int
+state_ok(enum mxd_peer_state from, enum mxd_peer_state to)
+{
+	switch (to) {
+	case MXD_PS_UP:
+	case MXD_PS_CLOSED:
+		return 1;
+	case MXD_PS_REFUSED:
+		return from == MXD_PS_UP;
+	case MXD_PS_LOST:
+		return from == MXD_PS_UP || from == MXD_PS_REFUSED ||
+			from == MXD_PS_CLOSED;
+	case MXD_PS_NEW:
+		return 0;
+	}
+	return 0;
+}
+
+void
+mxd_partner_set_state(struct mxd_partner *p, enum mxd_peer_state s)
+{
+	assert(state_ok((enum mxd_peer_state)p->state, s));
+	(void)state_ok;
+	p->state = (uint8_t)s;
+}
+
+/* ---- addresses ---------------------------------------------------------- */
 
 void
 mxd_partner_addr(const struct mxd_partner *p, mx_endpoint_addr_t *a)
@@ -133,222 +263,23 @@ struct mxd_partner *
 mxd_addr_partner(struct mx_endpoint *ep, const mx_endpoint_addr_t *a)
 {
 	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
-	uint64_t nic = a->stuff[0] & 0xffffffffffffull;
-	uint32_t rep = (uint32_t)(a->stuff[0] >> 48);
-	struct mxd_partner *p;
 
 	if ((uint32_t)(a->stuff[1] >> 32) == ep->session && idx != 0 &&
 			idx <= ep->npartners)
 		return ep->partners[idx - 1];
-	/* An address of another endpoint, or our own address: find or make
-	 * the partner here (own board: connect through loopback). */
-	p = mxd_partner_find(ep, nic, rep);
-	if (p != NULL && p->connected)
-		return p;
-	if (nic == ep->board->nic_id && rep < MX_MAX_ENDPOINTS &&
-			ep->board->ep[rep] != NULL &&
-			mxd_connect(ep, nic, rep, ep->board->ep[rep]->filter,
-				1000, &p) == 0)
-		return p;
-	return NULL;
+	/* An address another endpoint made (or our own): by NIC and id. */
+	return mxd_partner_find(ep, a->stuff[0] & 0xffffffffffffull,
+			(uint32_t)(a->stuff[0] >> 48));
 }
 
-/* ---- connect ---------------------------------------------------------- */
-
-static void
-conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, uint32_t filter,
-		unsigned port, const uint8_t *dst)
+struct mxd_partner *
+mxd_addr_lookup(const mx_endpoint_addr_t *a)
 {
-	struct mxd_board *b = ep->board;
-	struct mxd_hdr_args a = {
-		.type = MXD_T_CONN_REQ, .src_ep = (uint8_t)ep->id,
-		.flags = mxd_partner_fresh(p) ? MXD_F_FRESH : 0,
-		.dst_ep = (uint8_t)p->remote_ep, .dst_peer = MXD_NO_PEER,
-		.src_peer = p->index, .filter = filter,
-		.src_session = ep->session,
-	};
-	struct mxd_frame f;
+	struct mx_endpoint *ep = mxd_lib.initialized ?
+		mxd_ep_by_session((uint32_t)(a->stuff[1] >> 32)) : NULL;
+	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
 
-	if ((p->local ? mxd_loop_room(b) : mxd_txq_room(b, port)) == 0 ||
-			mxd_frame_start(b, port, dst, &a,
-				sizeof(struct mxd_conn_hdr), &f) < 0)
-		return;
-	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->conn_id,
-			ep->filter, MXD_CONN_OK);
-	if (p->local)
-		mxd_loop_push(b, &f);
-	else
-		mxd_txq_push(b, port, &f);
-	mxd_count(b, MXD_C_CONN_REQ);
-}
-
-/* Sends the request where the peer is known to be, else on every port. */
-static void
-conn_req_round(struct mx_endpoint *ep, struct mxd_partner *p, uint32_t filter)
-{
-	static const uint8_t bcast[MXD_ETH_ALEN] = {
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	struct mxd_board *b = ep->board;
-	const struct mxd_peer *peer = mxd_naming_by_nic(p->nic_id);
-	int sent = 0;
-
-	if (p->local) {
-		conn_req_send(ep, p, filter, 0, b->port[0]->mac);
-		return;
-	}
-	for (unsigned i = 0; peer != NULL && i < b->nports; i++) {
-		unsigned li = b->link_index[i];
-
-		if ((peer->seen & (1u << li)) && mxd_board_port_up(b, i)) {
-			conn_req_send(ep, p, filter, i, peer->mac[li]);
-			sent = 1;
-		}
-	}
-	for (unsigned i = 0; !sent && i < b->nports; i++)
-		conn_req_send(ep, p, filter, i, bcast);
-	mxd_board_flush(b);
-}
-
-static mx_status_code_t
-conn_status_code(int st)
-{
-	switch (st) {
-	case MXD_CONN_OK:
-		return MX_STATUS_SUCCESS;
-	case MXD_CONN_CLOSED:
-		return MX_STATUS_ENDPOINT_CLOSED;
-	case MXD_CONN_BAD_KEY:
-		return MX_STATUS_BAD_KEY;
-	default:
-		return MX_STATUS_NO_RESOURCES;
-	}
-}
-
-static void
-connect_finish(struct mx_request *r, mx_status_code_t code)
-{
-	struct mxd_partner *p = r->partner;
-
-	if (code == MX_STATUS_SUCCESS)
-		mxd_partner_addr(p, &r->status.source);
-	mxd_req_complete(r, code);
-}
-
-void
-mxd_connects_answered(struct mxd_partner *p)
-{
-	struct mxd_list *pos, *tmp;
-
-	mxd_list_foreach(pos, tmp, &p->ep->connects) {
-		struct mx_request *r = mxd_container_of(pos, struct mx_request,
-				link);
-
-		if (r->partner == p)
-			connect_finish(r, conn_status_code(p->conn_status));
-	}
-	p->conn_id = 0;
-}
-
-void
-mxd_connects_progress(struct mx_endpoint *ep, uint64_t now)
-{
-	struct mxd_list *pos, *tmp;
-
-	mxd_list_foreach(pos, tmp, &ep->connects) {
-		struct mx_request *r = mxd_container_of(pos, struct mx_request,
-				link);
-		struct mxd_partner *p = r->partner;
-
-		if (r->deadline && now >= r->deadline) {
-			connect_finish(r, MX_STATUS_TIMEOUT);
-		} else if (now >= p->conn_next) {
-			conn_req_round(ep, p, p->conn_filter);
-			p->conn_next = now +
-				mxd_lib.conf.connect_retry_ms * 1000000ull;
-		}
-	}
-}
-
-int
-mxd_connect_start(struct mx_request *r, uint64_t nic, uint32_t remote_ep,
-		uint32_t filter, uint32_t timeout_ms)
-{
-	struct mx_endpoint *ep = r->ep;
-	struct mxd_partner *p = mxd_partner_find(ep, nic, remote_ep);
-
-	if (p == NULL && (p = mxd_partner_new(ep, nic, remote_ep)) == NULL)
-		return -MX_NO_RESOURCES;
-	/* Connects to one partner share its handshake; a new filter starts
-	 * a new one. */
-	if (p->conn_id == 0 || p->conn_filter != filter) {
-		p->conn_id = ++ep->next_conn_id;
-		p->conn_status = -1;
-		p->conn_filter = filter;
-		p->conn_next = 0;
-	}
-	r->partner = p;
-	mxd_req_set_state(r, MXD_RS_QUEUED);
-	mxd_list_add_tail(&ep->connects, &r->link);
-	if (timeout_ms) {
-		r->deadline = mxd_now_ns() + timeout_ms * 1000000ull;
-		ep->ntimed++;
-	}
-	mxd_connects_progress(ep, mxd_now_ns());
-	mxd_board_flush(ep->board);
-	return 0;
-}
-
-static int
-req_complete(void *arg)
-{
-	return ((struct mx_request *)arg)->state == MXD_RS_COMPLETE;
-}
-
-int
-mxd_connect(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep,
-		uint32_t filter, uint32_t timeout_ms, struct mxd_partner **out)
-{
-	struct mx_request *r = mxd_req_get(ep, MXD_REQ_CONNECT, NULL);
-	mx_status_code_t code;
-	struct mxd_partner *p;
-	int ret;
-
-	if (r == NULL)
-		return -MX_NO_RESOURCES;
-	ret = mxd_connect_start(r, nic, remote_ep, filter,
-			timeout_ms ? timeout_ms : 1);
-	while (ret == 0 && !req_complete(r))	/* bounded by r's deadline */
-		mxd_poll_until(ep, req_complete, r, 0);
-	code = r->status.code;
-	p = r->partner;
-	mxd_req_put(r);
-	if (ret < 0)
-		return ret;
-	switch (code) {
-	case MX_STATUS_SUCCESS:
-		*out = p;
-		return 0;
-	case MX_STATUS_ENDPOINT_CLOSED:
-		return -MX_CONNECTION_FAILED;
-	case MX_STATUS_BAD_KEY:
-		return -MX_BAD_CONNECTION_KEY;
-	case MX_STATUS_TIMEOUT:
-		return mxd_naming_by_nic(nic) == NULL ?
-			-MX_NIC_NOT_FOUND : -MX_TIMEOUT;
-	default:
-		return -MX_NO_RESOURCES;
-	}
-}
-
-struct mx_endpoint *
-mxd_ep_by_session(uint32_t session)
-{
-	for (unsigned i = 0; i < mxd_lib.nboards; i++)
-		for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++) {
-			struct mx_endpoint *ep = mxd_lib.boards[i]->ep[e];
-
-			if (ep != NULL && ep->session == session)
-				return ep;
-		}
-	return NULL;
+	if (ep == NULL || idx == 0 || idx > ep->npartners)
+		return NULL;
+	return ep->partners[idx - 1];
 }

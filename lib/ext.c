@@ -5,7 +5,12 @@
  */
 #include <string.h>
 
-#include "mxd.h"
+#include "api.h"
+#include "connect.h"
+#include "progress.h"
+#include "recv.h"
+#include "send.h"
+#include "timers.h"
 
 struct any_arg {
 	struct mx_endpoint *ep;
@@ -72,18 +77,11 @@ do_wait_any(mx_endpoint_t ep, uint32_t timeout, uint64_t match_info,
 	return MX_SUCCESS;
 }
 
-static int
-check_req(struct mx_endpoint *ep, mx_request_t *request)
-{
-	return request != NULL && *request != NULL && (*request)->ep == ep &&
-		(*request)->state != MXD_RS_FREE && !(*request)->forget;
-}
-
 static mx_return_t
 do_forget(mx_endpoint_t ep, mx_request_t *request)
 {
 	CHECK_EP(ep, "mx_forget");
-	if (!check_req(ep, request))
+	if (!mxd_req_valid(ep, request))
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_forget: bad request");
 	if ((*request)->state == MXD_RS_COMPLETE)
 		mxd_req_put(*request);
@@ -101,24 +99,11 @@ do_progress(mx_endpoint_t ep)
 	return MX_SUCCESS;
 }
 
-/* The partner an address names, wherever its endpoint is; or NULL. */
-static struct mxd_partner *
-addr_lookup(const mx_endpoint_addr_t *a)
-{
-	struct mx_endpoint *ep = mxd_lib.initialized ?
-		mxd_ep_by_session((uint32_t)(a->stuff[1] >> 32)) : NULL;
-	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
-
-	if (ep == NULL || idx == 0 || idx > ep->npartners)
-		return NULL;
-	return ep->partners[idx - 1];
-}
-
 static mx_return_t
 do_decompose_endpoint_addr2(mx_endpoint_addr_t addr, uint64_t *nic_id,
 		uint32_t *endpoint_id, uint32_t *session_id)
 {
-	struct mxd_partner *p = addr_lookup(&addr);
+	struct mxd_partner *p = mxd_addr_lookup(&addr);
 
 	if (session_id == NULL)
 		return mxd_error(NULL, MX_BAD_ENDPOINT,
@@ -133,7 +118,7 @@ do_decompose_endpoint_addr2(mx_endpoint_addr_t addr, uint64_t *nic_id,
 static mx_return_t
 do_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
 {
-	struct mxd_partner *p = addr_lookup(&addr);
+	struct mxd_partner *p = mxd_addr_lookup(&addr);
 
 	if (p == NULL)
 		return mxd_error(NULL, MX_BAD_ENDPOINT,
@@ -146,7 +131,7 @@ do_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
 static mx_return_t
 do_get_endpoint_addr_context(mx_endpoint_addr_t addr, void **context)
 {
-	struct mxd_partner *p = addr_lookup(&addr);
+	struct mxd_partner *p = mxd_addr_lookup(&addr);
 
 	if (p == NULL || context == NULL)
 		return mxd_error(NULL, MX_BAD_ENDPOINT,
@@ -171,7 +156,7 @@ do_iconnect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 	if (endpoint_id >= MX_MAX_ENDPOINTS)
 		return mxd_error(ep, MX_BAD_ENDPOINT_ID,
 				"mx_iconnect: endpoint id %u", endpoint_id);
-	r = mxd_req_get(ep, MXD_REQ_CONNECT, context);
+	r = mxd_ep_req(ep, MXD_REQ_CONNECT, context);
 	if (r == NULL)
 		return mxd_error(ep, MX_NO_RESOURCES, "mx_iconnect: no request");
 	r->status.match_info = match_info;
@@ -181,6 +166,7 @@ do_iconnect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 		mxd_req_put(r);
 		return mxd_error(ep, (mx_return_t)-ret, "mx_iconnect failed");
 	}
+	mxd_board_flush(ep->board);
 	*request = r;
 	return MX_SUCCESS;
 }
@@ -195,8 +181,9 @@ do_disconnect(mx_endpoint_t ep, mx_endpoint_addr_t addr)
 	if (p == NULL)
 		return mxd_error(ep, MX_BAD_ENDPOINT,
 				"mx_disconnect: not an address of this endpoint");
-	mxd_partner_fail(p, MX_STATUS_CANCELLED);
-	p->dead = 0;		/* forgotten, not refused: connect again */
+	mxd_sends_fail(p, MX_STATUS_CANCELLED);
+	/* Forgotten, not refused: usable again after a connect. */
+	mxd_partner_set_state(p, MXD_PS_CLOSED);
 	return MX_SUCCESS;
 }
 
@@ -214,13 +201,8 @@ do_set_request_timeout(mx_endpoint_t ep, mx_request_t request,
 		return mxd_error(ep, MX_BAD_REQUEST,
 				"mx_set_request_timeout: not a pending send or "
 				"connect of this endpoint");
-	if (request->state == MXD_RS_COMPLETE)
-		return MX_SUCCESS;
-	if (request->deadline == 0 && ms != 0)
-		ep->ntimed++;
-	else if (request->deadline != 0 && ms == 0)
-		ep->ntimed--;
-	request->deadline = ms ? mxd_now_ns() + ms * 1000000ull : 0;
+	if (request->state != MXD_RS_COMPLETE)
+		mxd_timer_deadline(request, ms);
 	return MX_SUCCESS;
 }
 

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mx_get_info(): library, board and endpoint information. */
+#include <stdio.h>
 #include <string.h>
 
-#include "mxd.h"
+#include "api.h"
+#include "config.h"
+#include "naming.h"
 
 static int
 out_u32(void *out, uint32_t len, uint32_t v)
@@ -156,7 +159,6 @@ do_get_info(mx_endpoint_t ep, mx_get_info_key_t key, void *in_val,
 
 /* ---- mx-dpdk extensions (mx_extensions.h) ------------------------------- */
 
-#include "mx_extensions.h"
 
 #define MAX_SETTINGS 32
 
@@ -166,7 +168,7 @@ static struct mxd_config preview;
 static mx_return_t
 do_dpdk_get_setting(uint32_t index, mx_dpdk_setting_t *s)
 {
-	const struct mxd_config *c = &mxd_lib.conf;
+	const struct mxd_config *c = &mxd_conf;
 	unsigned n;
 
 	if (!mxd_lib.initialized) {

@@ -9,10 +9,15 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mxd.h"
+#include "api.h"
+#include "config.h"
+#include "fault.h"
+#include "naming.h"
+#include "progress.h"
 
 static mx_return_t
 errors_are_fatal(char *str, mx_return_t ret)
@@ -145,47 +150,6 @@ mx_strstatus(mx_status_code_t st)
 	return s[st];
 }
 
-const char *
-mxd_counter_name(unsigned c)
-{
-	static const char *const s[MXD_C_DROP_BASE] = {
-		[MXD_C_TX_FRAMES] = "tx frames",
-		[MXD_C_RX_FRAMES] = "rx frames",
-		[MXD_C_TX_MSGS] = "tx messages",
-		[MXD_C_RX_MSGS] = "rx messages",
-		[MXD_C_LOOP_FRAMES] = "loopback frames",
-		[MXD_C_ACKS_SENT] = "explicit acks sent",
-		[MXD_C_ACKS_PIGGY] = "acks piggybacked",
-		[MXD_C_UNEXP_MSGS] = "unexpected messages",
-		[MXD_C_EARLY_MSGS] = "early messages (out of order)",
-		[MXD_C_TX_STALLS] = "tx ring full",
-		[MXD_C_BAD_ACK] = "bad acks",
-		[MXD_C_CONN_REQ] = "connect requests sent",
-		[MXD_C_DISCOVERY] = "discovery frames sent",
-		[MXD_C_NACK_SENT] = "refusals (nack) sent",
-		[MXD_C_NACK_RCVD] = "refusals (nack) received",
-		[MXD_C_NOTICE_LOST] = "notices lost (out of memory)",
-		[MXD_C_NOTICE_GROW] = "notice queue grown",
-		[MXD_C_UNEXP_FULL] = "held: unexpected queue full",
-		[MXD_C_BAD_PULL] = "refused pull frames",
-		[MXD_C_PULL_BUSY] = "pulls refused: queue full",
-		[MXD_C_RETX_MSGS] = "messages retransmitted",
-		[MXD_C_RETX_FRAMES] = "frames retransmitted",
-		[MXD_C_REPULLS] = "pulls asked again",
-		[MXD_C_PINGS] = "liveness probes sent",
-		[MXD_C_PEER_DEAD] = "partners unreachable",
-		[MXD_C_PEER_RESET] = "partners restarted",
-		[MXD_C_PORT_SUSPECT] = "ports suspected (losses)",
-		[MXD_C_BURSTS_CUT] = "bursts cut short (peer memory gone)",
-	};
-
-	if (c < MXD_C_DROP_BASE)
-		return s[c];
-	if (c < MXD_C_MAX)
-		return mxd_drop_name((enum mxd_drop)(c - MXD_C_DROP_BASE));
-	return "?";
-}
-
 /* ---- init / finalize ---------------------------------------------------- */
 
 /* How an EAL or port failure reads in MX terms. */
@@ -209,8 +173,8 @@ static int
 lib_start(struct mxd_lib *lib)
 {
 	struct mxd_glue_conf gc = {
-		.eal_args = lib->conf.dpdk_args, .mtu = lib->conf.mtu,
-		.nb_mbufs = lib->conf.nb_mbufs, .nb_rxd = 1024, .nb_txd = 1024,
+		.eal_args = mxd_conf.dpdk_args, .mtu = mxd_conf.mtu,
+		.nb_mbufs = mxd_conf.nb_mbufs, .nb_rxd = 1024, .nb_txd = 1024,
 		.keep_affinity = 1,
 	};
 	struct mxd_link *ports;
@@ -228,8 +192,8 @@ lib_start(struct mxd_lib *lib)
 				"MX_DPDK_ARGS (e.g. --vdev=net_memif0,...)\n");
 		return -MX_NO_DEV;
 	}
-	if (lib->conf.link_wait_ms)
-		mxd_glue_links_wait(ports, n, lib->conf.link_wait_ms);
+	if (mxd_conf.link_wait_ms)
+		mxd_glue_links_wait(ports, n, mxd_conf.link_wait_ms);
 	for (unsigned i = 0; i < n && i < MXD_GLUE_MAX_PORTS; i++)
 		lib->links[i] = &ports[i];
 	lib->nlinks = n;
@@ -260,14 +224,17 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		lib->links[i] = links[i];
 	lib->nlinks = n;
-	if (mxd_fault_wrap(lib->conf.faults, lib->links, n) < 0) {
+	if (mxd_fault_wrap(mxd_conf.faults, lib->links, n) < 0) {
 		fprintf(stderr, "mx: %s\n", mxd_glue_error());
 		return -MX_BAD_PARAM_VAL;
 	}
 	mxd_naming_init();
-	ret = mxd_boards_init(lib);
-	if (ret == 0 && lib->conf.peers_file != NULL &&
-			mxd_naming_load_file(lib->conf.peers_file) < 0)
+	ret = mxd_boards_init(lib, &mxd_conf);
+	for (unsigned i = 0; ret == 0 && i < lib->nboards; i++)
+		mxd_naming_add(lib->boards[i]->nic_id, lib->boards[i]->name,
+				-1, NULL);
+	if (ret == 0 && mxd_conf.peers_file != NULL &&
+			mxd_naming_load_file(mxd_conf.peers_file) < 0)
 		ret = -MX_BAD_PARAM_VAL;
 	if (ret < 0) {
 		mxd_boards_fini(lib);
@@ -276,7 +243,7 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 	}
 	for (unsigned i = 0; i < lib->nboards; i++)
 		mxd_naming_announce(lib->boards[i], NULL);
-	if (lib->conf.verbose)
+	if (mxd_conf.verbose)
 		print_boards(lib);
 	lib->initialized = 1;
 	return 0;
@@ -291,7 +258,7 @@ do_init(void)
 	if (lib->initialized)
 		return mxd_error(NULL, MX_ALREADY_INITIALIZED,
 				"mx_init: already initialized");
-	ret = mxd_config_load(&lib->conf);
+	ret = mxd_config_load(&mxd_conf);
 	if (ret == 0)
 		ret = lib_start(lib);
 	if (ret == 0)
@@ -337,7 +304,7 @@ do_hostname_to_nic_id(char *hostname, uint64_t *nic_id)
 			strlen(hostname) >= MXD_NAME_LEN)
 		return mxd_error(NULL, MX_BAD_HOSTNAME_ARGS,
 				"mx_hostname_to_nic_id: bad arguments");
-	ret = mxd_naming_resolve(hostname, mxd_lib.conf.discovery_ms, &nic);
+	ret = mxd_naming_resolve(hostname, mxd_conf.discovery_ms, &nic);
 	if (ret < 0)
 		return mxd_error(NULL, MX_HOST_NOT_FOUND,
 				"mx_hostname_to_nic_id: %s not found", hostname);

@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mxd.h"
+#include "naming.h"
+#include "xmit.h"
 
 static struct mxd_peer peers[MXD_MAX_PEERS];
 static unsigned npeers;
@@ -136,13 +137,12 @@ disc_send(struct mxd_board *b, unsigned port, const uint8_t *dst,
 	struct mxd_hdr_args a = { .type = MXD_T_DISCOVER };
 	struct mxd_frame f;
 
-	if (mxd_txq_room(b, port) == 0 ||
-			mxd_frame_start(b, port, dst, &a,
-				sizeof(struct mxd_disc_hdr), &f) < 0)
+	if (mxd_xmit_start(b, port, 0, dst, &a, sizeof(struct mxd_disc_hdr),
+				&f) < 0)
 		return;
 	mxd_wire_put_disc(f.data + MXD_HDRS_LEN, b->nic_id, want != NULL,
 			b->name, want);
-	mxd_txq_push(b, port, &f);
+	mxd_xmit_send(b, port, 0, &f);
 	mxd_count(b, MXD_C_DISCOVERY);
 }
 
@@ -180,29 +180,9 @@ mxd_naming_rx(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		disc_send(b, port, pkt->eth->src, NULL);
 }
 
-int
-mxd_naming_resolve(const char *name, uint32_t ms, uint64_t *nic)
+void
+mxd_naming_query(const char *name)
 {
-	uint64_t end = mxd_now_ns() + (uint64_t)ms * 1000000;
-	uint64_t next = 0;
-
-	for (;;) {
-		const struct mxd_peer *p = mxd_naming_by_name(name);
-		uint64_t now = mxd_now_ns();
-
-		if (p != NULL) {
-			*nic = p->nic_id;
-			return 0;
-		}
-		if (now >= end)
-			return -MX_HOST_NOT_FOUND;
-		if (now >= next) {
-			for (unsigned i = 0; i < mxd_lib.nboards; i++)
-				mxd_naming_announce(mxd_lib.boards[i], name);
-			next = now + 50 * 1000000ull;
-		}
-		for (unsigned i = 0; i < mxd_lib.nboards; i++)
-			mxd_board_progress(mxd_lib.boards[i]);
-		mxd_poll_pause(0);
-	}
+	for (unsigned i = 0; i < mxd_lib.nboards; i++)
+		mxd_naming_announce(mxd_lib.boards[i], name);
 }

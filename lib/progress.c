@@ -1,47 +1,150 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Progress and blocking.  There is no thread of our own: every API call
- * that may need the network runs a progress pass (rx bursts, acks, queued
- * sends, tx bursts).  Blocking calls poll, and once nothing has arrived
- * for MX_SPIN_US they sleep a little between polls so that an idle
- * process leaves the CPU (a long transfer keeps them polling); they give up
- * at their timeout or when mx_wakeup() bumps the endpoint's generation.
- * Between polls, other threads get the library lock (lock.h).
+ * Progress: the whole pass, in a fixed order, and the dispatch of received
+ * frames by type.  Every API call that may need the network runs a pass;
+ * blocking calls run passes until done (the API layer).  A pass covers
+ * every board of the process, which has no firmware of its own to answer
+ * connects or acks while the application waits elsewhere:
+ *
+ *   1. rx bursts of every port, then the loopback ring (only the frames
+ *      queued when it starts: handlers may queue more), each frame
+ *      validated once and dispatched by type;
+ *   2. per open endpoint: timers (timers.c: acks owed, retransmissions,
+ *      probes, re-pulls, connect retries, deadlines), then its queued
+ *      sends, PULLs to serve and PULLs to ask;
+ *   3. tx bursts of every queue.
+ *
+ * Lower layers never call up: the board hands frames over only when asked
+ * (mxd_board_rx), and the engine is called, never calls back.
  */
 #include <pthread.h>
 #include <time.h>
 
-#include "mxd.h"
+#include "config.h"
+#include "connect.h"
+#include "lock.h"
+#include "naming.h"
+#include "progress.h"
+#include "recv.h"
+#include "reliable.h"
+#include "rndv.h"
+#include "send.h"
+#include "timers.h"
 
-uint64_t
-mxd_now_ns(void)
-{
-	struct timespec ts;
+/* An unexpected handler runs inside a pass and may call MX: no second
+ * pass then (under the library lock, one pass runs at a time). */
+static int in_pass;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+/* ---- what a frame means ------------------------------------------------- */
 
 /*
- * Progress on the endpoint's board, and on the process's other boards too:
- * they have no firmware of their own to answer connects or acks while the
- * application waits elsewhere.
+ * A pull reply whose check is verified as its payload is placed: nothing
+ * else of it takes effect until then (its ack, the partner heard).
  */
-/* Timers of the endpoint: connect retries, request deadlines. */
 static void
-ep_timers(struct mx_endpoint *ep)
+rx_unchecked(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 {
-	uint64_t now = mxd_now_ns();
-
-	if (!mxd_list_empty(&ep->connects))
-		mxd_connects_progress(ep, now);
-	if (ep->ntimed != 0 && now >= ep->next_timeout_scan) {
-		mxd_timeouts_scan(ep, now);
-		ep->next_timeout_scan = now + 1000000;	/* every ms */
-	}
+	if (mxd_pull_data(p, port, pkt) < 0)
+		return;			/* corrupt: counted */
+	mxd_rx_heard(p, port);
+	if (pkt->h.flags & MXD_F_ACK_VALID)
+		mxd_send_acked(p, pkt->h.ack);
 }
 
-/* An endpoint's own pending work: queued sends, pulls, timers. */
+/* A frame of a known partner: its ack first, then what it carries. */
+static void
+rx_partner_frame(struct mxd_partner *p, unsigned port,
+		const struct mxd_pkt *pkt)
+{
+	if (pkt->unchecked) {
+		rx_unchecked(p, port, pkt);
+		return;
+	}
+	if (!p->local && (int)port != p->port &&
+			pkt->h.type != MXD_T_PULL && pkt->h.type != MXD_T_PULL_REP)
+		mxd_partner_follow(p, port, pkt);
+	if (pkt->h.flags & MXD_F_ACK_VALID)
+		mxd_send_acked(p, pkt->h.ack);
+	switch (pkt->h.type) {
+	case MXD_T_EAGER:
+		mxd_rx_eager(p, pkt);
+		return;
+	case MXD_T_ACK:
+		if (pkt->h.flags & MXD_F_PING)
+			mxd_ack_send(p);	/* alive: say so now */
+		return;
+	case MXD_T_PULL:
+		mxd_pull_serve(p, port, pkt);
+		return;
+	case MXD_T_PULL_REP:
+		mxd_pull_data(p, port, pkt);
+		return;
+	}
+	mxd_count_drop(p->ep->board, MXD_DROP_TYPE);
+}
+
+void
+mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+{
+	struct mxd_pkt pkt;
+	enum mxd_drop why = mxd_wire_parse_lazy(f->data, f->len, &pkt);
+	struct mxd_partner *p;
+
+	if (why != MXD_DROP_NONE) {
+		mxd_count_drop(b, why);
+		return;
+	}
+	switch (pkt.h.type) {
+	case MXD_T_DISCOVER:
+		mxd_naming_rx(b, port, &pkt);
+		return;
+	case MXD_T_CONN_REQ:
+		mxd_rx_conn_req(b, port, &pkt);
+		return;
+	case MXD_T_CONN_REP:
+		mxd_rx_conn_rep(b, port, &pkt);
+		return;
+	case MXD_T_NACK:
+		mxd_rx_nack(b, port, &pkt);
+		return;
+	case MXD_T_EAGER:
+	case MXD_T_ACK:
+	case MXD_T_PULL:
+	case MXD_T_PULL_REP:
+		p = mxd_rx_partner(b, port, &pkt);
+		if (p != NULL)
+			rx_partner_frame(p, port, &pkt);
+		return;
+	}
+	mxd_count_drop(b, MXD_DROP_TYPE);	/* the parser admits no other */
+}
+
+/* ---- the pass ----------------------------------------------------------- */
+
+static unsigned
+rx_board(struct mxd_board *b)
+{
+	struct mxd_frame f[MXD_BURST];
+	unsigned work = 0, n;
+
+	for (unsigned port = 0; port < b->nports; port++) {
+		n = mxd_board_rx(b, port, f, MXD_BURST);
+		for (unsigned i = 0; i < n; i++)
+			mxd_rx_frame(b, port, &f[i]);
+		mxd_board_free(b, f, n);
+		work += n;
+	}
+	for (unsigned left = mxd_loop_queued(b); left > 0; left -= n) {
+		n = mxd_board_loop_rx(b, f, left < MXD_BURST ? left : MXD_BURST);
+		for (unsigned i = 0; i < n; i++)
+			mxd_rx_frame(b, 0, &f[i]);
+		mxd_board_free(b, f, n);
+		work += n;
+	}
+	return work;
+}
+
+/* An endpoint's own pending work: queued sends, PULLs to serve and ask. */
 static void
 ep_work(struct mx_endpoint *ep)
 {
@@ -51,49 +154,54 @@ ep_work(struct mx_endpoint *ep)
 		mxd_pulls_pump(ep);
 	if (!mxd_list_empty(&ep->pulls_waiting))
 		mxd_pulls_ask(ep);
-	if (!mxd_list_empty(&ep->connects) || ep->ntimed != 0)
-		ep_timers(ep);
+}
+
+static unsigned
+board_pass(struct mxd_board *b)
+{
+	unsigned work = rx_board(b);
+
+	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
+		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
+
+		mxd_timers_pass(ep, work);
+		if (!ep->progression_off)
+			ep_work(ep);
+	}
+	mxd_board_flush(b);
+	return work;
+}
+
+static unsigned
+pass(void)
+{
+	unsigned work = 0;
+
+	in_pass = 1;
+	for (unsigned i = 0; i < mxd_lib.nboards; i++)
+		work += board_pass(mxd_lib.boards[i]);
+	in_pass = 0;
+	return work;
 }
 
 unsigned
 mxd_progress(struct mx_endpoint *ep)
 {
-	struct mxd_board *b = ep->board;
-	unsigned work;
-
-	if (ep->progression_off)
+	if (ep->progression_off || in_pass)
 		return 0;
-	work = mxd_board_progress(b);
-	for (unsigned i = 0; mxd_lib.nboards > 1 && i < mxd_lib.nboards; i++)
-		if (mxd_lib.boards[i] != b)
-			work += mxd_board_progress(mxd_lib.boards[i]);
-	ep_work(ep);
-	mxd_board_flush(b);
-	return work;
+	return pass();
+}
+
+unsigned
+mxd_progress_any(void)
+{
+	return in_pass ? 0 : pass();
 }
 
 /* ---- the optional progress thread (MX_PROGRESS_THREAD) ----------------- */
 
 static pthread_t prog_thread;
 static volatile int prog_run;
-
-/* One pass over everything: every board, every endpoint's own work. */
-static unsigned
-progress_all(void)
-{
-	unsigned work = 0;
-
-	for (unsigned i = 0; i < mxd_lib.nboards; i++) {
-		struct mxd_board *b = mxd_lib.boards[i];
-
-		work += mxd_board_progress(b);
-		for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++)
-			if (b->ep[e] != NULL && !b->ep[e]->progression_off)
-				ep_work(b->ep[e]);
-		mxd_board_flush(b);
-	}
-	return work;
-}
 
 /*
  * Application bypass: large transfers (and acks, connects, timers) go on
@@ -104,14 +212,14 @@ progress_all(void)
 static void *
 progress_main(void *arg)
 {
-	struct timespec nap = { 0, (long)mxd_lib.conf.progress_us * 1000 };
+	struct timespec nap = { 0, (long)mxd_conf.progress_us * 1000 };
 
 	(void)arg;
 	while (prog_run) {
 		unsigned work;
 
 		mxd_enter();
-		work = progress_all();
+		work = mxd_progress_any();
 		mxd_leave();
 		if (!work)
 			nanosleep(&nap, NULL);
@@ -122,7 +230,7 @@ progress_main(void *arg)
 int
 mxd_progress_thread_start(void)
 {
-	if (!mxd_lib.conf.progress_thread || prog_run)
+	if (!mxd_conf.progress_thread || prog_run)
 		return 0;
 	prog_run = 1;
 	if (pthread_create(&prog_thread, NULL, progress_main, NULL) != 0) {
@@ -140,45 +248,4 @@ mxd_progress_thread_stop(void)
 		return;
 	prog_run = 0;
 	pthread_join(prog_thread, NULL);
-}
-
-/* Passes between clock reads while polling: a read costs about 25 ns
- * through the vDSO on this VM's kvm-clock, and a stream's receiver read it
- * on every pass (22% of its time). */
-#define CLOCK_PASSES	8
-
-int
-mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
-		uint32_t timeout_ms)
-{
-	uint64_t start = mxd_now_ns(), now, busy = start;
-	uint64_t spin = (uint64_t)mxd_lib.conf.spin_us * 1000u;
-	uint64_t limit = (uint64_t)timeout_ms * 1000000u;
-	uint32_t gen = __atomic_load_n(&ep->wakeup_gen, __ATOMIC_ACQUIRE);
-	unsigned passes = 0, worked = 0;
-	int nap = 0;
-
-	for (;;) {
-		unsigned work = mxd_progress(ep);
-
-		if (done(arg))
-			return 1;
-		if (__atomic_load_n(&ep->wakeup_gen, __ATOMIC_ACQUIRE) != gen)
-			return 0;	/* mx_wakeup */
-		worked |= work;
-		if (work)
-			nap = 0;	/* traffic: keep polling */
-		if (limit == 0 || ++passes == CLOCK_PASSES) {
-			passes = 0;
-			now = mxd_now_ns();
-			if (timeout_ms != MX_INFINITE && now - start >= limit)
-				return 0;
-			if (worked)
-				busy = now;
-			worked = 0;
-			nap = now - busy >= spin;
-		}
-		/* Let other threads in; idle past the spin, sleep a little. */
-		mxd_poll_pause(nap);
-	}
 }

@@ -16,18 +16,19 @@
  */
 #include <string.h>
 
-#include "mxd.h"
-
-int
-mxd_match(uint64_t match, uint64_t value, uint64_t mask)
-{
-	return (match & mask) == value;
-}
+#include "clock.h"
+#include "config.h"
+#include "recv.h"
+#include "rndv.h"
+#include "send.h"
+#include "timers.h"
+#include "unexp.h"
+#include "xmit.h"
 
 static void
 drop(struct mxd_board *b, enum mxd_drop why)
 {
-	mxd_count(b, (enum mxd_counter)(MXD_C_DROP_BASE + why));
+	mxd_count_drop(b, why);
 }
 
 /* Drops a frame of a known type for 'why', or for its check when it was
@@ -38,38 +39,6 @@ refuse(struct mxd_board *b, const struct mxd_pkt *pkt, enum mxd_drop why)
 	drop(b, mxd_wire_check(pkt) ? why : MXD_DROP_CSUM);
 }
 
-/* ---- answers to frames without a partner --------------------------------- */
-
-/*
- * Starts an answer to pkt addressed from its sender's own fields (used
- * before, or instead of, a partner: connect replies and refusals).
- */
-static int
-answer_start(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
-		struct mxd_hdr_args *a, uint16_t body, struct mxd_frame *f)
-{
-	int local = !memcmp(pkt->eth->src, b->port[port]->mac, MXD_ETH_ALEN);
-
-	a->src_ep = pkt->h.dst_ep;
-	a->dst_ep = pkt->h.src_ep;
-	a->dst_peer = pkt->h.src_peer;
-	a->dst_session = pkt->h.src_session;
-	if ((local ? mxd_loop_room(b) : mxd_txq_room(b, port)) == 0 ||
-			mxd_frame_start(b, port, pkt->eth->src, a, body, f) < 0)
-		return -1;	/* the sender retries */
-	return local;
-}
-
-static void
-answer_send(struct mxd_board *b, unsigned port, int local,
-		struct mxd_frame *f)
-{
-	if (local)
-		mxd_loop_push(b, f);
-	else
-		mxd_txq_push(b, port, f);
-}
-
 /* Refuses an EAGER fragment: its sender fails the message. */
 static void
 nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
@@ -77,133 +46,15 @@ nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 {
 	struct mxd_hdr_args a = { .type = MXD_T_NACK };
 	struct mxd_frame f;
-	int local = answer_start(b, port, pkt, &a,
+	int local = mxd_answer_start(b, port, pkt, &a,
 			sizeof(struct mxd_seq_hdr), &f);
 
 	if (local < 0)
 		return;
 	mxd_wire_put_seq(f.data + MXD_HDRS_LEN, pkt->u.eager.seq, reason,
 			pkt->h.dst_session);
-	answer_send(b, port, local, &f);
+	mxd_answer_send(b, port, local, &f);
 	mxd_count(b, MXD_C_NACK_SENT);
-}
-
-/* ---- connect ---------------------------------------------------------- */
-
-static void
-conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
-		struct mx_endpoint *ep, struct mxd_partner *p, uint8_t status)
-{
-	struct mxd_hdr_args a = {
-		.type = MXD_T_CONN_REP,
-		.flags = p != NULL && mxd_partner_fresh(p) ? MXD_F_FRESH : 0,
-		.src_peer = p ? p->index : MXD_NO_PEER,
-		.filter = pkt->u.conn.src_filter,
-		.src_session = ep ? ep->session : 0,
-	};
-	struct mxd_frame f;
-	int local = answer_start(b, port, pkt, &a,
-			sizeof(struct mxd_conn_hdr), &f);
-
-	if (local < 0)
-		return;
-	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
-			pkt->u.conn.conn_id, ep ? ep->filter : 0, status);
-	answer_send(b, port, local, &f);
-}
-
-/*
- * Points p at the sender of pkt: session, index, route.  A new session of
- * the remote endpoint (it was closed and opened again) ends everything of
- * the old one; so does a partner that starts over (FRESH: it lost us) while
- * we still hold state for it.  Then both sides begin again at message 1.
- */
-static void
-partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
-{
-	int fresh = (pkt->h.flags & MXD_F_FRESH) != 0;
-
-	if (p->remote_session != 0 &&
-			p->remote_session != pkt->h.src_session) {
-		mxd_count(p->ep->board, MXD_C_PEER_RESET);
-		mxd_partner_lost(p, MX_STATUS_ENDPOINT_CLOSED);
-	} else if (fresh && !mxd_partner_fresh(p) &&
-			(pkt->h.type == MXD_T_CONN_REP ||
-			 p->fresh_conn != pkt->u.conn.conn_id)) {
-		mxd_count(p->ep->board, MXD_C_PEER_RESET);
-		mxd_partner_lost(p, MX_STATUS_ENDPOINT_UNREACHABLE);
-	}
-	if (fresh && pkt->h.type == MXD_T_CONN_REQ)
-		p->fresh_conn = pkt->u.conn.conn_id;	/* once per connect */
-	p->remote_session = pkt->h.src_session;
-	p->last_heard = mxd_now_ns();
-	p->remote_index = pkt->h.src_peer;
-	if (!p->local) {
-		p->port = (int)port;
-		memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);
-	} else {
-		memcpy(p->mac, p->ep->board->port[0]->mac, MXD_ETH_ALEN);
-	}
-	p->connected = 1;
-	p->dead = 0;
-}
-
-static void
-rx_conn_req(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
-{
-	struct mx_endpoint *ep = pkt->h.dst_ep < MX_MAX_ENDPOINTS ?
-		b->ep[pkt->h.dst_ep] : NULL;
-	struct mxd_partner *p;
-
-	if (ep == NULL) {
-		conn_reply(b, port, pkt, NULL, NULL, MXD_CONN_CLOSED);
-		return;
-	}
-	if (pkt->h.filter != ep->filter) {
-		drop(b, MXD_DROP_FILTER);
-		conn_reply(b, port, pkt, ep, NULL, MXD_CONN_BAD_KEY);
-		return;
-	}
-	p = mxd_partner_find(ep, pkt->u.conn.src_nic, pkt->h.src_ep);
-	if (p == NULL)
-		p = mxd_partner_new(ep, pkt->u.conn.src_nic, pkt->h.src_ep);
-	if (p == NULL) {
-		conn_reply(b, port, pkt, ep, NULL, MXD_CONN_NO_RES);
-		return;
-	}
-	partner_learn(p, port, pkt);
-	p->remote_filter = pkt->u.conn.src_filter;
-	conn_reply(b, port, pkt, ep, p, MXD_CONN_OK);
-}
-
-static void
-rx_conn_rep(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
-{
-	struct mx_endpoint *ep = pkt->h.dst_ep < MX_MAX_ENDPOINTS ?
-		b->ep[pkt->h.dst_ep] : NULL;
-	struct mxd_partner *p;
-
-	if (ep == NULL || pkt->h.dst_session != ep->session) {
-		drop(b, MXD_DROP_ENDPOINT);
-		return;
-	}
-	if (pkt->h.dst_peer >= ep->npartners) {
-		drop(b, MXD_DROP_PEER);
-		return;
-	}
-	p = ep->partners[pkt->h.dst_peer];
-	if (p->conn_id == 0 || p->conn_id != pkt->u.conn.conn_id ||
-			p->nic_id != pkt->u.conn.src_nic ||
-			p->remote_ep != pkt->h.src_ep || p->conn_status >= 0) {
-		drop(b, MXD_DROP_PEER);		/* stale or forged reply */
-		return;
-	}
-	if (pkt->u.conn.status == MXD_CONN_OK) {
-		partner_learn(p, port, pkt);
-		p->remote_filter = p->conn_filter;
-	}
-	p->conn_status = pkt->u.conn.status;
-	mxd_connects_answered(p);
 }
 
 /* ---- eager messages ------------------------------------------------------ */
@@ -433,7 +284,7 @@ ack_schedule(struct mxd_partner *p, uint32_t delay_ns)
 		return;
 	}
 	if (!p->ack_queued)	/* the clock only when it is needed */
-		mxd_ack_later(p, mxd_now_ns() + delay_ns);
+		mxd_timer_ack(p, mxd_now_ns() + delay_ns);
 }
 
 /* The early buffer's bytes, if the whole message is in it. */
@@ -456,7 +307,7 @@ mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p)
 			break;
 	mxd_rxwin_settle(&p->rx);
 	if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
-		ack_schedule(p, mxd_lib.conf.ack_delay_us * 1000u);
+		ack_schedule(p, mxd_conf.ack_delay_us * 1000u);
 }
 
 /* The first fragment of a message: match it now, or hold it aside. */
@@ -492,10 +343,10 @@ notice_apply(struct mxd_partner *p, struct mxd_rxslot *sl, uint64_t note)
 	}
 }
 
-static void
-rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
-		const struct mxd_pkt *pkt)
+void
+mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
 {
+	struct mx_endpoint *ep = p->ep;
 	struct mxd_board *b = ep->board;
 	struct mxd_rxslot *sl = NULL;
 	enum mxd_rx_verdict v = mxd_rxwin_frag(&p->rx, pkt, &sl);
@@ -534,28 +385,24 @@ rx_eager(struct mx_endpoint *ep, struct mxd_partner *p,
 	mxd_partner_drain(ep, p);
 }
 
-/* ---- dispatch ---------------------------------------------------------- */
+/* ---- the partner of a frame ------------------------------------------------ */
 
-static void
-heard(struct mxd_partner *p, unsigned port)
+void
+mxd_rx_heard(struct mxd_partner *p, unsigned port)
 {
-	p->last_heard = p->ep->board->now;
-	p->heard_on[port] = p->ep->board->now;
+	p->last_heard = p->ep->now;
+	p->heard_on[port] = p->ep->now;
 	p->silent[port] = 0;
 }
 
 /*
- * The partner an EAGER/ACK/PULL/PULL_REP frame belongs to, or NULL
- * (counted).  A frame not checked yet (a lazily parsed PULL_REP) only
- * finds its partner: it is heard once its payload proved intact.
  * A message for a closed endpoint, an old session of it, or with the wrong
  * filter is refused with a NACK so that its sender learns why.
  */
-static struct mxd_partner *
-rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
+struct mxd_partner *
+mxd_rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 {
-	struct mx_endpoint *ep = pkt->h.dst_ep < MX_MAX_ENDPOINTS ?
-		b->ep[pkt->h.dst_ep] : NULL;
+	struct mx_endpoint *ep = mxd_ep_of(b, pkt->h.dst_ep);
 	int eager = pkt->h.type == MXD_T_EAGER;
 	struct mxd_partner *p;
 
@@ -585,153 +432,16 @@ rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		return NULL;
 	}
 	if (!pkt->unchecked)
-		heard(p, port);
+		mxd_rx_heard(p, port);
 	return p;
 }
-
-/*
- * A refusal of one of our messages.  Its sender has no session with us
- * (that is the point), so it is checked against what we know of the
- * partner: endpoint id, the MAC it is reached at, a message in flight.
- */
-static void
-rx_nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
-{
-	struct mx_endpoint *ep = pkt->h.dst_ep < MX_MAX_ENDPOINTS ?
-		b->ep[pkt->h.dst_ep] : NULL;
-	struct mxd_partner *p;
-	uint32_t seq = pkt->u.seq.seq;
-
-	if (ep == NULL || pkt->h.dst_session != ep->session ||
-			pkt->h.dst_peer >= ep->npartners) {
-		drop(b, MXD_DROP_ENDPOINT);
-		return;
-	}
-	p = ep->partners[pkt->h.dst_peer];
-	if (p->remote_ep != pkt->h.src_ep || (int)port != p->port ||
-			pkt->u.seq.session != p->remote_session ||
-			memcmp(pkt->eth->src, p->mac, MXD_ETH_ALEN) != 0 ||
-			!mxd_seq_lt(p->tx.acked, seq) ||
-			!mxd_seq_lt(seq, p->tx.next_seq)) {
-		drop(b, MXD_DROP_PEER);		/* stale or forged */
-		return;
-	}
-	mxd_count(b, MXD_C_NACK_RCVD);
-	mxd_partner_fail(p, pkt->u.seq.reason == MXD_NACK_BAD_KEY ?
-			MX_STATUS_BAD_KEY : MX_STATUS_ENDPOINT_CLOSED);
-}
-
-/* A frame of a known partner, after its ack was taken. */
-static void
-rx_partner_frame(struct mxd_partner *p, unsigned port,
-		const struct mxd_pkt *pkt)
-{
-	switch (pkt->h.type) {
-	case MXD_T_EAGER:
-		rx_eager(p->ep, p, pkt);
-		break;
-	case MXD_T_ACK:
-		if (pkt->h.flags & MXD_F_PING)
-			mxd_ack_send(p);	/* alive: say so now */
-		break;
-	case MXD_T_PULL:
-		mxd_pull_serve(p, port, pkt);
-		break;
-	case MXD_T_PULL_REP:
-		mxd_pull_data(p, port, pkt);
-		break;
-	default:
-		break;
-	}
-}
-
-/*
- * A pull reply whose check is verified as its payload is placed: nothing
- * else of it takes effect until then (its ack, the partner heard).
- */
-static void
-rx_unchecked(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
-{
-	if (mxd_pull_data(p, port, pkt) < 0)
-		return;			/* corrupt: counted */
-	heard(p, port);
-	if (pkt->h.flags & MXD_F_ACK_VALID)
-		mxd_send_acked(p, pkt->h.ack);
-}
-
-void
-mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
-{
-	struct mxd_pkt pkt;
-	enum mxd_drop why = mxd_wire_parse_lazy(f->data, f->len, &pkt);
-	struct mxd_partner *p;
-
-	if (why != MXD_DROP_NONE) {
-		drop(b, why);
-		return;
-	}
-	switch (pkt.h.type) {
-	case MXD_T_DISCOVER:
-		mxd_naming_rx(b, port, &pkt);
-		return;
-	case MXD_T_CONN_REQ:
-		rx_conn_req(b, port, &pkt);
-		return;
-	case MXD_T_CONN_REP:
-		rx_conn_rep(b, port, &pkt);
-		return;
-	case MXD_T_NACK:
-		rx_nack(b, port, &pkt);
-		return;
-	case MXD_T_EAGER:
-	case MXD_T_ACK:
-	case MXD_T_PULL:
-	case MXD_T_PULL_REP:
-		p = rx_partner(b, port, &pkt);
-		if (p == NULL)
-			return;
-		if (pkt.unchecked) {
-			rx_unchecked(p, port, &pkt);
-			return;
-		}
-		if (!p->local && (int)port != p->port &&
-				pkt.h.type != MXD_T_PULL &&
-				pkt.h.type != MXD_T_PULL_REP) {
-			/* The partner moved its messages to another port
-			 * (its own failed): follow it. */
-			p->port = (int)port;
-			memcpy(p->mac, pkt.eth->src, MXD_ETH_ALEN);
-		}
-		if (pkt.h.flags & MXD_F_ACK_VALID)
-			mxd_send_acked(p, pkt.h.ack);
-		rx_partner_frame(p, port, &pkt);
-		return;
-	}
-	drop(b, MXD_DROP_TYPE);		/* the parser knows no other type */
-}
-
 /* ---- posting receives -------------------------------------------------- */
-
-static struct mxd_unexp *
-unexp_find(struct mx_endpoint *ep, uint64_t value, uint64_t mask)
-{
-	struct mxd_list *pos, *tmp;
-
-	mxd_list_foreach(pos, tmp, &ep->unexp) {
-		struct mxd_unexp *u = mxd_container_of(pos, struct mxd_unexp,
-				link);
-
-		if (mxd_match(u->match, value, mask))
-			return u;
-	}
-	return NULL;
-}
 
 void
 mxd_recv_post(struct mx_request *r)
 {
 	struct mx_endpoint *ep = r->ep;
-	struct mxd_unexp *u = unexp_find(ep, r->match_recv, r->match_mask);
+	struct mxd_unexp *u = mxd_unexp_find(ep, r->match_recv, r->match_mask);
 
 	if (u == NULL) {
 		mxd_req_set_state(r, MXD_RS_POSTED);

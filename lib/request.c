@@ -1,27 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Requests: a per-endpoint pool (grown in chunks, never freed per message)
- * and the request state machine.
- *
- *   large: QUEUED --> RNDV --> COMPLETE        (pulled; NOTIFY completes)
- *   send:  QUEUED --> BUFFERED --> COMPLETE    (data in frames; complete
- *          (fresh) -> BUFFERED                  when acked, and for
- *          QUEUED --> COMPLETE                  mx_issend when matched;
- *          (fresh) -> COMPLETE                  or failed early)
- *   connect: QUEUED --> COMPLETE
- *   recv:  POSTED --> MATCHED --> COMPLETE
- *          (fresh) -> MATCHED            (matched an unexpected message)
- *          POSTED --> COMPLETE           (cancel, close)
- *
- * mxd_req_set_state() is the only writer of r->state and asserts that the
- * transition is one of these.
+ * and the request state machine (request.h).
  */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csum.h"
-#include "mxd.h"
+#include "request.h"
 
 #define CHUNK	256
 
@@ -72,9 +59,9 @@ pool_grow(struct mxd_reqpool *p)
 }
 
 struct mx_request *
-mxd_req_get(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
+mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep, enum mxd_req_type t,
+		void *context)
 {
-	struct mxd_reqpool *p = &ep->reqs;
 	struct mx_request *r;
 
 	if (p->free == NULL && pool_grow(p) < 0)
@@ -84,6 +71,7 @@ mxd_req_get(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
 	mxd_list_init(&r->link);
 	mxd_list_init(&r->done);
 	r->ep = ep;
+	r->pool = p;
 	r->type = (uint8_t)t;
 	r->state = MXD_RS_FREE;
 	r->partner = NULL;
@@ -101,7 +89,7 @@ mxd_req_get(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
 void
 mxd_req_put(struct mx_request *r)
 {
-	struct mxd_reqpool *p = &r->ep->reqs;
+	struct mxd_reqpool *p = r->pool;
 
 	mxd_list_del(&r->link);
 	mxd_list_del(&r->done);
@@ -170,25 +158,6 @@ mxd_req_set_segs(struct mx_request *r, const mx_segment_t *segs, uint32_t n)
 	r->nseg = n;
 	r->length = (uint32_t)total;
 	return 0;
-}
-
-void
-mxd_req_complete(struct mx_request *r, mx_status_code_t code)
-{
-	mxd_req_set_state(r, MXD_RS_COMPLETE);
-	r->status.code = code;
-	if (r->deadline) {
-		r->deadline = 0;
-	r->claimed = 0;
-	r->rndv = 0;
-	r->rndv_handle = 0;
-		r->ep->ntimed--;
-	}
-	mxd_list_del(&r->link);
-	if (r->forget)
-		mxd_req_put(r);		/* nobody will test it */
-	else
-		mxd_list_add_tail(&r->ep->done, &r->done);
 }
 
 /*

@@ -33,8 +33,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
+#include "config.h"
 #include "csum.h"
-#include "mxd.h"
+#include "naming.h"
+#include "reliable.h"
+#include "rndv.h"
+#include "send.h"
+#include "timers.h"
+#include "xmit.h"
 
 
 /* job_frames: a pull reply's offset ends its headers. */
@@ -78,7 +85,7 @@ mxd_rndv_prepare(struct mx_request *r)
 		ep->lsend[i] = r;
 		ep->lsend_next = i + 1;
 		r->partner->lsends++;
-		mxd_timed_add(r->partner);
+		mxd_timer_watch(r->partner);
 		r->rndv_handle = (++ep->lsend_gen << 12) | i;
 		mxd_wire_put_rndv(r->desc, r->length, r->rndv_handle,
 				(uint16_t)ep->board->pull_frag_max);
@@ -187,12 +194,11 @@ static unsigned
 job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
 		const struct mx_request *r, unsigned n)
 {
-	struct mxd_link *l = p->ep->board->port[j->port];
 	struct mxd_frame f[MXD_BURST];
 	uint32_t len[MXD_BURST], off = j->off, c0;
 	const uint32_t hlen = MXD_HDRS_LEN + sizeof(struct mxd_pullrep_hdr);
 
-	if (l->ops->alloc(l, f, n) != 0)
+	if (mxd_partner_alloc(p, j->port, f, n) != 0)
 		return 0;
 	for (unsigned i = 0; i < n; i++) {
 		uint16_t body;
@@ -232,7 +238,7 @@ job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
 		}
 		mxd_wire_seal_crc(f[i].data, mxd_req_gather_crc(r, j->off,
 					f[i].data + hlen, len[i], c));
-		mxd_partner_xmit_sealed(p, j->port, &f[i]);
+		mxd_partner_xmit_on(p, j->port, &f[i], 1);
 		j->off += len[i];
 	}
 	return n;
@@ -359,7 +365,7 @@ pull_port(struct mxd_pull *pl, int avoid, const uint8_t **mac)
 			unsigned port = pl->rr++ % b->nports;
 			unsigned li = b->link_index[port];
 
-			if (careful && (p->port_bad_until[port] > b->now ||
+			if (careful && (p->port_bad_until[port] > p->ep->now ||
 						(int)port == avoid))
 				continue;
 			if ((peer->seen & (1u << li)) &&
@@ -389,7 +395,7 @@ pull_send(struct mxd_pull *pl, struct mxd_pullblk *k, int avoid,
 		return -1;
 	mxd_wire_put_pull(f.data + MXD_HDRS_LEN, pl->send_handle, pl->handle,
 			off, len, pl->frag);
-	mxd_partner_xmit_on(p, port, &f);
+	mxd_partner_xmit_on(p, port, &f, 0);
 	if (!p->silent[port]) {
 		p->silent[port] = 1;
 		p->silent_from[port] = p->ask_next;
@@ -466,8 +472,9 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 	r->status.msg_length = d.total_len;
 	r->status.xfer_length = d.total_len < r->length ? d.total_len :
 		r->length;
-	if (p->dead || p->remote_session == 0) {	/* its sender is gone */
-		mxd_req_complete(r, p->dead ? p->dead :
+	if (p->state == MXD_PS_REFUSED || p->state == MXD_PS_LOST ||
+			p->remote_session == 0) {	/* its sender is gone */
+		mxd_req_complete(r, p->fail ? p->fail :
 				MX_STATUS_ENDPOINT_UNREACHABLE);
 		return;
 	}
@@ -486,7 +493,7 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 	pl->frag = d.frag_max < ep->board->pull_frag_max ? d.frag_max :
 		(uint16_t)ep->board->pull_frag_max;
 	mxd_list_add_tail(&p->pulls, &pl->plink);
-	mxd_timed_add(p);
+	mxd_timer_watch(p);
 	if (pl->total == 0) {
 		pull_finish(ep, pl);
 		return;
@@ -539,8 +546,7 @@ static int
 rep_drop(struct mxd_board *b, const struct mxd_pkt *pkt, enum mxd_counter c)
 {
 	if (!mxd_wire_check(pkt)) {
-		mxd_count(b, (enum mxd_counter)(MXD_C_DROP_BASE +
-					MXD_DROP_CSUM));
+		mxd_count_drop(b, MXD_DROP_CSUM);
 		return -1;
 	}
 	mxd_count(b, c);
@@ -584,8 +590,7 @@ mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 		mxd_req_scatter(pl->r, off, pkt->payload, want);
 	} else if (!mxd_wire_payload_ok(pkt, mxd_req_scatter_crc(pl->r, off,
 					pkt->payload, want, pkt->crc))) {
-		mxd_count(ep->board, (enum mxd_counter)(MXD_C_DROP_BASE +
-					MXD_DROP_CSUM));
+		mxd_count_drop(ep->board, MXD_DROP_CSUM);
 		return -1;
 	}
 	k->have |= 1ull << idx;

@@ -15,120 +15,19 @@
  * A send that finds the window full or the tx queue without room waits on
  * its partner's send queue, in order, and is pumped when acks or tx room
  * arrive.  Acks ride on every frame to the partner; an explicit ACK goes
- * out when a quarter window is unacknowledged or MX_ACK_DELAY_US passed.
+ * out after MXD_ACK_EVERY unacknowledged messages, or MX_ACK_DELAY_US
+ * after the first when no reply carried the ack (timers.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "csum.h"
-#include "mxd.h"
-
-void
-mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
-{
-	struct mx_endpoint *ep = p->ep;
-
-	a->type = type;
-	a->flags = MXD_F_ACK_VALID;
-	a->src_ep = (uint8_t)ep->id;
-	a->dst_ep = (uint8_t)p->remote_ep;
-	a->dst_peer = p->remote_index;
-	a->src_peer = p->index;
-	a->filter = p->remote_filter;
-	a->src_session = ep->session;
-	a->dst_session = p->remote_session;
-	a->ack = mxd_rxwin_cum_ack(&p->rx);
-	if (a->ack != p->ack_sent && type != MXD_T_ACK)
-		mxd_count(ep->board, MXD_C_ACKS_PIGGY);
-	p->ack_sent = a->ack;
-	if (p->ack_queued && p->notify_n == 0) {
-		mxd_list_del(&p->ackq);
-		p->ack_queued = 0;
-	}
-}
-
-unsigned
-mxd_port_room(const struct mxd_partner *p, unsigned port)
-{
-	const struct mxd_board *b = p->ep->board;
-
-	return p->local ? mxd_loop_room(b) : mxd_txq_room(b, port);
-}
-
-unsigned
-mxd_partner_room(const struct mxd_partner *p)
-{
-	return mxd_port_room(p, (unsigned)p->port);
-}
-
-void
-mxd_partner_xmit_on(struct mxd_partner *p, unsigned port,
-		struct mxd_frame *f)
-{
-	if (p->local)
-		mxd_loop_push(p->ep->board, f);
-	else
-		mxd_txq_push(p->ep->board, port, f);
-}
-
-void
-mxd_partner_xmit_sealed(struct mxd_partner *p, unsigned port,
-		struct mxd_frame *f)
-{
-	if (p->local)
-		mxd_loop_resend(p->ep->board, f);
-	else
-		mxd_txq_resend(p->ep->board, port, f);
-}
-
-void
-mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f)
-{
-	mxd_partner_xmit_on(p, (unsigned)p->port, f);
-}
-
-static int
-partner_alloc(struct mxd_partner *p, struct mxd_frame *f, unsigned n)
-{
-	struct mxd_link *l = p->ep->board->port[p->port];
-
-	return l->ops->alloc(l, f, n);
-}
-
-void
-mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
-		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
-		struct mxd_frame *f)
-{
-	struct mxd_hdr_args a;
-
-	mxd_hdr_for(p, type, &a);
-	mxd_wire_put_hdr(f->data, dst, p->ep->board->port[port]->mac, &a,
-			body);
-	f->len = (uint32_t)MXD_HDRS_LEN + body;
-	mxd_frame_pad(f);
-}
-
-int
-mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
-		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
-		struct mxd_frame *f)
-{
-	struct mxd_link *l = p->ep->board->port[port];
-
-	if (l->ops->alloc(l, f, 1) != 0)
-		return -MX_NO_RESOURCES;
-	mxd_partner_frame_fill(p, port, dst, type, body, f);
-	return 0;
-}
-
-int
-mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
-		struct mxd_frame *f)
-{
-	return mxd_partner_frame_on(p, (unsigned)p->port, p->mac, type, body,
-			f);
-}
+#include "reliable.h"
+#include "rndv.h"
+#include "send.h"
+#include "timers.h"
+#include "xmit.h"
 
 /* Bytes of r's message on the wire: its data, or an RNDV descriptor. */
 static uint32_t
@@ -179,16 +78,16 @@ msg_launch(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 {
 	struct mxd_board *b = p->ep->board;
 
-	b->port[0]->ops->ref(rec->frames, n);
+	mxd_board_ref(b, rec->frames, n);
 	for (unsigned i = 0; i < n; i++)
-		mxd_partner_xmit_sealed(p, (unsigned)p->port, &rec->frames[i]);
+		mxd_partner_xmit_on(p, (unsigned)p->port, &rec->frames[i], 1);
 	rec->nframes = n;
 	rec->seq = seq;
 	rec->req = r;
 	rec->sent_at = 0;
 	rec->retx = 0;
 	p->inflight[seq & (MXD_WIN - 1)] = rec;
-	mxd_timed_add(p);
+	mxd_timer_watch(p);
 }
 
 /* Sends a notice now if window and tx room allow; returns 1 if sent. */
@@ -208,7 +107,7 @@ notice_try(struct mxd_partner *p, uint64_t note)
 	rec = mxd_txrec_get(ep);
 	if (rec == NULL)
 		return 0;
-	if (partner_alloc(p, rec->frames, 1) != 0) {
+	if (mxd_partner_alloc(p, (unsigned)p->port, rec->frames, 1) != 0) {
 		mxd_txrec_put(ep, rec);
 		return 0;
 	}
@@ -245,7 +144,7 @@ eager_try(struct mx_request *r)
 	rec = mxd_txrec_get(ep);
 	if (rec == NULL)
 		return 0;
-	if (partner_alloc(p, rec->frames, n) != 0) {
+	if (mxd_partner_alloc(p, (unsigned)p->port, rec->frames, n) != 0) {
 		mxd_txrec_put(ep, rec);
 		return 0;
 	}
@@ -330,9 +229,8 @@ fail_list(struct mxd_list *q, mx_status_code_t code)
 				code);
 }
 
-/* Completes every send (and sync send) to p with 'code'. */
 void
-mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code)
+mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code)
 {
 	for (unsigned i = 0; i < MXD_WIN; i++) {
 		struct mxd_txrec *rec = p->inflight[i];
@@ -353,8 +251,6 @@ mxd_partner_fail(struct mxd_partner *p, mx_status_code_t code)
 	 * mx_disconnect + mx_connect both sessions go on with the same
 	 * sequence numbers.  A new session of the peer resets them.
 	 */
-	p->connected = 0;
-	p->dead = code;
 }
 
 void
@@ -393,8 +289,6 @@ mxd_sends_pump(struct mx_endpoint *ep)
 					sending));
 }
 
-static void notify_flush(struct mxd_partner *p);
-
 void
 mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 {
@@ -427,7 +321,7 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 	if (sample_from != 0)
 		mxd_rtt_sample(&p->rtt, mxd_now_ns() - sample_from);
 	if (p->notify_n != 0)
-		notify_flush(p);
+		mxd_notices_flush(p);
 	if (!mxd_list_empty(&p->sendq))
 		mxd_send_pump(p);
 }
@@ -435,23 +329,8 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 void
 mxd_ack_send(struct mxd_partner *p)
 {
-	struct mxd_frame f;
-
-	if (mxd_partner_room(p) == 0 ||
-			mxd_partner_frame(p, MXD_T_ACK, 0, &f) < 0)
-		return;		/* the delayed-ack timer tries again */
-	mxd_partner_xmit(p, &f);
-	mxd_count(p->ep->board, MXD_C_ACKS_SENT);
-}
-
-void
-mxd_ack_later(struct mxd_partner *p, uint64_t due)
-{
-	if (!p->ack_queued) {
-		p->ack_due = due;
-		p->ack_queued = 1;
-		mxd_list_add_tail(&p->ep->board->acks, &p->ackq);
-	}
+	if (mxd_partner_ack(p, 0) == 0)	/* else the ack timer tries again */
+		mxd_count(p->ep->board, MXD_C_ACKS_SENT);
 }
 
 void
@@ -478,11 +357,11 @@ mxd_notice(struct mxd_partner *p, uint8_t kind, uint32_t value)
 		mxd_count(p->ep->board, MXD_C_NOTICE_GROW);
 	}
 	p->notify[p->notify_n++] = note;
-	mxd_ack_later(p, 0);
+	mxd_timer_ack(p, 0);
 }
 
-static void
-notify_flush(struct mxd_partner *p)
+void
+mxd_notices_flush(struct mxd_partner *p)
 {
 	uint32_t done = 0;
 
@@ -491,38 +370,6 @@ notify_flush(struct mxd_partner *p)
 	memmove(p->notify, p->notify + done,
 			(p->notify_n - done) * sizeof(p->notify[0]));
 	p->notify_n -= done;
-}
-
-/*
- * Partners owing an ack (or a MATCHED notice) whose time has come.  The
- * list is detached first: a partner that still owes something after its
- * turn (tx queue full, or not due yet) goes back for the next pass.
- */
-void
-mxd_acks_flush(struct mxd_board *b, uint64_t now)
-{
-	struct mxd_list work = b->acks;
-
-	if (mxd_list_empty(&b->acks))
-		return;
-	work.next->prev = &work;
-	work.prev->next = &work;
-	mxd_list_init(&b->acks);
-	while (!mxd_list_empty(&work)) {
-		struct mxd_partner *p = mxd_container_of(work.next,
-				struct mxd_partner, ackq);
-		uint64_t due = p->ack_due;
-
-		mxd_list_del(&p->ackq);
-		p->ack_queued = 0;
-		if (p->notify_n != 0)
-			notify_flush(p);	/* carries the ack too */
-		if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent && now >= due)
-			mxd_ack_send(p);
-		if (p->notify_n != 0 ||
-				mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
-			mxd_ack_later(p, now >= due ? now : due);
-	}
 }
 
 static int
@@ -548,11 +395,10 @@ expire_list(struct mxd_list *q, uint64_t now)
 /*
  * mx_set_request_timeout(): a send still unacknowledged at its deadline
  * completes with MX_STATUS_TIMEOUT.  Its frames stay in flight (a late
- * ack just releases them).  Run every millisecond while any request of
- * the endpoint has a deadline.
+ * ack just releases them).
  */
 void
-mxd_timeouts_scan(struct mx_endpoint *ep, uint64_t now)
+mxd_sends_expire(struct mx_endpoint *ep, uint64_t now)
 {
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		struct mxd_partner *p = ep->partners[i];
@@ -570,4 +416,43 @@ mxd_timeouts_scan(struct mx_endpoint *ep, uint64_t now)
 		expire_list(&p->syncq, now);
 	}
 	mxd_rndv_expire(ep, now);
+}
+
+/*
+ * A refusal of one of our messages.  Its sender has no session with us
+ * (that is the point), so it is checked against what we know of the
+ * partner: endpoint id, the MAC it is reached at, a message in flight.
+ * Every send to the partner fails with the refusal, and later ones at
+ * once, until a new connect.
+ */
+void
+mxd_rx_nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = mxd_ep_of(b, pkt->h.dst_ep);
+	struct mxd_partner *p;
+	uint32_t seq = pkt->u.seq.seq;
+	mx_status_code_t code;
+
+	if (ep == NULL || pkt->h.dst_session != ep->session ||
+			pkt->h.dst_peer >= ep->npartners) {
+		mxd_count_drop(b, MXD_DROP_ENDPOINT);
+		return;
+	}
+	p = ep->partners[pkt->h.dst_peer];
+	if (p->remote_ep != pkt->h.src_ep || (int)port != p->port ||
+			pkt->u.seq.session != p->remote_session ||
+			memcmp(pkt->eth->src, p->mac, MXD_ETH_ALEN) != 0 ||
+			!mxd_seq_lt(p->tx.acked, seq) ||
+			!mxd_seq_lt(seq, p->tx.next_seq)) {
+		mxd_count_drop(b, MXD_DROP_PEER);	/* stale or forged */
+		return;
+	}
+	mxd_count(b, MXD_C_NACK_RCVD);
+	code = pkt->u.seq.reason == MXD_NACK_BAD_KEY ? MX_STATUS_BAD_KEY :
+		MX_STATUS_ENDPOINT_CLOSED;
+	mxd_sends_fail(p, code);
+	if (p->state == MXD_PS_UP) {
+		p->fail = code;
+		mxd_partner_set_state(p, MXD_PS_REFUSED);
+	}
 }

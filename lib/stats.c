@@ -8,12 +8,15 @@
  * before.  If the segment cannot be created the counters stay private.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "mxd.h"
+#include "myriexpress.h"
+#include "mx_extensions.h"
+#include "stats.h"
 
 static size_t
 values_offset(void)
@@ -25,68 +28,110 @@ values_offset(void)
 }
 
 static void *
-stats_map(struct mxd_board *b, size_t len)
+stats_map(struct mxd_stats *s, unsigned index, size_t len)
 {
 	void *m;
 	int fd;
 
-	snprintf(b->stats_path, sizeof(b->stats_path), "/mx-dpdk.%d.%u",
-			(int)getpid(), b->index);
-	fd = shm_open(b->stats_path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	snprintf(s->path, sizeof(s->path), "/mx-dpdk.%d.%u", (int)getpid(),
+			index);
+	fd = shm_open(s->path, O_CREAT | O_RDWR | O_TRUNC, 0644);
 	if (fd < 0)
 		goto private;
 	if (ftruncate(fd, (off_t)len) != 0) {
 		close(fd);
-		shm_unlink(b->stats_path);
+		shm_unlink(s->path);
 		goto private;
 	}
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m != MAP_FAILED)
 		return m;
-	shm_unlink(b->stats_path);
+	shm_unlink(s->path);
 private:
-	b->stats_path[0] = '\0';
+	s->path[0] = '\0';
 	return calloc(1, len);
 }
 
 int
-mxd_stats_open(struct mxd_board *b)
+mxd_stats_open(struct mxd_stats *s, unsigned index, uint64_t nic_id,
+		const char *name)
 {
 	size_t len = values_offset() + MXD_C_MAX * sizeof(uint64_t);
-	mx_dpdk_stats_t *h = stats_map(b, len);
+	mx_dpdk_stats_t *h = stats_map(s, index, len);
 	char *label;
 
 	if (h == NULL)
 		return -MX_NO_RESOURCES;
-	b->stats = h;
-	b->stats_len = len;
+	s->seg = h;
+	s->len = len;
 	h->version = MX_DPDK_STATS_VERSION;
 	h->pid = (uint32_t)getpid();
 	h->count = MXD_C_MAX;
-	h->nic_id = b->nic_id;
-	snprintf(h->board_name, sizeof(h->board_name), "%s", b->name);
+	h->nic_id = nic_id;
+	snprintf(h->board_name, sizeof(h->board_name), "%s", name);
 	label = (char *)(h + 1);
 	for (unsigned c = 0; c < MXD_C_MAX; c++)
 		snprintf(label + c * MX_DPDK_STATS_LABEL, MX_DPDK_STATS_LABEL,
 				"%s", mxd_counter_name(c));
-	b->counters = (uint64_t *)(void *)((char *)h + values_offset());
-	memset(b->counters, 0, MXD_C_MAX * sizeof(uint64_t));
+	s->counters = (uint64_t *)(void *)((char *)h + values_offset());
+	memset(s->counters, 0, MXD_C_MAX * sizeof(uint64_t));
 	__atomic_store_n(&h->magic, MX_DPDK_STATS_MAGIC, __ATOMIC_RELEASE);
 	return 0;
 }
 
 void
-mxd_stats_close(struct mxd_board *b)
+mxd_stats_close(struct mxd_stats *s)
 {
-	if (b->stats == NULL)
+	if (s->seg == NULL)
 		return;
-	if (b->stats_path[0] != '\0') {
-		munmap(b->stats, b->stats_len);
-		shm_unlink(b->stats_path);
+	if (s->path[0] != '\0') {
+		munmap(s->seg, s->len);
+		shm_unlink(s->path);
 	} else {
-		free(b->stats);
+		free(s->seg);
 	}
-	b->stats = NULL;
-	b->counters = NULL;
+	s->seg = NULL;
+	s->counters = NULL;
+}
+
+const char *
+mxd_counter_name(unsigned c)
+{
+	static const char *const s[MXD_C_DROP_BASE] = {
+		[MXD_C_TX_FRAMES] = "tx frames",
+		[MXD_C_RX_FRAMES] = "rx frames",
+		[MXD_C_TX_MSGS] = "tx messages",
+		[MXD_C_RX_MSGS] = "rx messages",
+		[MXD_C_LOOP_FRAMES] = "loopback frames",
+		[MXD_C_ACKS_SENT] = "explicit acks sent",
+		[MXD_C_ACKS_PIGGY] = "acks piggybacked",
+		[MXD_C_UNEXP_MSGS] = "unexpected messages",
+		[MXD_C_EARLY_MSGS] = "early messages (out of order)",
+		[MXD_C_TX_STALLS] = "tx ring full",
+		[MXD_C_BAD_ACK] = "bad acks",
+		[MXD_C_CONN_REQ] = "connect requests sent",
+		[MXD_C_DISCOVERY] = "discovery frames sent",
+		[MXD_C_NACK_SENT] = "refusals (nack) sent",
+		[MXD_C_NACK_RCVD] = "refusals (nack) received",
+		[MXD_C_NOTICE_LOST] = "notices lost (out of memory)",
+		[MXD_C_NOTICE_GROW] = "notice queue grown",
+		[MXD_C_UNEXP_FULL] = "held: unexpected queue full",
+		[MXD_C_BAD_PULL] = "refused pull frames",
+		[MXD_C_PULL_BUSY] = "pulls refused: queue full",
+		[MXD_C_RETX_MSGS] = "messages retransmitted",
+		[MXD_C_RETX_FRAMES] = "frames retransmitted",
+		[MXD_C_REPULLS] = "pulls asked again",
+		[MXD_C_PINGS] = "liveness probes sent",
+		[MXD_C_PEER_DEAD] = "partners unreachable",
+		[MXD_C_PEER_RESET] = "partners restarted",
+		[MXD_C_PORT_SUSPECT] = "ports suspected (losses)",
+		[MXD_C_BURSTS_CUT] = "bursts cut short (peer memory gone)",
+	};
+
+	if (c < MXD_C_DROP_BASE)
+		return s[c];
+	if (c < MXD_C_MAX)
+		return mxd_drop_name((enum mxd_drop)(c - MXD_C_DROP_BASE));
+	return "?";
 }

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mxd.h"
+#include "recv.h"
+#include "rndv.h"
+#include "unexp.h"
 
 #define MIN_SHIFT 6
 
@@ -155,6 +157,21 @@ mxd_unexp_deliver(struct mx_endpoint *ep, struct mxd_unexp *u,
 	mxd_req_complete(r, code);
 	mxd_count(ep->board, MXD_C_RX_MSGS);
 	mxd_unexp_put(ep, u);
+}
+
+struct mxd_unexp *
+mxd_unexp_find(struct mx_endpoint *ep, uint64_t value, uint64_t mask)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->unexp) {
+		struct mxd_unexp *u = mxd_container_of(pos, struct mxd_unexp,
+				link);
+
+		if (mxd_match(u->match, value, mask))
+			return u;
+	}
+	return NULL;
 }
 
 uint32_t

@@ -11,11 +11,16 @@
  * session, endpoint and partner checks need endpoint state and are done
  * by the receive path.
  */
+#include <stddef.h>
+
 #include "wire.h"
 #include "csum.h"
 
-#define LEN_OFF		(MXD_ETH_HLEN + 10)
-#define CSUM_OFF	(MXD_ETH_HLEN + 28)
+/* Offsets written once: each field's place is its struct's offsetof. */
+#define O(type, field)	offsetof(struct type, field)
+#define H(field)	O(mxd_hdr, field)
+#define LEN_OFF		(MXD_ETH_HLEN + H(length))
+#define CSUM_OFF	(MXD_ETH_HLEN + H(csum))
 
 /* Largest message any sender may send eagerly: a wire sanity cap. */
 #define MXD_WIRE_EAGER_CAP	(MXD_MAX_FRAGS * 16384u)
@@ -27,24 +32,37 @@ mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
 {
 	uint8_t *h = frame + MXD_ETH_HLEN;
 
-	memcpy(frame, dst, MXD_ETH_ALEN);
-	memcpy(frame + MXD_ETH_ALEN, src, MXD_ETH_ALEN);
-	mxd_put16(frame + 12, MXD_ETHERTYPE);
-	h[0] = MXD_WIRE_VERSION;
-	h[1] = a->type;
-	h[2] = a->flags;
-	h[3] = 0;
-	h[4] = a->src_ep;
-	h[5] = a->dst_ep;
-	mxd_put16(h + 6, a->dst_peer);
-	mxd_put16(h + 8, a->src_peer);
-	mxd_put16(h + 10, length);
-	mxd_put32(h + 12, a->filter);
-	mxd_put32(h + 16, a->src_session);
-	mxd_put32(h + 20, a->dst_session);
-	mxd_put32(h + 24, a->ack);
-	mxd_put32(h + 28, 0);
+	mxd_wire_set_macs(frame, dst, src);
+	mxd_put16(frame + O(mxd_eth_hdr, ethertype), MXD_ETHERTYPE);
+	h[H(version)] = MXD_WIRE_VERSION;
+	h[H(type)] = a->type;
+	h[H(flags)] = a->flags;
+	h[H(pad0)] = 0;
+	h[H(src_ep)] = a->src_ep;
+	h[H(dst_ep)] = a->dst_ep;
+	mxd_put16(h + H(dst_peer), a->dst_peer);
+	mxd_put16(h + H(src_peer), a->src_peer);
+	mxd_put16(h + H(length), length);
+	mxd_put32(h + H(filter), a->filter);
+	mxd_put32(h + H(src_session), a->src_session);
+	mxd_put32(h + H(dst_session), a->dst_session);
+	mxd_put32(h + H(ack), a->ack);
+	mxd_put32(h + H(csum), 0);
 	return MXD_HDRS_LEN;
+}
+
+void
+mxd_wire_set_macs(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
+		const uint8_t src[MXD_ETH_ALEN])
+{
+	memcpy(frame + O(mxd_eth_hdr, dst), dst, MXD_ETH_ALEN);
+	memcpy(frame + O(mxd_eth_hdr, src), src, MXD_ETH_ALEN);
+}
+
+void
+mxd_wire_add_flags(uint8_t *frame, uint8_t flags)
+{
+	frame[MXD_ETH_HLEN + H(flags)] |= flags;
 }
 
 void
@@ -57,13 +75,15 @@ size_t
 mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len, uint64_t match,
 		uint16_t frag_max, uint8_t frag_idx)
 {
-	mxd_put32(p + 0, seq);
-	mxd_put32(p + 4, msg_len);
-	mxd_put64(p + 8, match);
-	mxd_put32(p + 16, (uint32_t)frag_idx * frag_max);
-	p[20] = frag_idx;
-	p[21] = (uint8_t)mxd_frag_count(msg_len, frag_max);
-	mxd_put16(p + 22, frag_max);
+	mxd_put32(p + O(mxd_eager_hdr, seq), seq);
+	mxd_put32(p + O(mxd_eager_hdr, msg_len), msg_len);
+	mxd_put64(p + O(mxd_eager_hdr, match), match);
+	mxd_put32(p + O(mxd_eager_hdr, frag_off),
+			(uint32_t)frag_idx * frag_max);
+	p[O(mxd_eager_hdr, frag_idx)] = frag_idx;
+	p[O(mxd_eager_hdr, frag_count)] =
+		(uint8_t)mxd_frag_count(msg_len, frag_max);
+	mxd_put16(p + O(mxd_eager_hdr, frag_max), frag_max);
 	return sizeof(struct mxd_eager_hdr);
 }
 
@@ -71,22 +91,22 @@ size_t
 mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
 		uint32_t src_filter, uint8_t status)
 {
-	mxd_put64(p + 0, src_nic);
-	mxd_put32(p + 8, conn_id);
-	mxd_put32(p + 12, src_filter);
-	p[16] = status;
-	memset(p + 17, 0, 7);
+	mxd_put64(p + O(mxd_conn_hdr, src_nic), src_nic);
+	mxd_put32(p + O(mxd_conn_hdr, conn_id), conn_id);
+	mxd_put32(p + O(mxd_conn_hdr, src_filter), src_filter);
+	p[O(mxd_conn_hdr, status)] = status;
+	memset(p + O(mxd_conn_hdr, pad0), 0,
+			sizeof(struct mxd_conn_hdr) - O(mxd_conn_hdr, pad0));
 	return sizeof(struct mxd_conn_hdr);
 }
 
 size_t
 mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason, uint32_t session)
 {
-	mxd_put32(p, seq);
-	p[4] = reason;
-	memset(p + 5, 0, 3);
-	mxd_put32(p + 8, session);
-	mxd_put32(p + 12, 0);
+	memset(p, 0, sizeof(struct mxd_seq_hdr));
+	mxd_put32(p + O(mxd_seq_hdr, seq), seq);
+	p[O(mxd_seq_hdr, reason)] = reason;
+	mxd_put32(p + O(mxd_seq_hdr, session), session);
 	return sizeof(struct mxd_seq_hdr);
 }
 
@@ -94,39 +114,39 @@ size_t
 mxd_wire_put_rndv(uint8_t *p, uint32_t total_len, uint32_t send_handle,
 		uint16_t frag_max)
 {
-	mxd_put32(p, total_len);
-	mxd_put32(p + 4, send_handle);
-	mxd_put16(p + 8, frag_max);
-	memset(p + 10, 0, 6);
+	memset(p, 0, sizeof(struct mxd_rndv_desc));
+	mxd_put32(p + O(mxd_rndv_desc, total_len), total_len);
+	mxd_put32(p + O(mxd_rndv_desc, send_handle), send_handle);
+	mxd_put16(p + O(mxd_rndv_desc, frag_max), frag_max);
 	return sizeof(struct mxd_rndv_desc);
 }
 
 void
 mxd_wire_get_rndv(const uint8_t *p, struct mxd_rndv_desc *d)
 {
-	d->total_len = mxd_get32(p);
-	d->send_handle = mxd_get32(p + 4);
-	d->frag_max = mxd_get16(p + 8);
+	d->total_len = mxd_get32(p + O(mxd_rndv_desc, total_len));
+	d->send_handle = mxd_get32(p + O(mxd_rndv_desc, send_handle));
+	d->frag_max = mxd_get16(p + O(mxd_rndv_desc, frag_max));
 }
 
 size_t
 mxd_wire_put_pull(uint8_t *p, uint32_t send_handle, uint32_t recv_handle,
 		uint32_t offset, uint32_t length, uint16_t frag)
 {
-	mxd_put32(p, send_handle);
-	mxd_put32(p + 4, recv_handle);
-	mxd_put32(p + 8, offset);
-	mxd_put32(p + 12, length);
-	mxd_put16(p + 16, frag);
-	memset(p + 18, 0, 6);
+	memset(p, 0, sizeof(struct mxd_pull_hdr));
+	mxd_put32(p + O(mxd_pull_hdr, send_handle), send_handle);
+	mxd_put32(p + O(mxd_pull_hdr, recv_handle), recv_handle);
+	mxd_put32(p + O(mxd_pull_hdr, offset), offset);
+	mxd_put32(p + O(mxd_pull_hdr, length), length);
+	mxd_put16(p + O(mxd_pull_hdr, frag), frag);
 	return sizeof(struct mxd_pull_hdr);
 }
 
 size_t
 mxd_wire_put_pullrep(uint8_t *p, uint32_t recv_handle, uint32_t offset)
 {
-	mxd_put32(p, recv_handle);
-	mxd_put32(p + 4, offset);
+	mxd_put32(p + O(mxd_pullrep_hdr, recv_handle), recv_handle);
+	mxd_put32(p + O(mxd_pullrep_hdr, offset), offset);
 	return sizeof(struct mxd_pullrep_hdr);
 }
 
@@ -142,11 +162,11 @@ size_t
 mxd_wire_put_disc(uint8_t *p, uint64_t src_nic, int query, const char *name,
 		const char *want)
 {
-	mxd_put64(p + 0, src_nic);
-	p[8] = query ? 1 : 0;
-	memset(p + 9, 0, 7);
-	put_name((char *)p + 16, name);
-	put_name((char *)p + 16 + MXD_NAME_LEN, want);
+	memset(p, 0, O(mxd_disc_hdr, name));
+	mxd_put64(p + O(mxd_disc_hdr, src_nic), src_nic);
+	p[O(mxd_disc_hdr, query)] = query ? 1 : 0;
+	put_name((char *)p + O(mxd_disc_hdr, name), name);
+	put_name((char *)p + O(mxd_disc_hdr, want), want);
 	return sizeof(struct mxd_disc_hdr);
 }
 
@@ -157,13 +177,13 @@ parse_eager(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 
 	if (len < sizeof(struct mxd_eager_hdr))
 		return MXD_DROP_LENGTH;
-	pkt->u.eager.seq = mxd_get32(b);
-	pkt->u.eager.msg_len = mxd_get32(b + 4);
-	pkt->u.eager.match = mxd_get64(b + 8);
-	pkt->u.eager.frag_off = mxd_get32(b + 16);
-	pkt->u.eager.frag_idx = b[20];
-	pkt->u.eager.frag_count = b[21];
-	pkt->u.eager.frag_max = mxd_get16(b + 22);
+	pkt->u.eager.seq = mxd_get32(b + O(mxd_eager_hdr, seq));
+	pkt->u.eager.msg_len = mxd_get32(b + O(mxd_eager_hdr, msg_len));
+	pkt->u.eager.match = mxd_get64(b + O(mxd_eager_hdr, match));
+	pkt->u.eager.frag_off = mxd_get32(b + O(mxd_eager_hdr, frag_off));
+	pkt->u.eager.frag_idx = b[O(mxd_eager_hdr, frag_idx)];
+	pkt->u.eager.frag_count = b[O(mxd_eager_hdr, frag_count)];
+	pkt->u.eager.frag_max = mxd_get16(b + O(mxd_eager_hdr, frag_max));
 	pkt->u.eager.frag_len = len - (uint32_t)sizeof(struct mxd_eager_hdr);
 	pkt->payload = b + sizeof(struct mxd_eager_hdr);
 
@@ -198,10 +218,10 @@ parse_conn(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 {
 	if (len != sizeof(struct mxd_conn_hdr))
 		return MXD_DROP_LENGTH;
-	pkt->u.conn.src_nic = mxd_get64(b);
-	pkt->u.conn.conn_id = mxd_get32(b + 8);
-	pkt->u.conn.src_filter = mxd_get32(b + 12);
-	pkt->u.conn.status = b[16];
+	pkt->u.conn.src_nic = mxd_get64(b + O(mxd_conn_hdr, src_nic));
+	pkt->u.conn.conn_id = mxd_get32(b + O(mxd_conn_hdr, conn_id));
+	pkt->u.conn.src_filter = mxd_get32(b + O(mxd_conn_hdr, src_filter));
+	pkt->u.conn.status = b[O(mxd_conn_hdr, status)];
 	return MXD_DROP_NONE;
 }
 
@@ -210,10 +230,10 @@ parse_disc(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 {
 	if (len != sizeof(struct mxd_disc_hdr))
 		return MXD_DROP_LENGTH;
-	pkt->u.disc.src_nic = mxd_get64(b);
-	pkt->u.disc.query = b[8];
-	memcpy(pkt->u.disc.name, b + 16, MXD_NAME_LEN);
-	memcpy(pkt->u.disc.want, b + 16 + MXD_NAME_LEN, MXD_NAME_LEN);
+	pkt->u.disc.src_nic = mxd_get64(b + O(mxd_disc_hdr, src_nic));
+	pkt->u.disc.query = b[O(mxd_disc_hdr, query)];
+	memcpy(pkt->u.disc.name, b + O(mxd_disc_hdr, name), MXD_NAME_LEN);
+	memcpy(pkt->u.disc.want, b + O(mxd_disc_hdr, want), MXD_NAME_LEN);
 	/* Names are NUL padded; force termination whatever was sent. */
 	pkt->u.disc.name[MXD_NAME_LEN - 1] = '\0';
 	pkt->u.disc.want[MXD_NAME_LEN - 1] = '\0';
@@ -225,9 +245,9 @@ parse_seq(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 {
 	if (len != sizeof(struct mxd_seq_hdr))
 		return MXD_DROP_LENGTH;
-	pkt->u.seq.seq = mxd_get32(b);
-	pkt->u.seq.reason = b[4];
-	pkt->u.seq.session = mxd_get32(b + 8);
+	pkt->u.seq.seq = mxd_get32(b + O(mxd_seq_hdr, seq));
+	pkt->u.seq.reason = b[O(mxd_seq_hdr, reason)];
+	pkt->u.seq.session = mxd_get32(b + O(mxd_seq_hdr, session));
 	if (pkt->h.type == MXD_T_NACK && pkt->u.seq.reason != MXD_NACK_CLOSED &&
 			pkt->u.seq.reason != MXD_NACK_BAD_KEY)
 		return MXD_DROP_LENGTH;
@@ -239,11 +259,11 @@ parse_pull(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 {
 	if (len != sizeof(struct mxd_pull_hdr))
 		return MXD_DROP_LENGTH;
-	pkt->u.pull.send_handle = mxd_get32(b);
-	pkt->u.pull.recv_handle = mxd_get32(b + 4);
-	pkt->u.pull.offset = mxd_get32(b + 8);
-	pkt->u.pull.length = mxd_get32(b + 12);
-	pkt->u.pull.frag = mxd_get16(b + 16);
+	pkt->u.pull.send_handle = mxd_get32(b + O(mxd_pull_hdr, send_handle));
+	pkt->u.pull.recv_handle = mxd_get32(b + O(mxd_pull_hdr, recv_handle));
+	pkt->u.pull.offset = mxd_get32(b + O(mxd_pull_hdr, offset));
+	pkt->u.pull.length = mxd_get32(b + O(mxd_pull_hdr, length));
+	pkt->u.pull.frag = mxd_get16(b + O(mxd_pull_hdr, frag));
 	if (pkt->u.pull.length == 0 || pkt->u.pull.frag == 0 ||
 			pkt->u.pull.offset + (uint64_t)pkt->u.pull.length >
 			UINT32_MAX)
@@ -256,8 +276,8 @@ parse_pullrep(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 {
 	if (len <= sizeof(struct mxd_pullrep_hdr))
 		return MXD_DROP_LENGTH;
-	pkt->u.rep.recv_handle = mxd_get32(b);
-	pkt->u.rep.offset = mxd_get32(b + 4);
+	pkt->u.rep.recv_handle = mxd_get32(b + O(mxd_pullrep_hdr, recv_handle));
+	pkt->u.rep.offset = mxd_get32(b + O(mxd_pullrep_hdr, offset));
 	pkt->u.rep.len = len - (uint32_t)sizeof(struct mxd_pullrep_hdr);
 	pkt->payload = b + sizeof(struct mxd_pullrep_hdr);
 	if (pkt->u.rep.offset + (uint64_t)pkt->u.rep.len > UINT32_MAX)
@@ -268,16 +288,16 @@ parse_pullrep(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 static void
 parse_common(const uint8_t *h, struct mxd_pkt *pkt)
 {
-	pkt->h.type = h[1];
-	pkt->h.flags = h[2];
-	pkt->h.src_ep = h[4];
-	pkt->h.dst_ep = h[5];
-	pkt->h.dst_peer = mxd_get16(h + 6);
-	pkt->h.src_peer = mxd_get16(h + 8);
-	pkt->h.filter = mxd_get32(h + 12);
-	pkt->h.src_session = mxd_get32(h + 16);
-	pkt->h.dst_session = mxd_get32(h + 20);
-	pkt->h.ack = mxd_get32(h + 24);
+	pkt->h.type = h[H(type)];
+	pkt->h.flags = h[H(flags)];
+	pkt->h.src_ep = h[H(src_ep)];
+	pkt->h.dst_ep = h[H(dst_ep)];
+	pkt->h.dst_peer = mxd_get16(h + H(dst_peer));
+	pkt->h.src_peer = mxd_get16(h + H(src_peer));
+	pkt->h.filter = mxd_get32(h + H(filter));
+	pkt->h.src_session = mxd_get32(h + H(src_session));
+	pkt->h.dst_session = mxd_get32(h + H(dst_session));
+	pkt->h.ack = mxd_get32(h + H(ack));
 	pkt->payload = NULL;
 }
 
@@ -319,17 +339,17 @@ parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt, int lazy)
 
 	if (len < MXD_ETH_HLEN)
 		return MXD_DROP_SHORT;
-	if (mxd_get16(frame + 12) != MXD_ETHERTYPE)
+	if (mxd_get16(frame + O(mxd_eth_hdr, ethertype)) != MXD_ETHERTYPE)
 		return MXD_DROP_ETHERTYPE;
 	if (len < MXD_HDRS_LEN)
 		return MXD_DROP_SHORT;
-	if (h[0] != MXD_WIRE_VERSION)
+	if (h[H(version)] != MXD_WIRE_VERSION)
 		return MXD_DROP_VERSION;
-	body = mxd_get16(h + 10);
+	body = mxd_get16(h + H(length));
 	if (body > len - MXD_HDRS_LEN)
 		return MXD_DROP_SHORT;
 	pkt->unchecked = 0;
-	if (lazy && h[1] == MXD_T_PULL_REP &&
+	if (lazy && h[H(type)] == MXD_T_PULL_REP &&
 			body > sizeof(struct mxd_pullrep_hdr)) {
 		pkt->unchecked = 1;
 		pkt->crc = crc_zeroed(frame, MXD_HDRS_LEN +

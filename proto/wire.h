@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mx-dpdk wire format, version 1.  Every frame layout and protocol
+ * mx-dpdk wire format, version 2 (MXD_WIRE_VERSION).  Every frame layout and protocol
  * constant lives here and nowhere else; docs/wire.md describes the same
  * layout for people.
  *
@@ -372,6 +372,11 @@ size_t mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
 /* Sets the length field of a header written by mxd_wire_put_hdr (a copy of
  * another frame's header, for a frame of another length). */
 void mxd_wire_set_length(uint8_t *frame, uint16_t length);
+/* Rewrites a frame's Ethernet addresses (a frame moved to another port). */
+void mxd_wire_set_macs(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
+		const uint8_t src[MXD_ETH_ALEN]);
+/* Sets flags (MXD_F_*) in a frame's common header, before sealing. */
+void mxd_wire_add_flags(uint8_t *frame, uint8_t flags);
 
 /* Writes an eager header (after the common header) and returns its size. */
 size_t mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len,

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Streaming bandwidth: mx_bw beside raw DPDK frames streamed over the same
+# Streaming bandwidth: mx_bw beside DPDK itself streaming over the same
 # kind of memif pair, in the same run, interleaved (raw, mx, raw, mx, ...)
 # for ROUNDS rounds; prints each size's median MB/s and the median of the
 # ratios of each mx run to the raw run just before it (this machine's
 # speed drifts between phases; a pair a second apart shares its phase).
-# Raw counts the bytes after the Ethernet header of full-size frames: the
-# limit for any protocol on these ports.  Asserts nothing.
+# Raw is tests/bench/dpdk_pingpong stream/sink (its own EAL, mempool and
+# bursts, nothing of mx-dpdk: what our pmd-glue costs counts against mx):
+# full-size frames in bursts of 32 for one second, the bytes after the
+# Ethernet header of the frames the sink counted: the limit for any
+# protocol on these ports.  Asserts nothing.
 #
-#   [ROUNDS=3] [WINDOW=32] [MTU=1500] scripts/bench-bandwidth.sh
+#   [ROUNDS=3] [WINDOW=32] [MTU=1500] [OUT=dir] scripts/bench-bandwidth.sh
+#
+# With OUT, the medians also go to OUT/bandwidth.csv (tool,ports,length,
+# mbps: mx_bw per ports and length, DPDK's frames per length of the mx run
+# it was paired with) for scripts/plot.sh.
 #
 # MTU above 2034 (jumbo frames, e.g. MTU=9000) gives both raw and mx_bw
 # that MTU (MX_MTU) over memif buffers large enough to hold a frame whole
@@ -35,33 +42,39 @@ for r in $(seq 1 "$rounds"); do
 	echo "round $r/$rounds" >&2
 	for ports in 1 2; do
 		for sc in $sizes; do
-			memif_pair "sink ready" "$build/tests/raw_pingpong" \
-				sink -- "$build/tests/raw_pingpong" stream \
-				-M 1024 | sed "s/^/$ports ${sc%%:*} /" >>"$out/raw"
+			memif_pair "sink ready" "$build/tests/dpdk_pingpong" \
+				sink -- "$build/tests/dpdk_pingpong" stream \
+				-s $((mtu + 14)) -b 32 -t 1 |
+				sed "s/^/$ports ${sc%%:*} /" >>"$out/raw"
+			# shellcheck disable=SC2086
 			MEMIF_PORTS=$ports memif_pair "receiver on board" \
 				"$build/apps/mx_bw" -e 1 -- \
 				"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
 				-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
-				-W "$window" | sed "s/^/$ports /" >>"$out/mx"
+				-Q "$window" | sed "s/^/$ports /" >>"$out/mx"
 		done
 	done
 done
 
-python3 - "$out" <<'PY'
+[ -n "${OUT:-}" ] && mkdir -p "$OUT"
+python3 - "$out" "${OUT:-}" <<'PY'
 import os, statistics, sys
-out = sys.argv[1]
+out, keep = sys.argv[1], sys.argv[2]
 raw, mx = {}, {}
-for l in open(f"{out}/raw"):
+for l in open(f"{out}/raw"):	# ports size rate,frame,sent,received,s,rx_fps,tx_fps
     f = l.split()
-    if "MB/s" in l:
-        raw.setdefault((int(f[0]), int(f[1])), []).append(float(f[-2]))
+    if len(f) == 3 and f[2].startswith("rate,"):
+        c = f[2].split(",")
+        mbps = float(c[5]) * (int(c[1]) - 14) / 1e6
+        raw.setdefault((int(f[0]), int(f[1])), []).append(mbps)
 for l in open(f"{out}/mx"):
     f = l.split()
-    if len(f) == 4 and f[1].isdigit():
+    # ports, then mx_bw's row: length MB/s messages/s mean median p99
+    if len(f) == 7 and f[1].isdigit():
         mx.setdefault((int(f[0]), int(f[1])), []).append(float(f[2]))
 allraw = [v for k in raw for v in raw[k]]
 print(f"MTU {os.environ.get('MX_MTU', 'of the port')}")
-print(f"raw frames, one port: {statistics.median(allraw):.0f} MB/s "
+print(f"raw DPDK frames (dpdk_pingpong), one port: {statistics.median(allraw):.0f} MB/s "
       f"(median of {len(allraw)}, from {min(allraw):.0f} to {max(allraw):.0f})")
 print(f"{'ports':>5} {'length':>10} {'mx MB/s':>9} {'mx/raw':>7}  ratios")
 for k in sorted(mx):
@@ -69,4 +82,11 @@ for k in sorted(mx):
     med = f"{statistics.median(r):>7.2f}" if r else f"{'-':>7}"
     print(f"{k[0]:>5} {k[1]:>10} {statistics.median(mx[k]):>9.0f} {med}  "
           + " ".join(f"{x:.2f}" for x in r))
+if keep:
+    rows = [f"mx_bw,{k[0]},{k[1]},{statistics.median(mx[k]):.1f}" for k in sorted(mx)]
+    rows += [f"dpdk_pingpong,1,{k[1]},{statistics.median(raw[k]):.1f}"
+             for k in sorted(raw) if k[0] == 1]
+    with open(f"{keep}/bandwidth.csv", "w") as f:
+        f.write("tool,ports,length,mbps\n" + "\n".join(rows) + "\n")
+    print(f"(also in {keep}/bandwidth.csv: scripts/plot.sh {keep}/bandwidth.csv)")
 PY

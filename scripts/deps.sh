@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages mx-dpdk needs, if any is missing.
+# (tshark: the dissector test; noninteractive answers wireshark-common's
+# question, capture by non-superusers, with its default: no.)
 set -eu
-pkgs="build-essential g++ meson ninja-build pkg-config libdpdk-dev libnuma-dev libcmocka-dev python3 clang libclang-rt-14-dev"
+pkgs="build-essential g++ meson ninja-build pkg-config libdpdk-dev libnuma-dev libcmocka-dev python3 clang libclang-rt-14-dev tshark groff-base"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

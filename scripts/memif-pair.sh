@@ -14,6 +14,7 @@
 # MEMIF_PORTS=2 gives each side a board of two memif pairs (MX_BOARDS=0+1).
 # MEMIF_ARGS adds memif devargs to every port (e.g. bsize=9216 for jumbo
 # frames: a frame must fit one memif buffer, see README's MX_MTU).
+# MEMIF_PAIR_SERVER_LOG names a file that gets a copy of the server's output.
 
 memif_pair() {
 	local ready=$1; shift
@@ -52,6 +53,9 @@ memif_pair() {
 	if [ $src -ne 0 ] || [ $crc -ne 0 ]; then
 		echo "memif_pair: server exit $src, client exit $crc; server log:" >&2
 		sed 's/^/  server: /' "$dir/server.log" >&2
+	fi
+	if [ -n "${MEMIF_PAIR_SERVER_LOG:-}" ]; then
+		cp "$dir/server.log" "$MEMIF_PAIR_SERVER_LOG"
 	fi
 	rm -rf "$dir"
 	[ $src -eq 0 ] && [ $crc -eq 0 ]

@@ -16,7 +16,7 @@ fixture_setup(void **state)
 	setenv("MX_HOSTNAME", "unit", 1);
 	setenv("MX_DISCOVERY_MS", "100", 1);
 	mx_set_error_handler(MX_ERRORS_RETURN);
-	if (mxd_config_load(&mxd_lib.conf) < 0)
+	if (mxd_config_load(&mxd_conf) < 0)
 		return -1;
 	fake_pair(&fx.pa, &fx.pb, 1, 2, 1500);
 	if (mxd_init_links(links, 2) < 0 ||

@@ -6,7 +6,14 @@
 #ifndef FIXTURE_H
 #define FIXTURE_H
 
-#include "mxd.h"
+#include <stdio.h>
+
+#include "api.h"
+#include "clock.h"
+#include "config.h"
+#include "endpoint.h"
+#include "progress.h"
+#include "xmit.h"
 #include "fake_link.h"
 
 struct fixture {

@@ -32,6 +32,8 @@
 #include <myriexpress.h>
 #include <mx_extensions.h>
 
+#include "mxtest.h"
+
 #define SERV_FILTER	0x5e1
 #define SERV_FILTER2	0x5e2
 #define MY_FILTER	0xc0f
@@ -59,65 +61,17 @@ static pthread_t serv_thread;
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static void
-pattern(uint8_t *b, uint32_t len, uint32_t seed)
-{
-	for (uint32_t i = 0; i < len; i++)
-		b[i] = (uint8_t)(seed * 3 + i * 11 + (i >> 7));
-}
-
-static int
-pattern_ok(const uint8_t *b, uint32_t len, uint32_t seed)
-{
-	for (uint32_t i = 0; i < len; i++)
-		if (b[i] != (uint8_t)(seed * 3 + i * 11 + (i >> 7)))
-			return 0;
-	return 1;
-}
-
-static mx_status_t
-wait_done(mx_endpoint_t e, mx_request_t *r)
-{
-	mx_status_t st;
-	uint32_t done = 0;
-
-	assert_int_equal(mx_wait(e, r, WAIT_MS, &st, &done), MX_SUCCESS);
-	assert_int_equal(done, 1);
-	return st;
-}
-
-static mx_request_t
-recv_on(mx_endpoint_t e, void *buf, uint32_t len, uint64_t m, uint64_t mask)
-{
-	mx_segment_t s = { buf, len };
-	mx_request_t r;
-
-	assert_int_equal(mx_irecv(e, &s, 1, m, mask, buf, &r), MX_SUCCESS);
-	return r;
-}
-
-static mx_status_t
-send_to(mx_endpoint_t e, mx_endpoint_addr_t to, void *buf, uint32_t len,
-		uint64_t m)
-{
-	mx_segment_t s = { buf, len };
-	mx_request_t r;
-
-	assert_int_equal(mx_isend(e, &s, 1, to, m, NULL, &r), MX_SUCCESS);
-	return wait_done(e, &r);
-}
-
 /* Sends a command to the servant and waits until it is armed. */
 static void
 command(uint32_t op, uint64_t match, uint32_t len, uint32_t arg)
 {
 	struct cmd c = { op, arg, len, 0, match };
 	uint32_t ok = 0;
-	mx_request_t r = recv_on(ep, &ok, 4, M_REPLY, MX_MATCH_MASK_NONE);
+	mx_request_t r = mxt_recv(ep, &ok, 4, M_REPLY, MX_MATCH_MASK_NONE);
 
-	assert_int_equal(send_to(ep, serv, &c, sizeof(c), M_CMD).code,
+	assert_int_equal(mxt_send(ep, serv, &c, sizeof(c), M_CMD).code,
 			MX_STATUS_SUCCESS);
-	wait_done(ep, &r);
+	mxt_wait(ep, &r);
 	assert_int_equal(ok, 1);
 }
 
@@ -170,7 +124,7 @@ serv_send(mx_endpoint_t e, mx_endpoint_addr_t to, const struct cmd *c,
 	for (uint32_t i = 0; i < c->arg; i++) {
 		mx_segment_t s = { buf, c->len };
 
-		pattern(buf, c->len, i);
+		mxt_pattern(buf, c->len, i);
 		mx_isend(e, &s, 1, to, c->match + i, NULL, &r);
 		mx_wait(e, &r, WAIT_MS, &st, &done);
 	}
@@ -285,6 +239,7 @@ start_servant(void)
 static int
 suite_setup(void **state)
 {
+	mxt_wait_ms = WAIT_MS;
 	FILE *f;
 
 	(void)state;
@@ -400,19 +355,19 @@ sec_II_4_matching(void **state)
 	uint32_t res;
 
 	(void)state;
-	ra = recv_on(ep, a, 8, 0x1100, 0xff00);	/* no: bits differ */
-	rb = recv_on(ep, b, 8, 0x0700, 0xff00);	/* yes */
-	rc = recv_on(ep, c, 8, 0x0700, 0xff00);	/* yes, but later */
+	ra = mxt_recv(ep, a, 8, 0x1100, 0xff00);	/* no: bits differ */
+	rb = mxt_recv(ep, b, 8, 0x0700, 0xff00);	/* yes */
+	rc = mxt_recv(ep, c, 8, 0x0700, 0xff00);	/* yes, but later */
 	/* A wildcard over the data space (top nibble 0), later still; a
 	 * true wildcard would, rightly, also take the servant's replies. */
-	rd = recv_on(ep, d, 8, 0, 0xf000000000000000ull);
+	rd = mxt_recv(ep, d, 8, 0, 0xf000000000000000ull);
 	command(OP_SEND, 0x0742, 8, 1);
-	st = wait_done(ep, &rb);
+	st = mxt_wait(ep, &rb);
 	assert_true(st.match_info == 0x0742);
-	assert_true(pattern_ok(b, 8, 0));
+	assert_true(mxt_pattern_ok(b, 8, 0));
 	command(OP_SEND, 0x0799, 8, 2);		/* 0x799 then 0x79a */
-	assert_true(wait_done(ep, &rc).match_info == 0x0799);
-	assert_true(wait_done(ep, &rd).match_info == 0x079a);
+	assert_true(mxt_wait(ep, &rc).match_info == 0x0799);
+	assert_true(mxt_wait(ep, &rd).match_info == 0x079a);
 	assert_int_equal(mx_test(ep, &ra, &st, &res), MX_SUCCESS);
 	assert_int_equal(res, 0);
 	assert_int_equal(mx_cancel(ep, &ra, &res), MX_SUCCESS);
@@ -431,13 +386,13 @@ sec_II_4_in_order(void **state)
 
 	(void)state;
 	for (int i = 0; i < 20; i++)
-		r[i] = recv_on(ep, buf[i], 300, 0x4000, 0xff00);
+		r[i] = mxt_recv(ep, buf[i], 300, 0x4000, 0xff00);
 	command(OP_SEND, 0x4000, 300, 20);	/* seeds 0..19 */
 	for (int i = 0; i < 20; i++) {
-		mx_status_t st = wait_done(ep, &r[i]);
+		mx_status_t st = mxt_wait(ep, &r[i]);
 
 		assert_true(st.match_info == 0x4000u + (unsigned)i);
-		assert_true(pattern_ok(buf[i], 300, (uint32_t)i));
+		assert_true(mxt_pattern_ok(buf[i], 300, (uint32_t)i));
 	}
 }
 
@@ -455,12 +410,12 @@ sec_II_5_unexpected(void **state)
 				&found), MX_SUCCESS);
 	assert_int_equal(found, 1);
 	for (int i = 9; i >= 0; i--) {
-		mx_request_t r = recv_on(ep, buf, sizeof(buf), 0x5000u + (unsigned)i,
+		mx_request_t r = mxt_recv(ep, buf, sizeof(buf), 0x5000u + (unsigned)i,
 				MX_MATCH_MASK_NONE);
 
-		st = wait_done(ep, &r);
+		st = mxt_wait(ep, &r);
 		assert_int_equal(st.xfer_length, 5000);
-		assert_true(pattern_ok(buf, 5000, (uint32_t)i));
+		assert_true(mxt_pattern_ok(buf, 5000, (uint32_t)i));
 	}
 }
 
@@ -476,10 +431,10 @@ sec_II_6_requests(void **state)
 	(void)state;
 	assert_int_equal(mx_test(ep, &r, &st, &res), MX_BAD_REQUEST);
 	assert_int_equal(mx_wait(ep, NULL, 1, &st, &res), MX_BAD_REQUEST);
-	r = recv_on(ep, b, 4, 0x6000, MX_MATCH_MASK_NONE);
+	r = mxt_recv(ep, b, 4, 0x6000, MX_MATCH_MASK_NONE);
 	command(OP_SEND, 0x6000, 4, 1);
 	old = r;
-	wait_done(ep, &r);
+	mxt_wait(ep, &r);
 	assert_null(r);
 	assert_int_equal(mx_test(ep, &old, &st, &res), MX_BAD_REQUEST);
 }
@@ -496,8 +451,8 @@ sec_II_7_request_states(void **state)
 	uint32_t res = 9;
 
 	(void)state;
-	pattern(out, sizeof(out), 7);
-	r = recv_on(ep, back, sizeof(back), 0x7000, MX_MATCH_MASK_NONE);
+	mxt_pattern(out, sizeof(out), 7);
+	r = mxt_recv(ep, back, sizeof(back), 0x7000, MX_MATCH_MASK_NONE);
 	assert_int_equal(mx_test(ep, &r, &st, &res), MX_SUCCESS);
 	assert_int_equal(res, 0);			/* pending */
 	command(OP_ECHO_LATE, 0x7000, sizeof(out), 400);
@@ -507,20 +462,20 @@ sec_II_7_request_states(void **state)
 	assert_int_equal(res, 1);			/* buffered */
 	assert_int_equal(mx_wait(ep, &s, 100, &st, &res), MX_SUCCESS);
 	assert_int_equal(res, 0);			/* not matched yet */
-	assert_int_equal(wait_done(ep, &s).code, MX_STATUS_SUCCESS);
-	st = wait_done(ep, &r);
-	assert_true(pattern_ok(back, sizeof(back), 7));
+	assert_int_equal(mxt_wait(ep, &s).code, MX_STATUS_SUCCESS);
+	st = mxt_wait(ep, &r);
+	assert_true(mxt_pattern_ok(back, sizeof(back), 7));
 	/* isend: buffered as soon as it returns, then complete. */
-	r = recv_on(ep, back, sizeof(back), 0x7001, MX_MATCH_MASK_NONE);
+	r = mxt_recv(ep, back, sizeof(back), 0x7001, MX_MATCH_MASK_NONE);
 	command(OP_ECHO, 0x7001, sizeof(out), 0);
 	assert_int_equal(mx_isend(ep, &seg, 1, serv, 0x7001, NULL, &s),
 			MX_SUCCESS);
 	assert_int_equal(mx_ibuffered(ep, &s, &res), MX_SUCCESS);
 	assert_int_equal(res, 1);
 	memset(out, 0, sizeof(out));	/* reuse: must not reach the wire */
-	wait_done(ep, &s);
-	wait_done(ep, &r);
-	assert_true(pattern_ok(back, sizeof(back), 7));
+	mxt_wait(ep, &s);
+	mxt_wait(ep, &r);
+	assert_true(mxt_pattern_ok(back, sizeof(back), 7));
 }
 
 /* III.1.1: init twice; init's error codes (each in a fresh process). */
@@ -659,9 +614,9 @@ sec_III_2_3_counters(void **state)
 	assert_true(rx != UINT32_MAX);
 	assert_int_equal(mx_get_info(NULL, MX_COUNTERS_VALUES, &board, 4, before,
 				n * 4), MX_SUCCESS);
-	r = recv_on(ep, b, 4, 0x2300, MX_MATCH_MASK_NONE);
+	r = mxt_recv(ep, b, 4, 0x2300, MX_MATCH_MASK_NONE);
 	command(OP_SEND, 0x2300, 4, 1);
-	wait_done(ep, &r);
+	mxt_wait(ep, &r);
 	assert_int_equal(mx_get_info(NULL, MX_COUNTERS_VALUES, &board, 4, after,
 				n * 4), MX_SUCCESS);
 	assert_true(after[rx] > before[rx]);
@@ -853,7 +808,7 @@ sec_IV_3_1_connect_no_resources(void **state)
 	assert_int_equal(mx_connect(e, serv_nic, 1, SERV_FILTER, 1, &a),
 			MX_NO_RESOURCES);
 	for (uint32_t i = 0; i < MX_MAX_PARTNERS_HINT; i++)
-		assert_int_equal(wait_done(e, &r[i]).code, MX_STATUS_TIMEOUT);
+		assert_int_equal(mxt_wait(e, &r[i]).code, MX_STATUS_TIMEOUT);
 	mx_close_endpoint(e);
 	free(r);
 }
@@ -873,10 +828,10 @@ sec_IV_4_1_own_address(void **state)
 	mx_board_number_to_nic_id(0, &board_nic);
 	assert_true(nic == board_nic);
 	assert_int_equal(id, 0);
-	r = recv_on(ep, &in, 4, 0x4100, MX_MATCH_MASK_NONE);
-	assert_int_equal(send_to(ep, self, &v, 4, 0x4100).code,
+	r = mxt_recv(ep, &in, 4, 0x4100, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_send(ep, self, &v, 4, 0x4100).code,
 			MX_STATUS_SUCCESS);
-	wait_done(ep, &r);
+	mxt_wait(ep, &r);
 	assert_int_equal(in, 42);
 }
 
@@ -892,22 +847,22 @@ sec_V_1_1_isend(void **state)
 	int ctx;
 
 	(void)state;
-	pattern(out, sizeof(out), 5);
-	r = recv_on(ep, back, sizeof(back), 0x5100, MX_MATCH_MASK_NONE);
+	mxt_pattern(out, sizeof(out), 5);
+	r = mxt_recv(ep, back, sizeof(back), 0x5100, MX_MATCH_MASK_NONE);
 	command(OP_ECHO, 0x5100, sizeof(out), 0);
 	assert_int_equal(mx_isend(ep, segs, 3, serv, 0x5100, &ctx, &s),
 			MX_SUCCESS);
 	memset(segs, 0, sizeof(segs));	/* the list may change at once */
-	st = wait_done(ep, &s);
+	st = mxt_wait(ep, &s);
 	assert_ptr_equal(st.context, &ctx);
-	assert_int_equal(wait_done(ep, &r).xfer_length, sizeof(out));
-	assert_true(pattern_ok(back, sizeof(back), 5));
-	r = recv_on(ep, back, sizeof(back), 0x5101, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_wait(ep, &r).xfer_length, sizeof(out));
+	assert_true(mxt_pattern_ok(back, sizeof(back), 5));
+	r = mxt_recv(ep, back, sizeof(back), 0x5101, MX_MATCH_MASK_NONE);
 	command(OP_ECHO, 0x5101, 0, 0);
 	assert_int_equal(mx_isend(ep, NULL, 0, serv, 0x5101, NULL, &s),
 			MX_SUCCESS);
-	wait_done(ep, &s);
-	assert_int_equal(wait_done(ep, &r).msg_length, 0);
+	mxt_wait(ep, &s);
+	assert_int_equal(mxt_wait(ep, &r).msg_length, 0);
 }
 
 /* V.2.1: scatter lists and truncation. */
@@ -920,26 +875,26 @@ sec_V_2_1_irecv(void **state)
 	mx_status_t st;
 
 	(void)state;
-	pattern(out, sizeof(out), 9);
+	mxt_pattern(out, sizeof(out), 9);
 	assert_int_equal(mx_irecv(ep, rs, 4, 0x5200, MX_MATCH_MASK_NONE, NULL,
 				&r), MX_SUCCESS);
 	command(OP_ECHO, 0x5200, sizeof(out), 0);
-	send_to(ep, serv, out, sizeof(out), 0x5200);
-	st = wait_done(ep, &r);
+	mxt_send(ep, serv, out, sizeof(out), 0x5200);
+	st = mxt_wait(ep, &r);
 	assert_int_equal(st.code, MX_STATUS_SUCCESS);
 	memcpy(all, a, 100);
 	memcpy(all + 100, b, 900);
 	memcpy(all + 1000, c, 2000);
-	assert_true(pattern_ok(all, sizeof(all), 9));
+	assert_true(mxt_pattern_ok(all, sizeof(all), 9));
 	/* Longer than the receive: truncated, with both lengths. */
-	r = recv_on(ep, a, 100, 0x5201, MX_MATCH_MASK_NONE);
+	r = mxt_recv(ep, a, 100, 0x5201, MX_MATCH_MASK_NONE);
 	command(OP_ECHO, 0x5201, sizeof(out), 0);
-	send_to(ep, serv, out, sizeof(out), 0x5201);
-	st = wait_done(ep, &r);
+	mxt_send(ep, serv, out, sizeof(out), 0x5201);
+	st = mxt_wait(ep, &r);
 	assert_int_equal(st.code, MX_STATUS_TRUNCATED);
 	assert_int_equal(st.msg_length, 3000);
 	assert_int_equal(st.xfer_length, 100);
-	assert_true(pattern_ok(a, 100, 9));
+	assert_true(mxt_pattern_ok(a, 100, 9));
 }
 
 /* VI.2: test and wait; wait's timeout. */
@@ -947,7 +902,7 @@ static void
 sec_VI_2_test_wait(void **state)
 {
 	uint8_t b[4];
-	mx_request_t r = recv_on(ep, b, 4, 0x6200, MX_MATCH_MASK_NONE);
+	mx_request_t r = mxt_recv(ep, b, 4, 0x6200, MX_MATCH_MASK_NONE);
 	struct timespec t0, t1;
 	mx_status_t st;
 	uint32_t res = 9;
@@ -983,7 +938,7 @@ sec_VI_3_peek_context(void **state)
 	assert_int_equal(res, 0);
 	assert_int_equal(mx_peek(ep, 30, &got, &res), MX_SUCCESS);
 	assert_int_equal(res, 0);
-	r = recv_on(ep, b, 4, 0x6300, MX_MATCH_MASK_NONE);
+	r = mxt_recv(ep, b, 4, 0x6300, MX_MATCH_MASK_NONE);
 	assert_int_equal(mx_context(&r, &ctx), MX_SUCCESS);
 	assert_ptr_equal(ctx, b);
 	command(OP_SEND, 0x6300, 4, 1);
@@ -1021,9 +976,9 @@ sec_VII_probe(void **state)
 	assert_int_equal(mx_iprobe(ep, 0x7700, MX_MATCH_MASK_NONE, &st, &res),
 			MX_SUCCESS);
 	assert_int_equal(res, 1);		/* still there */
-	r = recv_on(ep, b, sizeof(b), 0x7700, MX_MATCH_MASK_NONE);
-	wait_done(ep, &r);
-	assert_true(pattern_ok(b, 700, 0));
+	r = mxt_recv(ep, b, sizeof(b), 0x7700, MX_MATCH_MASK_NONE);
+	mxt_wait(ep, &r);
+	assert_true(mxt_pattern_ok(b, 700, 0));
 	assert_int_equal(mx_iprobe(ep, 0x7700, MX_MATCH_MASK_NONE, &st, &res),
 			MX_SUCCESS);
 	assert_int_equal(res, 0);
@@ -1040,25 +995,25 @@ sec_VIII_cancel(void **state)
 	uint32_t res = 9;
 
 	(void)state;
-	r = recv_on(ep, b, 4, 0x8800, MX_MATCH_MASK_NONE);
+	r = mxt_recv(ep, b, 4, 0x8800, MX_MATCH_MASK_NONE);
 	old = r;
 	assert_int_equal(mx_cancel(ep, &r, &res), MX_SUCCESS);
 	assert_int_equal(res, 1);
 	assert_int_equal(mx_test(ep, &old, &st, &res), MX_BAD_REQUEST);
-	r = recv_on(ep, b, 4, 0x8801, MX_MATCH_MASK_NONE);
+	r = mxt_recv(ep, b, 4, 0x8801, MX_MATCH_MASK_NONE);
 	command(OP_SEND, 0x8801, 4, 1);
 	assert_int_equal(mx_peek(ep, WAIT_MS, &old, &res), MX_SUCCESS);
 	assert_int_equal(mx_cancel(ep, &r, &res), MX_SUCCESS);
 	assert_int_equal(res, 0);
-	wait_done(ep, &r);
+	mxt_wait(ep, &r);
 	command(OP_ECHO, 0x8802, 4, 0);
 	assert_int_equal(mx_isend(ep, &seg, 1, serv, 0x8802, NULL, &s),
 			MX_SUCCESS);
 	assert_int_equal(mx_cancel(ep, &s, &res), MX_SUCCESS);
 	assert_int_equal(res, 0);
-	wait_done(ep, &s);
-	r = recv_on(ep, b, 4, 0x8802, MX_MATCH_MASK_NONE);
-	wait_done(ep, &r);
+	mxt_wait(ep, &s);
+	r = mxt_recv(ep, b, 4, 0x8802, MX_MATCH_MASK_NONE);
+	mxt_wait(ep, &r);
 }
 
 static int user_calls;
@@ -1103,7 +1058,7 @@ status_endpoint_closed(void **state)
 	assert_int_equal(mx_connect(ep, serv_nic, 2, SERV_FILTER2, 5, &a),
 			MX_SUCCESS);
 	command(OP_CLOSE2, 0, 0, 0);
-	assert_int_equal(send_to(ep, a, b, sizeof(b), 1).code,
+	assert_int_equal(mxt_send(ep, a, b, sizeof(b), 1).code,
 			MX_STATUS_ENDPOINT_CLOSED);
 	command(OP_OPEN2, 0, 0, 0);
 	assert_int_equal(mx_connect(ep, serv_nic, 2, SERV_FILTER2, 5, &a),

@@ -20,19 +20,20 @@ run() {	# expected-rows, then mx_bw sender options
 	local rc=$?
 	echo "$out"
 	local rows
-	rows=$(echo "$out" | grep -cE '^[0-9]+ +[0-9.]+ +[0-9]+$')
+	# length, MB/s, messages/s, mean, median, p99 (us per message)
+	rows=$(echo "$out" | grep -cE '^[0-9]+ +[0-9.]+ +[0-9]+( +[0-9.]+){3}$')
 	if [ $rc -ne 0 ] || [ "$rows" -ne "$want" ]; then
 		echo "FAIL: mx_bw $*: exit $rc, $rows of $want rows"
 		fails=$((fails + 1))
 	fi
 }
 
-run 22 -S 0 -E 1048576 -N 200 -W 16
-run 1 -S 1048576 -E 1048576 -N 100 -W 32 -B
-run 2 -S 32768 -E 65536 -N 200 -W 32 -D	# a buffer per message
+run 22 -S 0 -E 1048576 -N 200 -Q 16
+run 1 -S 1048576 -E 1048576 -N 100 -Q 32 -B
+run 2 -S 32768 -E 65536 -N 200 -Q 32 -D	# a buffer per message
 export MX_MTU=9000 MX_MBUFS=4095
-MEMIF_ARGS=bsize=9216 run 22 -S 0 -E 1048576 -N 200 -W 16
-out=$(run 1 -S 1048576 -E 1048576 -N 100 -W 32)
+MEMIF_ARGS=bsize=9216 run 22 -S 0 -E 1048576 -N 200 -Q 16
+out=$(run 1 -S 1048576 -E 1048576 -N 100 -Q 32)
 echo "$out"
 if ! echo "$out" | grep -q "MTU 9000 lowered to 2034"; then
 	echo "FAIL: MTU 9000 over 2048-byte memif buffers: no warning"

@@ -12,7 +12,8 @@ memif_pair "receiver on board" "$build/apps/mx_pingpong" -e 1 -- \
 	-N 200 -V >"$out"
 rc=$?
 cat "$out"
-rows=$(grep -cE '^[0-9]+ +[0-9.]+ +[0-9.]+$' "$out")
+# length, mean, median, p99 (us), MB/s
+rows=$(grep -cE '^[0-9]+( +[0-9.]+){4}$' "$out")
 rm -f "$out"
 # 0, 1, 2, 4, ..., 32768: 17 rows.
 if [ $rc -ne 0 ] || [ "$rows" -ne 17 ]; then

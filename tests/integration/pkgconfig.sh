@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the library into a scratch prefix and builds an MX program out of
-# tree exactly as the README says: cc prog.c $(pkg-config ... myriexpress).
+# Installs the library into a scratch prefix and builds MX programs out of
+# tree exactly as the README says: cc prog.c $(pkg-config ... myriexpress)
+# (mx_pingpong, mx_info, examples/hello.c); the manual pages are installed.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: pkgconfig.sh <build-dir>}
@@ -22,6 +23,15 @@ cc -Wall -Werror $extra -o "$dest/pingpong" "$top/apps/mx_pingpong.c" \
 	$(pkg-config --cflags --libs --static myriexpress)
 cc -Wall -Werror $extra -o "$dest/info" "$top/apps/mx_info.c" \
 	$(pkg-config --cflags --libs myriexpress)
-test -x "$dest/pingpong" && test -x "$dest/info"
+cc -Wall -Werror $extra -o "$dest/hello" "$top/examples/hello.c" \
+	$(pkg-config --cflags --libs --static myriexpress)
+test -x "$dest/pingpong" && test -x "$dest/info" && test -x "$dest/hello"
+mandir=$(meson introspect "$build" --buildoptions |
+	python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="mandir"][0])')
+case $mandir in /*) ;; *) mandir=$prefix/$mandir ;; esac
+for p in man1/mx_info.1 man1/mx_pingpong.1 man3/mx.3 man3/mx_isend.3 man3/mx_wait.3; do
+	test -f "$dest$mandir/$p" || { echo "not installed: $mandir/$p"; exit 1; }
+done
+echo "manual pages installed in $mandir"
 echo "out-of-tree build with pkg-config: ok"
 echo "1 passed, 0 failed"

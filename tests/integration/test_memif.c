@@ -27,6 +27,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "mxtest.h"
+
 #include <myriexpress.h>
 #include <mx_extensions.h>
 
@@ -109,63 +111,13 @@ counter(const char *name)
 
 /* ---- helpers used by both children ------------------------------------- */
 
+/* A failed shared check (mxtest.h) in a child: as CHECK does. */
 static void
-pattern(uint8_t *b, uint32_t len, uint32_t seed)
+child_fail(const char *file, int line, const char *msg)
 {
-	for (uint32_t i = 0; i < len; i++)
-		b[i] = (uint8_t)(seed * 7 + i * 13 + (i >> 8));
-}
-
-static void
-check_pattern(const uint8_t *b, uint32_t len, uint32_t seed)
-{
-	for (uint32_t i = 0; i < len; i++)
-		CHECK(b[i] == (uint8_t)(seed * 7 + i * 13 + (i >> 8)),
-				"message %u: byte %u of %u is wrong", seed, i, len);
-}
-
-static mx_status_t
-wait_req(mx_endpoint_t ep, mx_request_t *r)
-{
-	mx_status_t st;
-	uint32_t done = 0;
-
-	CHECK(mx_wait(ep, r, WAIT_MS, &st, &done) == MX_SUCCESS, "mx_wait");
-	CHECK(done, "request not complete after %d ms", WAIT_MS);
-	return st;
-}
-
-static mx_request_t
-post(mx_endpoint_t ep, void *buf, uint32_t len, uint64_t m, uint64_t mask)
-{
-	mx_segment_t s = { buf, len };
-	mx_request_t r;
-
-	CHECK(mx_irecv(ep, &s, 1, m, mask, NULL, &r) == MX_SUCCESS, "irecv");
-	return r;
-}
-
-static mx_request_t
-send_async(mx_endpoint_t ep, mx_endpoint_addr_t to, void *buf, uint32_t len,
-		uint64_t m)
-{
-	mx_segment_t s = { buf, len };
-	mx_request_t r;
-
-	CHECK(mx_isend(ep, &s, 1, to, m, NULL, &r) == MX_SUCCESS, "isend");
-	return r;
-}
-
-static void
-send_sync(mx_endpoint_t ep, mx_endpoint_addr_t to, void *buf, uint32_t len,
-		uint64_t m)
-{
-	mx_request_t r = send_async(ep, to, buf, len, m);
-
-	mx_status_t st = wait_req(ep, &r);
-
-	CHECK(st.code == MX_STATUS_SUCCESS, "send status: %s",
-			mx_strstatus(st.code));
+	fprintf(stderr, "[%s] %s:%d: %s\n", role, file, line, msg);
+	dump_counters();
+	exit(1);
 }
 
 static mx_endpoint_t
@@ -176,6 +128,8 @@ start(const char *name, int server, uint32_t ep_id)
 	mx_return_t rc;
 
 	role = name;
+	mxt_fail_hook = child_fail;
+	mxt_wait_ms = WAIT_MS;
 	snprintf(args, sizeof(args), "%s --no-pci --log-level=error "
 			"--vdev=net_memif0,role=%s,socket=%s,mac=02:00:00:00:00:%s",
 			getenv("MXD_TEST_HUGE") ?
@@ -235,7 +189,7 @@ b_connect(mx_endpoint_t ep)
 	mx_get_endpoint_addr(ep, &self);
 	mx_decompose_endpoint_addr(self, &me[0], &id);
 	me[1] = id;
-	send_sync(ep, to, me, sizeof(me), M_PARAM);
+	mxt_send_ok(ep, to, me, sizeof(me), M_PARAM);
 	return to;
 }
 
@@ -243,10 +197,10 @@ static mx_endpoint_addr_t
 a_accept(mx_endpoint_t ep)
 {
 	uint64_t peer[2];
-	mx_request_t r = post(ep, peer, sizeof(peer), M_PARAM,
+	mx_request_t r = mxt_recv(ep, peer, sizeof(peer), M_PARAM,
 			MX_MATCH_MASK_NONE);
 	mx_endpoint_addr_t to;
-	mx_status_t st = wait_req(ep, &r);
+	mx_status_t st = mxt_wait(ep, &r);
 	uint64_t nic;
 	uint32_t id;
 	mx_return_t rc;
@@ -285,11 +239,11 @@ stream_send(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t max)
 		uint32_t k = n % AHEAD;
 
 		if (n >= AHEAD)
-			CHECK(wait_req(ep, &r[k]).code == MX_STATUS_SUCCESS,
+			CHECK(mxt_wait(ep, &r[k]).code == MX_STATUS_SUCCESS,
 					"send %u", n - AHEAD);
 		if (n <= max) {
-			pattern(buf[k], n, n);
-			r[k] = send_async(ep, to, buf[k], n, n);
+			mxt_pattern(buf[k], n, n);
+			r[k] = mxt_isend(ep, to, buf[k], n, n);
 		}
 	}
 	for (int i = 0; i < AHEAD; i++)
@@ -309,16 +263,16 @@ stream_recv(mx_endpoint_t ep, uint32_t max)
 
 		if (n >= AHEAD) {
 			uint32_t m = n - AHEAD;
-			mx_status_t st = wait_req(ep, &r[k]);
+			mx_status_t st = mxt_wait(ep, &r[k]);
 
 			CHECK(st.code == MX_STATUS_SUCCESS && st.xfer_length == m &&
 					st.msg_length == m && st.match_info == m,
 					"message %u: code %d length %u", m, st.code,
 					st.xfer_length);
-			check_pattern(buf[k], m, m);
+			mxt_pattern_expect(buf[k], m, m);
 		}
 		if (n <= max)
-			r[k] = post(ep, buf[k], max + 16, n, MX_MATCH_MASK_NONE);
+			r[k] = mxt_recv(ep, buf[k], max + 16, n, MX_MATCH_MASK_NONE);
 	}
 	for (int i = 0; i < AHEAD; i++)
 		free(buf[i]);
@@ -364,18 +318,18 @@ masks_a(void)
 	 * odd i to a wildcard on the high word; posted before any arrive. */
 	for (uint32_t i = 0; i < NMASK; i++)
 		r[i] = (i & 1) ?
-			post(ep, &v[i], 4, 0x0dd0000000000000ull,
+			mxt_recv(ep, &v[i], 4, 0x0dd0000000000000ull,
 				0xffff000000000000ull) :
-			post(ep, &v[i], 4, 0xe, 0xff);
+			mxt_recv(ep, &v[i], 4, 0xe, 0xff);
 	for (uint32_t i = 0; i < NMASK; i++) {
-		mx_status_t st = wait_req(ep, &r[i]);
+		mx_status_t st = mxt_wait(ep, &r[i]);
 
 		CHECK(v[i] == i, "receive %u got message %u", i, v[i]);
 		CHECK(st.match_info == ((i & 1) ?
 				0x0dd0000000000000ull | i : ((uint64_t)i << 8 | 0xe)),
 				"match info of %u", i);
 	}
-	send_sync(ep, to, v, 4, M_BYE);
+	mxt_send_ok(ep, to, v, 4, M_BYE);
 	finish(ep);
 }
 
@@ -389,14 +343,14 @@ masks_b(void)
 
 	for (uint32_t i = 0; i < NMASK; i++) {
 		v[i] = i;
-		r[i] = send_async(ep, to, &v[i], 4, (i & 1) ?
+		r[i] = mxt_isend(ep, to, &v[i], 4, (i & 1) ?
 				0x0dd0000000000000ull | i :
 				((uint64_t)i << 8 | 0xe));
 	}
 	for (uint32_t i = 0; i < NMASK; i++)
-		wait_req(ep, &r[i]);
-	r[0] = post(ep, v, 4, M_BYE, MX_MATCH_MASK_NONE);
-	wait_req(ep, &r[0]);
+		mxt_wait(ep, &r[i]);
+	r[0] = mxt_recv(ep, v, 4, M_BYE, MX_MATCH_MASK_NONE);
+	mxt_wait(ep, &r[0]);
 	finish(ep);
 }
 
@@ -430,13 +384,13 @@ unexpected_a(void)
 	}
 	/* Receive them newest first: matching by match info, not position. */
 	for (uint32_t i = NUNEXP; i-- > 0;) {
-		mx_request_t r = post(ep, buf, max, i, MX_MATCH_MASK_NONE);
+		mx_request_t r = mxt_recv(ep, buf, max, i, MX_MATCH_MASK_NONE);
 
-		st = wait_req(ep, &r);
+		st = mxt_wait(ep, &r);
 		CHECK(st.xfer_length == unexp_len(i, max), "length %u", i);
-		check_pattern(buf, st.xfer_length, i);
+		mxt_pattern_expect(buf, st.xfer_length, i);
 	}
-	send_sync(ep, to, &bye, 4, M_BYE);
+	mxt_send_ok(ep, to, &bye, 4, M_BYE);
 	free(buf);
 	finish(ep);
 }
@@ -451,12 +405,12 @@ unexpected_b(void)
 	mx_request_t r;
 
 	for (uint32_t i = 0; i < NUNEXP; i++) {
-		pattern(buf, unexp_len(i, max), i);
-		send_sync(ep, to, buf, unexp_len(i, max), i);
+		mxt_pattern(buf, unexp_len(i, max), i);
+		mxt_send_ok(ep, to, buf, unexp_len(i, max), i);
 	}
-	send_sync(ep, to, buf, 0, M_DONE);
-	r = post(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
-	wait_req(ep, &r);
+	mxt_send_ok(ep, to, buf, 0, M_DONE);
+	r = mxt_recv(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
+	mxt_wait(ep, &r);
 	free(buf);
 	finish(ep);
 }
@@ -486,15 +440,15 @@ large_a(void)
 					MX_SUCCESS && found &&
 					st.msg_length == large_sizes[i],
 					"large message %u not probed", i);
-		r = post(ep, buf, 64u << 20, 0x1a000 + i, MX_MATCH_MASK_NONE);
-		st = wait_req(ep, &r);
+		r = mxt_recv(ep, buf, 64u << 20, 0x1a000 + i, MX_MATCH_MASK_NONE);
+		st = mxt_wait(ep, &r);
 		CHECK(st.code == MX_STATUS_SUCCESS &&
 				st.xfer_length == large_sizes[i],
 				"large message %u: code %d length %u", i, st.code,
 				st.xfer_length);
-		check_pattern(buf, large_sizes[i], i);
+		mxt_pattern_expect(buf, large_sizes[i], i);
 	}
-	send_sync(ep, to, &bye, 4, M_BYE);
+	mxt_send_ok(ep, to, &bye, 4, M_BYE);
 	free(buf);
 	finish(ep);
 }
@@ -510,11 +464,11 @@ large_b(void)
 
 	CHECK(buf != NULL, "malloc");
 	for (uint32_t i = 0; i < NLARGE; i++) {
-		pattern(buf, large_sizes[i], i);
-		send_sync(ep, to, buf, large_sizes[i], 0x1a000 + i);
+		mxt_pattern(buf, large_sizes[i], i);
+		mxt_send_ok(ep, to, buf, large_sizes[i], 0x1a000 + i);
 	}
-	r = post(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
-	wait_req(ep, &r);
+	r = mxt_recv(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
+	mxt_wait(ep, &r);
 	free(buf);
 	finish(ep);
 }
@@ -534,13 +488,13 @@ striped_a(void)
 	CHECK(buf != NULL, "malloc");
 	CHECK(mx_get_info(ep, MX_PORT_COUNT, &board, 4, &ports, 4) ==
 			MX_SUCCESS && ports == 2, "board of %u ports", ports);
-	r = post(ep, buf, 64u << 20, 0x5700, MX_MATCH_MASK_NONE);
-	st = wait_req(ep, &r);
+	r = mxt_recv(ep, buf, 64u << 20, 0x5700, MX_MATCH_MASK_NONE);
+	st = mxt_wait(ep, &r);
 	CHECK(st.code == MX_STATUS_SUCCESS && st.xfer_length == 64u << 20,
 			"striped message: code %d length %u", st.code,
 			st.xfer_length);
-	check_pattern(buf, 64u << 20, 57);
-	send_sync(ep, to, &bye, 4, M_BYE);
+	mxt_pattern_expect(buf, 64u << 20, 57);
+	mxt_send_ok(ep, to, &bye, 4, M_BYE);
 	free(buf);
 	finish(ep);
 }
@@ -556,8 +510,8 @@ striped_b(void)
 	mx_request_t r;
 
 	CHECK(buf != NULL, "malloc");
-	pattern(buf, 64u << 20, 57);
-	send_sync(ep, to, buf, 64u << 20, 0x5700);
+	mxt_pattern(buf, 64u << 20, 57);
+	mxt_send_ok(ep, to, buf, 64u << 20, 0x5700);
 	/* The pulled data left by both ports: 64 MiB is ~46,000 frames. */
 	CHECK(mx_dpdk_get_port(0, 0, &p0) == MX_SUCCESS &&
 			mx_dpdk_get_port(0, 1, &p1) == MX_SUCCESS, "port info");
@@ -565,8 +519,8 @@ striped_b(void)
 			"not striped: port 0 sent %llu frames, port 1 %llu",
 			(unsigned long long)p0.tx_frames,
 			(unsigned long long)p1.tx_frames);
-	r = post(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
-	wait_req(ep, &r);
+	r = mxt_recv(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
+	mxt_wait(ep, &r);
 	free(buf);
 	finish(ep);
 }
@@ -596,13 +550,13 @@ bypass_side(int server, int with_thread)
 	ep = start(server ? "nodeA" : "nodeB", server, server ? EP_A : EP_B);
 	to = server ? a_accept(ep) : b_connect(ep);
 	if (server) {
-		r = post(ep, buf, BYPASS_LEN, 7, MX_MATCH_MASK_NONE);
-		send_sync(ep, to, &go, 4, M_DONE);	/* posted: go */
+		r = mxt_recv(ep, buf, BYPASS_LEN, 7, MX_MATCH_MASK_NONE);
+		mxt_send_ok(ep, to, &go, 4, M_DONE);	/* posted: go */
 	} else {
-		mx_request_t g = post(ep, &go, 4, M_DONE, MX_MATCH_MASK_NONE);
+		mx_request_t g = mxt_recv(ep, &go, 4, M_DONE, MX_MATCH_MASK_NONE);
 
-		wait_req(ep, &g);
-		pattern(buf, BYPASS_LEN, 7);
+		mxt_wait(ep, &g);
+		mxt_pattern(buf, BYPASS_LEN, 7);
 		CHECK(mx_isend(ep, &seg, 1, to, 7, NULL, &r) == MX_SUCCESS,
 				"isend");
 	}
@@ -612,10 +566,10 @@ bypass_side(int server, int with_thread)
 			"computing gave %u", with_thread ? "with" : "without",
 			done);
 	if (!done)
-		st = wait_req(ep, &r);
+		st = mxt_wait(ep, &r);
 	if (server) {
 		CHECK(st.xfer_length == BYPASS_LEN, "length %u", st.xfer_length);
-		check_pattern(buf, BYPASS_LEN, 7);
+		mxt_pattern_expect(buf, BYPASS_LEN, 7);
 	}
 	free(buf);
 	finish(ep);
@@ -681,9 +635,9 @@ faulty_round(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t me,
 				MX_SUCCESS, "irecv");
 	}
 	/* Both sides posted before anything large is pulled. */
-	send_sync(ep, to, &round, 4, M_PARAM + 17);
-	r = post(ep, &word, 4, M_PARAM + 17, MX_MATCH_MASK_NONE);
-	wait_req(ep, &r);
+	mxt_send_ok(ep, to, &round, 4, M_PARAM + 17);
+	r = mxt_recv(ep, &word, 4, M_PARAM + 17, MX_MATCH_MASK_NONE);
+	mxt_wait(ep, &r);
 	while (done < 2 * FN) {
 		uint32_t result = 0, ctx, i;
 
@@ -725,7 +679,7 @@ faulty_round(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t me,
 			received += st.xfer_length;
 			CHECK(st.xfer_length == fsizes[i % NFS],
 					"receive %u: %u bytes", i, st.xfer_length);
-			check_pattern(in[i], fsizes[i % NFS], peer * 1000 + i);
+			mxt_pattern_expect(in[i], fsizes[i % NFS], peer * 1000 + i);
 		} else {
 			outstanding--;
 		}
@@ -767,16 +721,16 @@ faulty_side(int server)
 		in[i] = malloc(len + 1);
 		out[i] = malloc(len + 1);
 		CHECK(in[i] != NULL && out[i] != NULL, "malloc");
-		pattern(out[i], len, me * 1000 + i);
+		mxt_pattern(out[i], len, me * 1000 + i);
 	}
 	if (soak != NULL)
 		alarm((unsigned)secs + LIMIT_S);	/* the soak's own bound */
 	for (;;) {
 		uint32_t go = rounds == 0 || time(NULL) - t0 < secs, word = 0;
 
-		send_sync(ep, to, &go, 4, M_PARAM + 16);
-		r = post(ep, &word, 4, M_PARAM + 16, MX_MATCH_MASK_NONE);
-		wait_req(ep, &r);
+		mxt_send_ok(ep, to, &go, 4, M_PARAM + 16);
+		r = mxt_recv(ep, &word, 4, M_PARAM + 16, MX_MATCH_MASK_NONE);
+		mxt_wait(ep, &r);
 		if (!(server ? go : word))
 			break;
 		received += faulty_round(ep, to, me, rounds++, in, out);
@@ -820,11 +774,11 @@ faulty_side(int server)
 	/* Nobody leaves before both are done.  The last ack of this exchange
 	 * may be lost with nobody left to resend it: its status is moot. */
 	{
-		mx_request_t s = send_async(ep, to, &bye, 4, M_BYE);
+		mx_request_t s = mxt_isend(ep, to, &bye, 4, M_BYE);
 
-		r = post(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
-		wait_req(ep, &r);
-		wait_req(ep, &s);
+		r = mxt_recv(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
+		mxt_wait(ep, &r);
+		mxt_wait(ep, &s);
 	}
 	for (uint32_t i = 0; i < FN; i++) {
 		free(in[i]);
@@ -860,20 +814,20 @@ port_dies_a(void)
 
 	CHECK(buf != NULL, "malloc");
 	for (uint32_t i = 0; i < PD_MSGS; i++) {
-		mx_request_t r = post(ep, buf, 64u << 20, 0x5800 + i,
+		mx_request_t r = mxt_recv(ep, buf, 64u << 20, 0x5800 + i,
 				MX_MATCH_MASK_NONE);
-		mx_status_t st = wait_req(ep, &r);
+		mx_status_t st = mxt_wait(ep, &r);
 
 		CHECK(st.code == MX_STATUS_SUCCESS && st.xfer_length == 64u << 20,
 				"message %u: %s, %u bytes", i,
 				mx_strstatus(st.code), st.xfer_length);
-		check_pattern(buf, 64u << 20, 60 + i);
+		mxt_pattern_expect(buf, 64u << 20, 60 + i);
 	}
 	fprintf(stderr, "[%s] %u x 64 MiB intact; pulls asked again %llu, "
 			"ports suspected %llu\n", role, PD_MSGS,
 			(unsigned long long)counter("pulls asked again"),
 			(unsigned long long)counter("ports suspected (losses)"));
-	send_sync(ep, to, &bye, 4, M_BYE);
+	mxt_send_ok(ep, to, &bye, 4, M_BYE);
 	free(buf);
 	finish(ep);
 }
@@ -890,8 +844,8 @@ port_dies_b(void)
 
 	CHECK(buf != NULL, "malloc");
 	for (uint32_t i = 0; i < PD_MSGS; i++) {
-		pattern(buf, 64u << 20, 60 + i);
-		send_sync(ep, to, buf, 64u << 20, 0x5800 + i);
+		mxt_pattern(buf, 64u << 20, 60 + i);
+		mxt_send_ok(ep, to, buf, 64u << 20, 0x5800 + i);
 	}
 	CHECK(mx_dpdk_get_port(0, dying, &pd) == MX_SUCCESS &&
 			mx_dpdk_get_port(0, 1 - dying, &pl) == MX_SUCCESS,
@@ -908,8 +862,8 @@ port_dies_b(void)
 			"too few frames: %llu + %llu",
 			(unsigned long long)pd.tx_frames,
 			(unsigned long long)pl.tx_frames);
-	r = post(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
-	wait_req(ep, &r);
+	r = mxt_recv(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
+	mxt_wait(ep, &r);
 	free(buf);
 	finish(ep);
 }
@@ -943,13 +897,13 @@ kill_a(void)
 	long ms;
 
 	CHECK(big != NULL && mine != NULL, "malloc");
-	r[0] = post(ep, big, KILL_LARGE, M_KILL_BIG, MX_MATCH_MASK_NONE);
+	r[0] = mxt_recv(ep, big, KILL_LARGE, M_KILL_BIG, MX_MATCH_MASK_NONE);
 	CHECK(mx_isend(ep, &s, 1, to, M_KILL_ECHO, NULL, &r[1]) == MX_SUCCESS,
 			"isend large");
-	r[2] = send_async(ep, to, &eager, 4, M_KILL_ECHO + 1);
+	r[2] = mxt_isend(ep, to, &eager, 4, M_KILL_ECHO + 1);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < 3; i++) {
-		mx_status_t st = wait_req(ep, &r[i]);
+		mx_status_t st = mxt_wait(ep, &r[i]);
 
 		CHECK(i == 2 ? st.code == MX_STATUS_SUCCESS ||
 				st.code == MX_STATUS_ENDPOINT_UNREACHABLE :
@@ -963,11 +917,11 @@ kill_a(void)
 			"within %ld ms\n", role, ms);
 	/* The restarted B connects like the first one did. */
 	to = a_accept(ep);
-	r[0] = post(ep, &v, 4, M_AGAIN, MX_MATCH_MASK_NONE);
-	CHECK(wait_req(ep, &r[0]).code == MX_STATUS_SUCCESS && v == 42,
+	r[0] = mxt_recv(ep, &v, 4, M_AGAIN, MX_MATCH_MASK_NONE);
+	CHECK(mxt_wait(ep, &r[0]).code == MX_STATUS_SUCCESS && v == 42,
 			"message from the restarted peer");
 	v = 43;
-	send_sync(ep, to, &v, 4, M_AGAIN);
+	mxt_send_ok(ep, to, &v, 4, M_AGAIN);
 	free(big);
 	free(mine);
 	finish(ep);
@@ -986,7 +940,7 @@ kill_b1(void)
 	uint32_t done = 0;
 
 	CHECK(big != NULL, "malloc");
-	pattern(big, KILL_LARGE, 3);
+	mxt_pattern(big, KILL_LARGE, 3);
 	CHECK(mx_isend(ep, &s, 1, to, M_KILL_BIG, NULL, &r) == MX_SUCCESS,
 			"isend");
 	/* Until A is pulling (a few thousand frames out), then die. */
@@ -1011,9 +965,9 @@ kill_b2(void)
 	uint32_t v = 42;
 	mx_request_t r;
 
-	send_sync(ep, to, &v, 4, M_AGAIN);
-	r = post(ep, &v, 4, M_AGAIN, MX_MATCH_MASK_NONE);
-	CHECK(wait_req(ep, &r).code == MX_STATUS_SUCCESS && v == 43,
+	mxt_send_ok(ep, to, &v, 4, M_AGAIN);
+	r = mxt_recv(ep, &v, 4, M_AGAIN, MX_MATCH_MASK_NONE);
+	CHECK(mxt_wait(ep, &r).code == MX_STATUS_SUCCESS && v == 43,
 			"answer to the restarted peer");
 	finish(ep);
 }

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "mxtest.h"
 
 #define MATCH 0x1234000000000000ull
 
@@ -35,47 +36,6 @@
 #define teardown fixture_teardown
 
 static void
-pattern(uint8_t *b, uint32_t len, uint32_t seed)
-{
-	for (uint32_t i = 0; i < len; i++)
-		b[i] = (uint8_t)(seed + i * 13 + (i >> 9));
-}
-
-static mx_status_t
-wait_ok(mx_endpoint_t ep, mx_request_t *r)
-{
-	mx_status_t st;
-	uint32_t done = 0;
-
-	assert_int_equal(mx_wait(ep, r, 2000, &st, &done), MX_SUCCESS);
-	assert_int_equal(done, 1);
-	return st;
-}
-
-static mx_request_t
-post_recv(mx_endpoint_t ep, void *buf, uint32_t len, uint64_t m, uint64_t mask)
-{
-	mx_segment_t s = { buf, len };
-	mx_request_t r;
-
-	assert_int_equal(mx_irecv(ep, &s, 1, m, mask, buf, &r), MX_SUCCESS);
-	return r;
-}
-
-static void
-send_buf(mx_endpoint_t ep, mx_endpoint_addr_t to, const void *buf,
-		uint32_t len, uint64_t match)
-{
-	mx_segment_t s = { (void *)(uintptr_t)buf, len };
-	mx_request_t r;
-	mx_status_t st;
-
-	assert_int_equal(mx_isend(ep, &s, 1, to, match, NULL, &r), MX_SUCCESS);
-	st = wait_ok(ep, &r);
-	assert_int_equal(st.code, MX_STATUS_SUCCESS);
-}
-
-static void
 status_fields(void **state)
 {
 	uint8_t out[100], in[100];
@@ -85,10 +45,10 @@ status_fields(void **state)
 	uint32_t id;
 
 	(void)state;
-	pattern(out, sizeof(out), 1);
-	r = post_recv(e1, in, sizeof(in), MATCH | 7, MX_MATCH_MASK_NONE);
-	send_buf(e0, to1, out, sizeof(out), MATCH | 7);
-	st = wait_ok(e1, &r);
+	mxt_pattern(out, sizeof(out), 1);
+	r = mxt_recv(e1, in, sizeof(in), MATCH | 7, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to1, out, sizeof(out), MATCH | 7);
+	st = mxt_wait(e1, &r);
 	assert_int_equal(st.code, MX_STATUS_SUCCESS);
 	assert_true(st.match_info == (MATCH | 7));
 	assert_int_equal(st.msg_length, 100);
@@ -99,9 +59,9 @@ status_fields(void **state)
 	assert_true(nic == nic0);
 	assert_int_equal(id, 1);
 	/* The source is usable for a reply without a connect. */
-	r = post_recv(e0, in, sizeof(in), 9, MX_MATCH_MASK_NONE);
-	send_buf(e1, st.source, out, 10, 9);
-	st = wait_ok(e0, &r);
+	r = mxt_recv(e0, in, sizeof(in), 9, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e1, st.source, out, 10, 9);
+	st = mxt_wait(e0, &r);
 	assert_int_equal(st.xfer_length, 10);
 	/* Either the reply carried e1's ack, or an explicit one went. */
 	assert_true(e1->board->counters[MXD_C_ACKS_PIGGY] +
@@ -120,12 +80,12 @@ every_size_to_eager_max(void **state)
 	out = malloc(max);
 	in = malloc(max);
 	for (uint32_t len = 0; len <= max; len += len < 3000 ? 1 : 97) {
-		mx_request_t r = post_recv(e1, in, max, len, MX_MATCH_MASK_NONE);
+		mx_request_t r = mxt_recv(e1, in, max, len, MX_MATCH_MASK_NONE);
 		mx_status_t st;
 
-		pattern(out, len, len);
-		send_buf(e0, to1, out, len, len);
-		st = wait_ok(e1, &r);
+		mxt_pattern(out, len, len);
+		mxt_send_ok(e0, to1, out, len, len);
+		st = mxt_wait(e1, &r);
 		assert_int_equal(st.xfer_length, len);
 		if (memcmp(in, out, len) != 0)
 			fail_msg("data differs at length %u", len);
@@ -143,29 +103,29 @@ posted_order_and_masks(void **state)
 
 	(void)state;
 	/* Two identical receives: the first posted matches first. */
-	r[0] = post_recv(e1, b[0], 8, MATCH, MX_MATCH_MASK_NONE);
-	r[1] = post_recv(e1, b[1], 8, MATCH, MX_MATCH_MASK_NONE);
+	r[0] = mxt_recv(e1, b[0], 8, MATCH, MX_MATCH_MASK_NONE);
+	r[1] = mxt_recv(e1, b[1], 8, MATCH, MX_MATCH_MASK_NONE);
 	/* Masked: matches any message whose top 16 bits are 0xabcd. */
-	r[2] = post_recv(e1, b[2], 8, 0xabcd000000000000ull,
+	r[2] = mxt_recv(e1, b[2], 8, 0xabcd000000000000ull,
 			0xffff000000000000ull);
 	/* Wildcard: matches anything. */
-	r[3] = post_recv(e1, b[3], 8, 0, 0);
+	r[3] = mxt_recv(e1, b[3], 8, 0, 0);
 	d[0] = 1;
-	send_buf(e0, to1, d, 8, 0xabcd0000deadbeefull);
+	mxt_send_ok(e0, to1, d, 8, 0xabcd0000deadbeefull);
 	d[0] = 2;
-	send_buf(e0, to1, d, 8, MATCH);
+	mxt_send_ok(e0, to1, d, 8, MATCH);
 	d[0] = 3;
-	send_buf(e0, to1, d, 8, MATCH);
+	mxt_send_ok(e0, to1, d, 8, MATCH);
 	d[0] = 4;
-	send_buf(e0, to1, d, 8, 42);
-	st = wait_ok(e1, &r[2]);
+	mxt_send_ok(e0, to1, d, 8, 42);
+	st = mxt_wait(e1, &r[2]);
 	assert_true(st.match_info == 0xabcd0000deadbeefull);
 	assert_int_equal(b[2][0], 1);
-	st = wait_ok(e1, &r[0]);
+	st = mxt_wait(e1, &r[0]);
 	assert_int_equal(b[0][0], 2);
-	st = wait_ok(e1, &r[1]);
+	st = mxt_wait(e1, &r[1]);
 	assert_int_equal(b[1][0], 3);
-	st = wait_ok(e1, &r[3]);
+	st = mxt_wait(e1, &r[3]);
 	assert_int_equal(b[3][0], 4);
 	assert_true(st.match_info == 42);
 }
@@ -192,8 +152,8 @@ unexpected_in_order(void **state)
 
 	(void)state;
 	for (uint32_t i = 0; i < N; i++) {
-		pattern(out, LEN, i);
-		send_buf(e0, to1, out, LEN - i, MATCH | (i & 1));
+		mxt_pattern(out, LEN, i);
+		mxt_send_ok(e0, to1, out, LEN - i, MATCH | (i & 1));
 	}
 	/* Let them all arrive before any receive is posted. */
 	for (int i = 0; i < 100; i++)
@@ -206,11 +166,11 @@ unexpected_in_order(void **state)
 	/* Odd ones first, then even ones: order within each kept. */
 	for (uint32_t pass = 0; pass < 2; pass++)
 		for (uint32_t i = 1 - pass; i < N; i += 2) {
-			mx_request_t r = post_recv(e1, in, LEN, MATCH | (i & 1),
+			mx_request_t r = mxt_recv(e1, in, LEN, MATCH | (i & 1),
 					MX_MATCH_MASK_NONE);
 
-			st = wait_ok(e1, &r);
-			pattern(out, LEN, i);
+			st = mxt_wait(e1, &r);
+			mxt_pattern(out, LEN, i);
 			assert_int_equal(st.xfer_length, LEN - i);
 			assert_memory_equal(in, out, LEN - i);
 		}
@@ -227,19 +187,19 @@ truncation(void **state)
 	mx_status_t st;
 
 	(void)state;
-	pattern(out, sizeof(out), 5);
-	r = post_recv(e1, in, sizeof(in), 1, MX_MATCH_MASK_NONE);
-	send_buf(e0, to1, out, sizeof(out), 1);
-	st = wait_ok(e1, &r);
+	mxt_pattern(out, sizeof(out), 5);
+	r = mxt_recv(e1, in, sizeof(in), 1, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to1, out, sizeof(out), 1);
+	st = mxt_wait(e1, &r);
 	assert_int_equal(st.code, MX_STATUS_TRUNCATED);
 	assert_int_equal(st.msg_length, 3000);
 	assert_int_equal(st.xfer_length, 100);
 	assert_memory_equal(in, out, 100);
 	/* Same through the unexpected queue. */
-	send_buf(e0, to1, out, sizeof(out), 2);
+	mxt_send_ok(e0, to1, out, sizeof(out), 2);
 	mx_progress_for_tests(e1);
-	r = post_recv(e1, in, 50, 2, MX_MATCH_MASK_NONE);
-	st = wait_ok(e1, &r);
+	r = mxt_recv(e1, in, 50, 2, MX_MATCH_MASK_NONE);
+	st = mxt_wait(e1, &r);
 	assert_int_equal(st.code, MX_STATUS_TRUNCATED);
 	assert_int_equal(st.xfer_length, 50);
 }
@@ -255,22 +215,22 @@ scatter_gather(void **state)
 	mx_status_t st;
 
 	(void)state;
-	pattern(out, sizeof(out), 9);
+	mxt_pattern(out, sizeof(out), 9);
 	assert_int_equal(mx_irecv(e1, rs, 4, 3, MX_MATCH_MASK_NONE, NULL, &rr),
 			MX_SUCCESS);
 	assert_int_equal(mx_isend(e0, ss, 4, to1, 3, NULL, &sr), MX_SUCCESS);
-	wait_ok(e0, &sr);
-	st = wait_ok(e1, &rr);
+	mxt_wait(e0, &sr);
+	st = mxt_wait(e1, &rr);
 	assert_int_equal(st.xfer_length, 4000);
 	memcpy(in, a, 1000);
 	in[1000] = b[0];
 	memcpy(in + 1001, c, 2999);
 	assert_memory_equal(in, out, 4000);
 	/* An empty message with a NULL list. */
-	rr = post_recv(e1, in, 10, 4, MX_MATCH_MASK_NONE);
+	rr = mxt_recv(e1, in, 10, 4, MX_MATCH_MASK_NONE);
 	assert_int_equal(mx_isend(e0, NULL, 0, to1, 4, NULL, &sr), MX_SUCCESS);
-	wait_ok(e0, &sr);
-	st = wait_ok(e1, &rr);
+	mxt_wait(e0, &sr);
+	st = mxt_wait(e1, &rr);
 	assert_int_equal(st.msg_length, 0);
 }
 
@@ -332,7 +292,7 @@ cancel_and_states(void **state)
 	void *ctx = NULL;
 
 	(void)state;
-	r = post_recv(e1, in, 8, 77, MX_MATCH_MASK_NONE);
+	r = mxt_recv(e1, in, 8, 77, MX_MATCH_MASK_NONE);
 	assert_int_equal(mx_context(&r, &ctx), MX_SUCCESS);
 	assert_ptr_equal(ctx, in);
 	assert_int_equal(mx_test(e1, &r, NULL, &res), MX_SUCCESS);
@@ -340,12 +300,12 @@ cancel_and_states(void **state)
 	assert_int_equal(mx_cancel(e1, &r, &res), MX_SUCCESS);
 	assert_int_equal(res, 1);
 	/* A cancelled receive no longer matches. */
-	keep = post_recv(e1, in, 8, 77, MX_MATCH_MASK_NONE);
-	send_buf(e0, to1, out, 8, 77);
+	keep = mxt_recv(e1, in, 8, 77, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to1, out, 8, 77);
 	mx_progress_for_tests(e1);
 	assert_int_equal(mx_cancel(e1, &keep, &res), MX_SUCCESS);
 	assert_int_equal(res, 0);	/* too late: matched */
-	wait_ok(e1, &keep);
+	mxt_wait(e1, &keep);
 	assert_null(keep);
 	/* A released request is refused. */
 	assert_int_equal(mx_test(e1, &keep, NULL, &res), MX_BAD_REQUEST);
@@ -360,7 +320,7 @@ peek_and_wait_timeout(void **state)
 	uint64_t t0;
 
 	(void)state;
-	r = post_recv(e1, in, 8, 5, MX_MATCH_MASK_NONE);
+	r = mxt_recv(e1, in, 8, 5, MX_MATCH_MASK_NONE);
 	assert_int_equal(mx_ipeek(e1, &got, &res), MX_SUCCESS);
 	assert_int_equal(res, 0);
 	t0 = mxd_now_ns();
@@ -368,11 +328,11 @@ peek_and_wait_timeout(void **state)
 	assert_int_equal(res, 0);
 	assert_true(mxd_now_ns() - t0 >= 30000000ull);
 	assert_true(mxd_now_ns() - t0 < 2000000000ull);
-	send_buf(e0, to1, out, 8, 5);
+	mxt_send_ok(e0, to1, out, 8, 5);
 	assert_int_equal(mx_peek(e1, 1000, &got, &res), MX_SUCCESS);
 	assert_int_equal(res, 1);
 	assert_ptr_equal(got, r);
-	wait_ok(e1, &r);
+	mxt_wait(e1, &r);
 }
 
 static void
@@ -403,20 +363,20 @@ loopback_same_board(void **state)
 	uint64_t tx_before = pa.tx_frames;
 
 	(void)state;
-	pattern(out, sizeof(out), 3);
+	mxt_pattern(out, sizeof(out), 3);
 	/* To itself, through its own address. */
 	mx_get_endpoint_addr(e0, &self);
-	r = post_recv(e0, in, sizeof(in), 11, MX_MATCH_MASK_NONE);
-	send_buf(e0, self, out, sizeof(out), 11);
-	assert_int_equal(wait_ok(e0, &r).xfer_length, sizeof(out));
+	r = mxt_recv(e0, in, sizeof(in), 11, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, self, out, sizeof(out), 11);
+	assert_int_equal(mxt_wait(e0, &r).xfer_length, sizeof(out));
 	assert_memory_equal(in, out, sizeof(out));
 	/* To another endpoint of the same board. */
 	assert_int_equal(mx_open_endpoint(0, MX_ANY_ENDPOINT, 3, NULL, 0, &e2),
 			MX_SUCCESS);
 	assert_int_equal(mx_connect(e0, nic0, e2->id, 3, 1, &to2), MX_SUCCESS);
-	r = post_recv(e2, in, sizeof(in), 12, MX_MATCH_MASK_NONE);
-	send_buf(e0, to2, out, 100, 12);
-	assert_int_equal(wait_ok(e2, &r).xfer_length, 100);
+	r = mxt_recv(e2, in, sizeof(in), 12, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to2, out, 100, 12);
+	assert_int_equal(mxt_wait(e2, &r).xfer_length, 100);
 	assert_int_equal(pa.tx_frames, tx_before);	/* nothing on the wire */
 	mx_close_endpoint(e2);
 }
@@ -491,10 +451,10 @@ window_full_then_drains(void **state)
 	(void)state;
 	/* More sends than the window holds, none received yet. */
 	for (out = 0; out < N; out++)
-		send_buf(e0, to1, &out, 4, 100 + out);
+		mxt_send_ok(e0, to1, &out, 4, 100 + out);
 	for (uint32_t i = 0; i < N; i++) {
-		r = post_recv(e1, &in, 4, 100 + i, MX_MATCH_MASK_NONE);
-		st = wait_ok(e1, &r);
+		r = mxt_recv(e1, &in, 4, 100 + i, MX_MATCH_MASK_NONE);
+		st = mxt_wait(e1, &r);
 		assert_int_equal(st.xfer_length, 4);
 		assert_int_equal(in, i);
 	}
@@ -519,9 +479,9 @@ hostile_frames_counted(void **state)
 	mxd_wire_put_eager(junk + MXD_HDRS_LEN, 1, 0, 0, 1000, 0);
 	mxd_wire_seal(junk);
 	fake_inject(&pb, junk, 100);
-	r = post_recv(e1, in, 8, 6, MX_MATCH_MASK_NONE);
-	send_buf(e0, to1, out, 8, 6);
-	wait_ok(e1, &r);
+	r = mxt_recv(e1, in, 8, 6, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to1, out, 8, 6);
+	mxt_wait(e1, &r);
 	assert_int_equal(e1->board->counters[MXD_C_DROP_BASE +
 			MXD_DROP_ETHERTYPE], before + 1);
 	assert_true(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_ENDPOINT]
@@ -539,15 +499,15 @@ buffered_then_complete(void **state)
 	uint32_t res = 0;
 
 	(void)state;
-	r = post_recv(e1, in, sizeof(in), 3, MX_MATCH_MASK_NONE);
+	r = mxt_recv(e1, in, sizeof(in), 3, MX_MATCH_MASK_NONE);
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 3, NULL, &s), MX_SUCCESS);
 	/* Data copied out: reusable now, but not acknowledged yet. */
 	assert_int_equal(s->state, MXD_RS_BUFFERED);
 	assert_int_equal(mx_ibuffered(e0, &s, &res), MX_SUCCESS);
 	assert_int_equal(res, 1);
 	memset(out, 0xee, sizeof(out));	/* reuse must not change the message */
-	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_SUCCESS);
-	wait_ok(e1, &r);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
+	mxt_wait(e1, &r);
 	assert_int_equal(in[0], 1);
 }
 
@@ -568,16 +528,16 @@ issend_waits_for_match(void **state)
 	assert_true(s->acked);
 	assert_int_equal(mx_ibuffered(e0, &s, &res), MX_SUCCESS);
 	assert_int_equal(res, 1);
-	r = post_recv(e1, in, sizeof(in), 8, MX_MATCH_MASK_NONE);
-	st = wait_ok(e0, &s);
+	r = mxt_recv(e1, in, sizeof(in), 8, MX_MATCH_MASK_NONE);
+	st = mxt_wait(e0, &s);
 	assert_int_equal(st.code, MX_STATUS_SUCCESS);
 	assert_ptr_equal(st.context, out);
-	assert_int_equal(wait_ok(e1, &r).xfer_length, 100);
+	assert_int_equal(mxt_wait(e1, &r).xfer_length, 100);
 	/* And to a receive that is already posted. */
-	r = post_recv(e1, in, sizeof(in), 9, MX_MATCH_MASK_NONE);
+	r = mxt_recv(e1, in, sizeof(in), 9, MX_MATCH_MASK_NONE);
 	assert_int_equal(mx_issend(e0, &seg, 1, to1, 9, NULL, &s), MX_SUCCESS);
-	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_SUCCESS);
-	wait_ok(e1, &r);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
+	mxt_wait(e1, &r);
 }
 
 static void
@@ -594,21 +554,21 @@ send_to_closed_endpoint(void **state)
 		assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[i]),
 				MX_SUCCESS);
 	for (int i = 0; i < 3; i++) {
-		st = wait_ok(e0, &s[i]);
+		st = mxt_wait(e0, &s[i]);
 		assert_int_equal(st.code, MX_STATUS_ENDPOINT_CLOSED);
 	}
 	/* Known closed: a new send fails at once. */
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[0]), MX_SUCCESS);
 	assert_int_equal(s[0]->state, MXD_RS_COMPLETE);
-	assert_int_equal(wait_ok(e0, &s[0]).code, MX_STATUS_ENDPOINT_CLOSED);
+	assert_int_equal(mxt_wait(e0, &s[0]).code, MX_STATUS_ENDPOINT_CLOSED);
 	assert_true(e0->board->counters[MXD_C_NACK_RCVD] >= 1);
 	/* Reopened (a new session) and reconnected: works again. */
 	assert_int_equal(mx_open_endpoint(1, 2, 0xbeef, NULL, 0, &e1),
 			MX_SUCCESS);
 	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1, &to1), MX_SUCCESS);
-	r = post_recv(e1, in, sizeof(in), 2, MX_MATCH_MASK_NONE);
-	send_buf(e0, to1, out, sizeof(out), 2);
-	assert_int_equal(wait_ok(e1, &r).xfer_length, sizeof(out));
+	r = mxt_recv(e1, in, sizeof(in), 2, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to1, out, sizeof(out), 2);
+	assert_int_equal(mxt_wait(e1, &r).xfer_length, sizeof(out));
 }
 
 static void
@@ -622,7 +582,7 @@ send_with_wrong_filter(void **state)
 	/* As if the peer had changed its filter under the same session. */
 	mxd_addr_partner(e0, &to1)->remote_filter = 0xbad;
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
-	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_BAD_KEY);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_BAD_KEY);
 	assert_true(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_FILTER] >= 1);
 }
 
@@ -638,11 +598,11 @@ test_any_wait_any_forget(void **state)
 
 	(void)state;
 	for (uint32_t i = 0; i < 3; i++)
-		r[i] = post_recv(e1, &in[i], 4, 0x700 | i, MX_MATCH_MASK_NONE);
+		r[i] = mxt_recv(e1, &in[i], 4, 0x700 | i, MX_MATCH_MASK_NONE);
 	assert_int_equal(mx_test_any(e1, 0x700, 0xf00, &st, &res), MX_SUCCESS);
 	assert_int_equal(res, 0);
 	for (uint32_t i = 0; i < 3; i++)
-		send_buf(e0, to1, &v[i], 4, 0x700 | (2 - i));
+		mxt_send_ok(e0, to1, &v[i], 4, 0x700 | (2 - i));
 	/* Only the request whose match info is 0x701. */
 	assert_int_equal(mx_wait_any(e1, 1000, 0x701, MX_MATCH_MASK_NONE, &st,
 				&res), MX_SUCCESS);
@@ -661,13 +621,13 @@ test_any_wait_any_forget(void **state)
 	f = NULL;
 	{
 		mx_segment_t seg = { v, 4 };
-		mx_request_t rr = post_recv(e1, in, 4, 0x800, MX_MATCH_MASK_NONE);
+		mx_request_t rr = mxt_recv(e1, in, 4, 0x800, MX_MATCH_MASK_NONE);
 
 		assert_int_equal(mx_isend(e0, &seg, 1, to1, 0x800, NULL, &f),
 				MX_SUCCESS);
 		assert_int_equal(mx_forget(e0, &f), MX_SUCCESS);
 		assert_null(f);
-		wait_ok(e1, &rr);
+		mxt_wait(e1, &rr);
 	}
 	for (int i = 0; i < 200; i++)
 		assert_int_equal(mx_progress(e0), MX_SUCCESS);
@@ -710,23 +670,23 @@ iconnect_statuses(void **state)
 	(void)state;
 	assert_int_equal(mx_iconnect(e1, nic0, 1, 0xf00d, 0x42, out, &r),
 			MX_SUCCESS);
-	st = wait_ok(e1, &r);
+	st = mxt_wait(e1, &r);
 	assert_int_equal(st.code, MX_STATUS_SUCCESS);
 	assert_true(st.match_info == 0x42);
 	assert_ptr_equal(st.context, out);
-	rr = post_recv(e0, in, 10, 5, MX_MATCH_MASK_NONE);
-	send_buf(e1, st.source, out, 10, 5);	/* the address works */
-	wait_ok(e0, &rr);
+	rr = mxt_recv(e0, in, 10, 5, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e1, st.source, out, 10, 5);	/* the address works */
+	mxt_wait(e0, &rr);
 	assert_int_equal(mx_iconnect(e1, nic0, 9, 0xf00d, 0, NULL, &r),
 			MX_SUCCESS);
-	assert_int_equal(wait_ok(e1, &r).code, MX_STATUS_ENDPOINT_CLOSED);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_ENDPOINT_CLOSED);
 	assert_int_equal(mx_iconnect(e1, nic0, 1, 0x1, 0, NULL, &r),
 			MX_SUCCESS);
-	assert_int_equal(wait_ok(e1, &r).code, MX_STATUS_BAD_KEY);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_BAD_KEY);
 	assert_int_equal(mx_set_request_timeout(e1, NULL, 30), MX_SUCCESS);
 	assert_int_equal(mx_iconnect(e1, 0x020000777777ull, 1, 0, 0, NULL, &r),
 			MX_SUCCESS);
-	assert_int_equal(wait_ok(e1, &r).code, MX_STATUS_TIMEOUT);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_TIMEOUT);
 }
 
 static void
@@ -743,16 +703,16 @@ disconnect_then_reconnect(void **state)
 				MX_SUCCESS);
 	assert_int_equal(mx_disconnect(e0, to1), MX_SUCCESS);
 	for (unsigned i = 0; i < MXD_WIN + 8; i++)
-		assert_int_equal(wait_ok(e0, &s[i]).code, MX_STATUS_CANCELLED);
+		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_CANCELLED);
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[0]),
 			MX_BAD_ENDPOINT);
 	/* Same sessions on both sides: sequence numbers must go on. */
 	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1, &to1), MX_SUCCESS);
 	for (uint32_t i = 0; i < MXD_WIN; i++) {
-		r = post_recv(e1, &in, 4, 2, MX_MATCH_MASK_NONE);
+		r = mxt_recv(e1, &in, 4, 2, MX_MATCH_MASK_NONE);
 		v = i;
-		send_buf(e0, to1, &v, 4, 2);
-		wait_ok(e1, &r);
+		mxt_send_ok(e0, to1, &v, 4, 2);
+		mxt_wait(e1, &r);
 		assert_int_equal(in, i);
 	}
 }
@@ -770,7 +730,7 @@ send_timeout(void **state)
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
 	assert_int_equal(mx_set_request_timeout(e0, s, 40), MX_SUCCESS);
 	t0 = mxd_now_ns();
-	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_TIMEOUT);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_TIMEOUT);
 	assert_true(mxd_now_ns() - t0 >= 39000000ull);
 	pa.up = 1;		/* late delivery: acked, nothing completes twice */
 	for (int i = 0; i < 1000; i++)
@@ -820,9 +780,9 @@ unexpected_handler(void **state)
 	(void)state;
 	assert_int_equal(mx_register_unexp_handler(e1, test_unexp_handler,
 				&handler_seen), MX_SUCCESS);
-	send_buf(e0, to1, out, 40, 1);		/* finished by the handler */
-	send_buf(e0, to1, out, 20, 2);		/* handler posts a receive */
-	send_buf(e0, to1, out, 30, 3);		/* queued as unexpected */
+	mxt_send_ok(e0, to1, out, 40, 1);		/* finished by the handler */
+	mxt_send_ok(e0, to1, out, 20, 2);		/* handler posts a receive */
+	mxt_send_ok(e0, to1, out, 30, 3);		/* queued as unexpected */
 	for (int i = 0; i < 100; i++)
 		mx_progress(e1);
 	assert_int_equal(handler_seen, 3);
@@ -831,15 +791,15 @@ unexpected_handler(void **state)
 	assert_int_equal(mx_iprobe(e1, 1, MX_MATCH_MASK_NONE, &st, &found),
 			MX_SUCCESS);
 	assert_int_equal(found, 0);		/* really dropped */
-	st = wait_ok(e1, &handler_req);
+	st = mxt_wait(e1, &handler_req);
 	assert_int_equal(st.xfer_length, 20);
 	assert_int_equal(handler_buf[0], 0x5a);
-	r = post_recv(e1, in, 40, 3, MX_MATCH_MASK_NONE);
-	assert_int_equal(wait_ok(e1, &r).xfer_length, 30);
+	r = mxt_recv(e1, in, 40, 3, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_wait(e1, &r).xfer_length, 30);
 	/* A posted receive does not involve the handler. */
-	r = post_recv(e1, in, 40, 4, MX_MATCH_MASK_NONE);
-	send_buf(e0, to1, out, 10, 4);
-	wait_ok(e1, &r);
+	r = mxt_recv(e1, in, 40, 4, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to1, out, 10, 4);
+	mxt_wait(e1, &r);
 	assert_int_equal(handler_seen, 3);
 	mx_register_unexp_handler(e1, NULL, NULL);
 }
@@ -868,10 +828,10 @@ progression_paused(void **state)
 	assert_int_equal(mx_reenable_progression(e1), MX_SUCCESS);
 	assert_false(mxd_list_empty(&e1->unexp));
 	for (uint32_t i = 0; i < 5; i++) {
-		r[i] = post_recv(e1, &in[i], 4, 0x900 | i, MX_MATCH_MASK_NONE);
-		wait_ok(e1, &r[i]);
+		r[i] = mxt_recv(e1, &in[i], 4, 0x900 | i, MX_MATCH_MASK_NONE);
+		mxt_wait(e1, &r[i]);
 		assert_int_equal(in[i], i);
-		assert_int_equal(wait_ok(e0, &s[i]).code, MX_STATUS_SUCCESS);
+		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_SUCCESS);
 	}
 }
 
@@ -893,7 +853,7 @@ unexp_limit_case(uint32_t limit, uint32_t n, uint32_t len)
 	for (uint32_t i = 0; i < n; i++) {
 		mx_segment_t seg = { out[i], len };
 
-		pattern(out[i], len, i);
+		mxt_pattern(out[i], len, i);
 		assert_int_equal(mx_isend(e0, &seg, 1, to2, i, NULL, &s[i]),
 				MX_SUCCESS);
 	}
@@ -907,13 +867,13 @@ unexp_limit_case(uint32_t limit, uint32_t n, uint32_t len)
 			done++;
 	assert_true(done <= limit / len + 1);	/* the rest: not acked */
 	for (uint32_t i = 0; i < n; i++) {
-		r = post_recv(e2, in, sizeof(in), i, MX_MATCH_MASK_NONE);
-		assert_int_equal(wait_ok(e2, &r).xfer_length, len);
+		r = mxt_recv(e2, in, sizeof(in), i, MX_MATCH_MASK_NONE);
+		assert_int_equal(mxt_wait(e2, &r).xfer_length, len);
 		assert_memory_equal(in, out[i], len);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		if (s[i] != NULL)
-			assert_int_equal(wait_ok(e0, &s[i]).code,
+			assert_int_equal(mxt_wait(e0, &s[i]).code,
 					MX_STATUS_SUCCESS);
 	mx_close_endpoint(e2);
 	free(out);
@@ -939,9 +899,9 @@ large_case(uint32_t len, int unexpected)
 	mx_status_t st;
 	uint32_t res = 9;
 
-	pattern(out, len, len);
+	mxt_pattern(out, len, len);
 	if (!unexpected)
-		r = post_recv(e1, in, len + 8, 0xb, MX_MATCH_MASK_NONE);
+		r = mxt_recv(e1, in, len + 8, 0xb, MX_MATCH_MASK_NONE);
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 0xb, NULL, &s), MX_SUCCESS);
 	/* Pulled from the user's buffer: not reusable until done. */
 	assert_int_equal(mx_ibuffered(e0, &s, &res), MX_SUCCESS);
@@ -954,15 +914,15 @@ large_case(uint32_t len, int unexpected)
 		assert_int_equal(res, 1);
 		assert_int_equal(st.msg_length, len);
 		assert_true(e1->unexp_bytes <= 16);	/* header only */
-		r = post_recv(e1, in, len + 8, 0xb, MX_MATCH_MASK_NONE);
+		r = mxt_recv(e1, in, len + 8, 0xb, MX_MATCH_MASK_NONE);
 	}
-	st = wait_ok(e1, &r);
+	st = mxt_wait(e1, &r);
 	assert_int_equal(st.code, MX_STATUS_SUCCESS);
 	assert_int_equal(st.msg_length, len);
 	assert_int_equal(st.xfer_length, len);
 	if (memcmp(in, out, len) != 0)
 		fail_msg("%u-byte large message differs", len);
-	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_SUCCESS);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
 	free(out);
 	free(in);
 }
@@ -994,18 +954,18 @@ large_truncated_scattered_sync(void **state)
 	mx_status_t st;
 
 	(void)state;
-	pattern(out, LEN, 3);
+	mxt_pattern(out, LEN, 3);
 	assert_int_equal(mx_irecv(e1, rs, 3, 0xc, MX_MATCH_MASK_NONE, NULL, &r),
 			MX_SUCCESS);
 	assert_int_equal(mx_issend(e0, ss, 3, to1, 0xc, NULL, &s), MX_SUCCESS);
-	st = wait_ok(e1, &r);
+	st = mxt_wait(e1, &r);
 	assert_int_equal(st.code, MX_STATUS_TRUNCATED);
 	assert_int_equal(st.msg_length, LEN);
 	assert_int_equal(st.xfer_length, 100000);
 	assert_memory_equal(b, out, 1000);
 	assert_memory_equal(c, out + 1000, 5000);
 	assert_memory_equal(a, out + 6000, 94000);
-	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_SUCCESS);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
 	free(out);
 	free(a);
 }
@@ -1042,9 +1002,9 @@ forged_pulls_refused(void **state)
 	for (int i = 0; i < 20; i++)
 		mx_progress(e0);
 	assert_int_equal(e0->board->counters[MXD_C_BAD_PULL], before + 2);
-	r = post_recv(e1, in, sizeof(in), 0xd, MX_MATCH_MASK_NONE);
-	assert_int_equal(wait_ok(e1, &r).code, MX_STATUS_TRUNCATED);
-	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_SUCCESS);
+	r = mxt_recv(e1, in, sizeof(in), 0xd, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_TRUNCATED);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
 	free(out);
 }
 
@@ -1061,7 +1021,7 @@ large_send_failures(void **state)
 	pa.up = 0;
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
 	assert_int_equal(mx_set_request_timeout(e0, s, 30), MX_SUCCESS);
-	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_TIMEOUT);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_TIMEOUT);
 	pa.up = 1;
 	for (int i = 0; i < 300; i++)
 		mx_progress(e1);	/* e1 matches nothing: no receive */
@@ -1071,7 +1031,7 @@ large_send_failures(void **state)
 	/* Refused by a closed endpoint: once, whatever is in flight. */
 	assert_int_equal(mx_close_endpoint(e1), MX_SUCCESS);
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 2, NULL, &s), MX_SUCCESS);
-	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_ENDPOINT_CLOSED);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_ENDPOINT_CLOSED);
 	for (int i = 0; i < 300; i++)
 		mx_progress(e0);
 	assert_true(mxd_list_empty(&e0->done));
@@ -1116,7 +1076,7 @@ pull_jobs_outlive_their_send(void **state)
 		mx_progress(e0);
 	assert_int_not_equal(q->job_head, q->job_tail);	/* still waiting */
 	assert_int_equal(mx_set_request_timeout(e0, s, 20), MX_SUCCESS);
-	assert_int_equal(wait_ok(e0, &s).code, MX_STATUS_TIMEOUT);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_TIMEOUT);
 	free(out);
 	pa.up = 1;
 	for (int i = 0; i < 200; i++) {
@@ -1148,20 +1108,20 @@ reordered_delivery(void **state)
 	(void)state;
 	pb.reverse = 1;
 	for (uint32_t i = 0; i < N; i += 2)
-		r[i] = post_recv(e1, in[i], MAX, 0x500, 0xf00);
+		r[i] = mxt_recv(e1, in[i], MAX, 0x500, 0xf00);
 	for (uint32_t i = 0; i < N; i++) {
 		mx_segment_t seg = { out[i], (i * 997) % MAX };
 
-		pattern(out[i], MAX, i);
+		mxt_pattern(out[i], MAX, i);
 		assert_int_equal(mx_isend(e0, &seg, 1, to1, (i & 1) ? 0x600 | i :
 					0x500 | (i & 0xff), NULL, &s[i]), MX_SUCCESS);
 	}
 	for (uint32_t i = 0; i < N; i++)
-		wait_ok(e0, &s[i]);
+		mxt_wait(e0, &s[i]);
 	for (uint32_t i = 1; i < N; i += 2)
-		r[i] = post_recv(e1, in[i], MAX, 0x600, 0xf00);
+		r[i] = mxt_recv(e1, in[i], MAX, 0x600, 0xf00);
 	for (uint32_t i = 0; i < N; i++) {
-		st = wait_ok(e1, &r[i]);
+		st = mxt_wait(e1, &r[i]);
 		if (st.xfer_length != (i * 997) % MAX ||
 				memcmp(in[i], out[i], st.xfer_length) != 0)
 			fail_msg("message %u: wrong length or data", i);
@@ -1226,8 +1186,8 @@ no_resources_when_memory_fails(void **state)
 	assert_int_equal(rc[2], MX_NO_RESOURCES);
 	assert_int_equal(mx_irecv(e1, segs, 5, 1, MX_MATCH_MASK_NONE, NULL, &r),
 			MX_SUCCESS);
-	send_buf(e0, to1, "0123456789abcdefghijklmnopqrstuvwxyz0123", 40, 1);
-	assert_int_equal(wait_ok(e1, &r).xfer_length, 40);
+	mxt_send_ok(e0, to1, "0123456789abcdefghijklmnopqrstuvwxyz0123", 40, 1);
+	assert_int_equal(mxt_wait(e1, &r).xfer_length, 40);
 	assert_memory_equal(b[4], "0123456789abcdefghijklmnopqrstuvwxyz0123" +
 			32, 8);
 }
@@ -1238,15 +1198,15 @@ pingpong_rounds(unsigned n, uint32_t len)
 	static uint8_t a[2000], b[2000];
 
 	for (unsigned i = 0; i < n; i++) {
-		mx_request_t r1 = post_recv(e1, b, sizeof(b), 1,
+		mx_request_t r1 = mxt_recv(e1, b, sizeof(b), 1,
 				MX_MATCH_MASK_NONE);
-		mx_request_t r0 = post_recv(e0, a, sizeof(a), 2,
+		mx_request_t r0 = mxt_recv(e0, a, sizeof(a), 2,
 				MX_MATCH_MASK_NONE);
 
-		send_buf(e0, to1, a, len, 1);
-		wait_ok(e1, &r1);
-		send_buf(e1, to0, b, len, 2);
-		wait_ok(e0, &r0);
+		mxt_send_ok(e0, to1, a, len, 1);
+		mxt_wait(e1, &r1);
+		mxt_send_ok(e1, to0, b, len, 2);
+		mxt_wait(e0, &r0);
 	}
 }
 
@@ -1277,10 +1237,10 @@ start_with(const char *boards, const char *peers, unsigned nports)
 	for (unsigned i = 0; i < 4; i++)
 		links[i] = &q[i].link;
 	setenv("MX_HOSTNAME", "multi", 1);
-	if (mxd_config_load(&mxd_lib.conf) < 0)
+	if (mxd_config_load(&mxd_conf) < 0)
 		return -1;
-	mxd_lib.conf.boards = boards;
-	mxd_lib.conf.peers_file = peers;
+	mxd_conf.boards = boards;
+	mxd_conf.peers_file = peers;
 	return mxd_init_links(links, nports);
 }
 
@@ -1319,10 +1279,10 @@ two_port_boards(void **state)
 	assert_int_equal(mx_open_endpoint(0, 0, 1, NULL, 0, &a), MX_SUCCESS);
 	assert_int_equal(mx_open_endpoint(1, 0, 2, NULL, 0, &b), MX_SUCCESS);
 	assert_int_equal(mx_connect(a, nic, 0, 2, 1, &ab), MX_SUCCESS);
-	pattern(out, sizeof(out), 4);
-	r = post_recv(b, in, sizeof(in), 1, MX_MATCH_MASK_NONE);
-	send_buf(a, ab, out, sizeof(out), 1);
-	assert_int_equal(wait_ok(b, &r).xfer_length, sizeof(out));
+	mxt_pattern(out, sizeof(out), 4);
+	r = mxt_recv(b, in, sizeof(in), 1, MX_MATCH_MASK_NONE);
+	mxt_send_ok(a, ab, out, sizeof(out), 1);
+	assert_int_equal(mxt_wait(b, &r).xfer_length, sizeof(out));
 	assert_memory_equal(in, out, sizeof(out));
 	/* A large message is striped: both of a's ports carry its data. */
 	{
@@ -1330,10 +1290,10 @@ two_port_boards(void **state)
 		uint8_t *bo = malloc(BIG), *bi = malloc(BIG);
 		unsigned long tx0 = q[0].tx_frames, tx1 = q[1].tx_frames;
 
-		pattern(bo, BIG, 8);
-		r = post_recv(b, bi, BIG, 2, MX_MATCH_MASK_NONE);
-		send_buf(a, ab, bo, BIG, 2);
-		assert_int_equal(wait_ok(b, &r).xfer_length, BIG);
+		mxt_pattern(bo, BIG, 8);
+		r = mxt_recv(b, bi, BIG, 2, MX_MATCH_MASK_NONE);
+		mxt_send_ok(a, ab, bo, BIG, 2);
+		assert_int_equal(mxt_wait(b, &r).xfer_length, BIG);
 		assert_memory_equal(bi, bo, BIG);
 		assert_true(q[0].tx_frames - tx0 > 1000);
 		assert_true(q[1].tx_frames - tx1 > 1000);
@@ -1345,9 +1305,9 @@ two_port_boards(void **state)
 		 * and the transfer completes by the other. */
 		q[1].lose = 1;
 		memset(bi, 0, BIG);
-		r = post_recv(b, bi, BIG, 2, MX_MATCH_MASK_NONE);
-		send_buf(a, ab, bo, BIG, 2);
-		assert_int_equal(wait_ok(b, &r).xfer_length, BIG);
+		r = mxt_recv(b, bi, BIG, 2, MX_MATCH_MASK_NONE);
+		mxt_send_ok(a, ab, bo, BIG, 2);
+		assert_int_equal(mxt_wait(b, &r).xfer_length, BIG);
 		assert_memory_equal(bi, bo, BIG);
 		assert_true(b->board->counters[MXD_C_PORT_SUSPECT] > 0);
 		q[1].lose = 0;
@@ -1360,7 +1320,7 @@ two_port_boards(void **state)
 			mx_request_t s;
 			uint64_t t0;
 
-			r = post_recv(b, bi, BIG, 3, MX_MATCH_MASK_NONE);
+			r = mxt_recv(b, bi, BIG, 3, MX_MATCH_MASK_NONE);
 			assert_int_equal(mx_isend(a, &seg, 1, ab, 3, NULL, &s),
 					MX_SUCCESS);
 			/* Until b pulls; from then on nothing of a's leaves
@@ -1381,8 +1341,8 @@ two_port_boards(void **state)
 			assert_int_equal(b->board->counters[MXD_C_PORT_SUSPECT],
 					suspect);
 			q[0].up = q[1].up = 1;
-			assert_int_equal(wait_ok(b, &r).xfer_length, BIG);
-			assert_int_equal(wait_ok(a, &s).code, MX_STATUS_SUCCESS);
+			assert_int_equal(mxt_wait(b, &r).xfer_length, BIG);
+			assert_int_equal(mxt_wait(a, &s).code, MX_STATUS_SUCCESS);
 			assert_memory_equal(bi, bo, BIG);
 		}
 		free(bo);

@@ -237,7 +237,7 @@ progress_thread_moves_data(void **state)
 	(void)state;
 	for (uint32_t i = 0; i < LEN; i++)
 		out[i] = (uint8_t)(i * 7);
-	mxd_lib.conf.progress_thread = 1;
+	mxd_conf.progress_thread = 1;
 	assert_int_equal(mxd_progress_thread_start(), 0);
 	assert_int_equal(mx_irecv(fx.e1, &si, 1, 3, MX_MATCH_MASK_NONE, NULL,
 				&r), MX_SUCCESS);
@@ -252,7 +252,7 @@ progress_thread_moves_data(void **state)
 	}
 	assert_true(done);
 	mxd_progress_thread_stop();
-	mxd_lib.conf.progress_thread = 0;
+	mxd_conf.progress_thread = 0;
 	assert_int_equal(mx_test(fx.e1, &r, &st, &res), MX_SUCCESS);
 	assert_int_equal(res, 1);
 	assert_int_equal(st.xfer_length, LEN);

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The API layer's own internals (the top of lib/): error reporting, entry
+ * checks and every blocking wait.  Internal functions below return 0 or a
+ * negated mx_return_t; an API function turns that into its return value in
+ * one place, mxd_error(), which also calls the error handler in force.
+ */
+#ifndef MXD_API_H
+#define MXD_API_H
+
+#include <stdint.h>
+
+#include "myriexpress.h"
+#include "mx_extensions.h"
+#include "endpoint.h"
+#include "link.h"
+#include "lock.h"
+
+/* Entry check of calls on an endpoint. */
+#define CHECK_EP(ep, fn) do { \
+	if ((ep) == NULL || !mxd_lib.initialized) \
+		return mxd_error(NULL, MX_BAD_ENDPOINT, fn ": bad endpoint"); \
+} while (0)
+
+/* Reports an error through the handler in force; returns rc. */
+mx_return_t mxd_error(struct mx_endpoint *ep, mx_return_t rc,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Whether *request is a live request of ep (not freed, not forgotten). */
+int mxd_req_valid(const struct mx_endpoint *ep, const mx_request_t *request);
+
+/* ---- blocking waits (wait.c) -------------------------------------------- */
+
+/* Runs progress until done(arg) or timeout_ms (MX_INFINITE: none) passes;
+ * spins first, then sleeps between polls.  Returns 1 if done, 0 on
+ * timeout or mx_wakeup. */
+int mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
+		uint32_t timeout_ms);
+/* Connects ep to (nic, remote_ep) and waits (timeout_ms: MX_INFINITE
+ * waits for ever); 0 with *out set, or a negated code. */
+int mxd_connect_wait(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep,
+		uint32_t filter, uint32_t timeout_ms, struct mxd_partner **out);
+/* The partner of ep an address names, connecting first when it names an
+ * endpoint of ep's own board that ep has not talked to; NULL if none. */
+struct mxd_partner *mxd_addr_partner_wait(struct mx_endpoint *ep,
+		const mx_endpoint_addr_t *a);
+/* Resolves a board name, querying the wire for up to ms milliseconds. */
+int mxd_naming_resolve(const char *name, uint32_t ms, uint64_t *nic_id);
+
+/* ---- set-up (init.c) ---------------------------------------------------- */
+
+/* Starts the engine on these links (mx_init passes the DPDK ports; tests
+ * pass fake links).  mxd_conf must be loaded. */
+int mxd_init_links(struct mxd_link *const *links, unsigned n);
+
+#endif /* MXD_API_H */

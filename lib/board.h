@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Boards: the link layer at the bottom of the engine.  A board is a group
+ * of links (DPDK ports) with one NIC id (its first port's MAC) and name;
+ * it owns a tx queue per port, the loopback ring for frames to its own
+ * endpoints, and the counters.  It moves frames and reports links; it
+ * never calls up: receiving is the progress layer's rx burst over
+ * mxd_board_rx(), and what a frame means is decided there.
+ */
+#ifndef MXD_BOARD_H
+#define MXD_BOARD_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "myriexpress.h"
+#include "config.h"
+#include "link.h"
+#include "glue.h"
+#include "stats.h"
+#include "wire.h"
+
+#define MXD_MAX_BOARDS		8
+#define MXD_BOARD_PORTS		8
+#define MXD_TXQ_SIZE		1024	/* frames queued per link, 2^n */
+#define MXD_LOOP_SIZE		1024	/* loopback ring, 2^n */
+#define MXD_BURST		32
+
+struct mx_endpoint;
+
+struct mxd_txq {
+	uint32_t head, tail;		/* free-running */
+	struct mxd_frame f[MXD_TXQ_SIZE];
+};
+
+struct mxd_board {
+	unsigned index;
+	uint64_t nic_id;
+	char name[MX_MAX_HOSTNAME_LEN];
+	unsigned nports;
+	struct mxd_link *port[MXD_BOARD_PORTS];
+	unsigned link_index[MXD_BOARD_PORTS];	/* index in the global table */
+	uint64_t cut_seen[MXD_BOARD_PORTS];	/* link->cut already counted */
+	uint32_t frag_max;		/* eager payload per frame */
+	uint32_t pull_frag_max;		/* pull reply payload per frame */
+	uint32_t eager_max;		/* largest eager message */
+	/* Endpoints open on the board, by id: where received frames go. */
+	struct mx_endpoint *ep[MX_MAX_ENDPOINTS];
+	uint32_t ep_open;		/* bit per open endpoint id */
+	struct mxd_txq txq[MXD_BOARD_PORTS];
+	uint32_t loop_head, loop_tail;
+	struct mxd_frame loop[MXD_LOOP_SIZE];
+	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
+	struct mxd_stats stats;
+	uint32_t nic_collision;		/* peers seen with our NIC id */
+};
+
+/* The process's boards and links. */
+struct mxd_lib {
+	int initialized;
+	unsigned nboards;
+	struct mxd_board *boards[MXD_MAX_BOARDS];
+	struct mxd_link *links[MXD_GLUE_MAX_PORTS];
+	unsigned nlinks;
+	int eal_reused;
+};
+
+extern struct mxd_lib mxd_lib;
+
+/* Groups lib->links into boards (MX_BOARDS spec, or one per link). */
+int mxd_boards_init(struct mxd_lib *lib, const struct mxd_config *c);
+void mxd_boards_fini(struct mxd_lib *lib);
+struct mxd_board *mxd_board_by_nic(uint64_t nic_id);
+int mxd_board_port_up(struct mxd_board *b, unsigned port);
+
+static inline void
+mxd_count(struct mxd_board *b, enum mxd_counter c)
+{
+	b->counters[c]++;
+}
+
+/* A frame dropped, counted under its reason. */
+static inline void
+mxd_count_drop(struct mxd_board *b, enum mxd_drop why)
+{
+	b->counters[MXD_C_DROP_BASE + why]++;
+}
+
+/* ---- transmit: queues, then bursts ------------------------------------- */
+
+/* Room on a port's tx queue (port) or the loopback ring, in frames. */
+unsigned mxd_txq_room(const struct mxd_board *b, unsigned port);
+unsigned mxd_loop_room(const struct mxd_board *b);
+/* Queues a frame for a port, or for the loopback ring; 'sealed' frames
+ * (retransmissions, frames checked as they were filled) go unchanged,
+ * the others get their integrity check first. */
+void mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
+		int sealed);
+void mxd_loop_push(struct mxd_board *b, struct mxd_frame *f, int sealed);
+/* Hands every queued frame the PMD takes to it, in bursts. */
+void mxd_board_flush(struct mxd_board *b);
+/* Whether frames wait in any tx queue of the board. */
+int mxd_board_tx_pending(const struct mxd_board *b);
+
+/* Allocates one frame on a port with the common header written; the
+ * caller appends 'body' bytes after MXD_HDRS_LEN. */
+int mxd_frame_start(struct mxd_board *b, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], const struct mxd_hdr_args *a,
+		uint16_t body, struct mxd_frame *f);
+
+/* Ethernet's minimum frame: pad with zeros, never stale buffer bytes. */
+static inline void
+mxd_frame_pad(struct mxd_frame *f)
+{
+	if (f->len < 60) {
+		memset(f->data + f->len, 0, 60 - f->len);
+		f->len = 60;
+	}
+}
+
+/* ---- receive: the progress layer's bursts ------------------------------ */
+
+/* Up to n frames received on a port (counted, and so are bursts the port
+ * cut short); the caller frees them. */
+unsigned mxd_board_rx(struct mxd_board *b, unsigned port,
+		struct mxd_frame *f, unsigned n);
+/* Frames waiting on the loopback ring. */
+static inline unsigned
+mxd_loop_queued(const struct mxd_board *b)
+{
+	return b->loop_tail - b->loop_head;
+}
+
+/* Up to n frames from the loopback ring; the caller frees them. */
+unsigned mxd_board_loop_rx(struct mxd_board *b, struct mxd_frame *f,
+		unsigned n);
+void mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n);
+/* One more reference on each of n frames (kept for retransmission). */
+void mxd_board_ref(struct mxd_board *b, struct mxd_frame *f, unsigned n);
+
+#endif /* MXD_BOARD_H */

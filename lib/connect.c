@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The connect handshake.
+ *
+ * mx_connect() (or mx_iconnect, or a first send to our own board) starts
+ * a connect request on a partner; requests to one partner share one
+ * handshake (struct mxd_handshake) until it is answered.  CONN_REQ goes
+ * where the peer is known to be, else to every port as broadcast, every
+ * MX_CONNECT_RETRY_MS until a CONN_REP comes or the request's deadline
+ * passes.  Both sides learn the other's session, partner index, filter
+ * and route from these frames (partner_learn): the accepting side from
+ * the request, the requesting side from the reply.
+ *
+ * A new session of the remote endpoint (it was closed and opened again)
+ * ends everything of the old one; so does a peer that starts over (FRESH:
+ * its windows for us are at their start) while we still hold state for
+ * it.  Then both sides begin again at message 1.
+ */
+#include <string.h>
+
+#include "clock.h"
+#include "config.h"
+#include "connect.h"
+#include "naming.h"
+#include "reliable.h"
+#include "timers.h"
+#include "xmit.h"
+
+/* ---- requests ----------------------------------------------------------- */
+
+static void
+conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, unsigned port,
+		const uint8_t *dst)
+{
+	struct mxd_board *b = ep->board;
+	struct mxd_hdr_args a = {
+		.type = MXD_T_CONN_REQ, .src_ep = (uint8_t)ep->id,
+		.flags = mxd_partner_fresh(p) ? MXD_F_FRESH : 0,
+		.dst_ep = (uint8_t)p->remote_ep, .dst_peer = MXD_NO_PEER,
+		.src_peer = p->index, .filter = p->hs.filter,
+		.src_session = ep->session,
+	};
+	struct mxd_frame f;
+
+	if (mxd_xmit_start(b, port, p->local, dst, &a,
+				sizeof(struct mxd_conn_hdr), &f) < 0)
+		return;
+	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->hs.id,
+			ep->filter, MXD_CONN_OK);
+	mxd_xmit_send(b, port, p->local, &f);
+	mxd_count(b, MXD_C_CONN_REQ);
+}
+
+/* Sends the request where the peer is known to be, else on every port. */
+static void
+conn_req_round(struct mx_endpoint *ep, struct mxd_partner *p)
+{
+	static const uint8_t bcast[MXD_ETH_ALEN] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct mxd_board *b = ep->board;
+	const struct mxd_peer *peer = mxd_naming_by_nic(p->nic_id);
+	int sent = 0;
+
+	if (p->local) {
+		conn_req_send(ep, p, 0, b->port[0]->mac);
+		return;
+	}
+	for (unsigned i = 0; peer != NULL && i < b->nports; i++) {
+		unsigned li = b->link_index[i];
+
+		if ((peer->seen & (1u << li)) && mxd_board_port_up(b, i)) {
+			conn_req_send(ep, p, i, peer->mac[li]);
+			sent = 1;
+		}
+	}
+	for (unsigned i = 0; !sent && i < b->nports; i++)
+		conn_req_send(ep, p, i, bcast);
+}
+
+static mx_status_code_t
+conn_status_code(int st)
+{
+	switch (st) {
+	case MXD_CONN_OK:
+		return MX_STATUS_SUCCESS;
+	case MXD_CONN_CLOSED:
+		return MX_STATUS_ENDPOINT_CLOSED;
+	case MXD_CONN_BAD_KEY:
+		return MX_STATUS_BAD_KEY;
+	default:
+		return MX_STATUS_NO_RESOURCES;
+	}
+}
+
+static void
+connect_finish(struct mx_request *r, mx_status_code_t code)
+{
+	struct mxd_partner *p = r->partner;
+
+	if (code == MX_STATUS_SUCCESS)
+		mxd_partner_addr(p, &r->status.source);
+	mxd_req_complete(r, code);
+}
+
+/* The handshake with p has its answer: its connect requests complete. */
+static void
+connects_answered(struct mxd_partner *p)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &p->ep->connects) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+
+		if (r->partner == p)
+			connect_finish(r, conn_status_code(p->hs.status));
+	}
+	p->hs.id = 0;
+}
+
+void
+mxd_connects_progress(struct mx_endpoint *ep, uint64_t now)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->connects) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+		struct mxd_partner *p = r->partner;
+
+		if (r->deadline && now >= r->deadline) {
+			connect_finish(r, MX_STATUS_TIMEOUT);
+		} else if (now >= p->hs.next) {
+			conn_req_round(ep, p);
+			p->hs.next = now + mxd_conf.connect_retry_ms *
+				1000000ull;
+		}
+	}
+}
+
+int
+mxd_connect_start(struct mx_request *r, uint64_t nic, uint32_t remote_ep,
+		uint32_t filter, uint32_t timeout_ms)
+{
+	struct mx_endpoint *ep = r->ep;
+	struct mxd_partner *p = mxd_partner_find(ep, nic, remote_ep);
+
+	if (p == NULL && (p = mxd_partner_new(ep, nic, remote_ep)) == NULL)
+		return -MX_NO_RESOURCES;
+	/* Connects to one partner share its handshake; a new filter starts
+	 * a new one. */
+	if (p->hs.id == 0 || p->hs.filter != filter) {
+		p->hs.id = ++ep->next_conn_id;
+		p->hs.status = -1;
+		p->hs.filter = filter;
+		p->hs.next = 0;
+	}
+	r->partner = p;
+	mxd_req_set_state(r, MXD_RS_QUEUED);
+	mxd_list_add_tail(&ep->connects, &r->link);
+	if (timeout_ms)
+		mxd_timer_deadline(r, timeout_ms);
+	mxd_connects_progress(ep, mxd_now_ns());
+	return 0;
+}
+
+/* ---- answers ------------------------------------------------------------ */
+
+static void
+conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
+		struct mx_endpoint *ep, struct mxd_partner *p, uint8_t status)
+{
+	struct mxd_hdr_args a = {
+		.type = MXD_T_CONN_REP,
+		.flags = p != NULL && mxd_partner_fresh(p) ? MXD_F_FRESH : 0,
+		.src_peer = p ? p->index : MXD_NO_PEER,
+		.filter = pkt->u.conn.src_filter,
+		.src_session = ep ? ep->session : 0,
+	};
+	struct mxd_frame f;
+	int local = mxd_answer_start(b, port, pkt, &a,
+			sizeof(struct mxd_conn_hdr), &f);
+
+	if (local < 0)
+		return;
+	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
+			pkt->u.conn.conn_id, ep ? ep->filter : 0, status);
+	mxd_answer_send(b, port, local, &f);
+}
+
+/* Points p at the sender of pkt: session, index, route. */
+static void
+partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
+{
+	int fresh = (pkt->h.flags & MXD_F_FRESH) != 0;
+
+	if (p->remote_session != 0 &&
+			p->remote_session != pkt->h.src_session) {
+		mxd_count(p->ep->board, MXD_C_PEER_RESET);
+		mxd_partner_lost(p, MX_STATUS_ENDPOINT_CLOSED);
+	} else if (fresh && !mxd_partner_fresh(p) &&
+			(pkt->h.type == MXD_T_CONN_REP ||
+			 p->hs.fresh_seen != pkt->u.conn.conn_id)) {
+		mxd_count(p->ep->board, MXD_C_PEER_RESET);
+		mxd_partner_lost(p, MX_STATUS_ENDPOINT_UNREACHABLE);
+	}
+	if (fresh && pkt->h.type == MXD_T_CONN_REQ)
+		p->hs.fresh_seen = pkt->u.conn.conn_id;	/* once per connect */
+	p->remote_session = pkt->h.src_session;
+	p->last_heard = mxd_now_ns();
+	p->remote_index = pkt->h.src_peer;
+	if (!p->local) {
+		p->port = (int)port;
+		memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);
+	} else {
+		memcpy(p->mac, p->ep->board->port[0]->mac, MXD_ETH_ALEN);
+	}
+	p->fail = MX_STATUS_SUCCESS;
+	mxd_partner_set_state(p, MXD_PS_UP);
+}
+
+void
+mxd_rx_conn_req(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = mxd_ep_of(b, pkt->h.dst_ep);
+	struct mxd_partner *p;
+
+	if (ep == NULL) {
+		conn_reply(b, port, pkt, NULL, NULL, MXD_CONN_CLOSED);
+		return;
+	}
+	if (pkt->h.filter != ep->filter) {
+		mxd_count_drop(b, MXD_DROP_FILTER);
+		conn_reply(b, port, pkt, ep, NULL, MXD_CONN_BAD_KEY);
+		return;
+	}
+	p = mxd_partner_find(ep, pkt->u.conn.src_nic, pkt->h.src_ep);
+	if (p == NULL)
+		p = mxd_partner_new(ep, pkt->u.conn.src_nic, pkt->h.src_ep);
+	if (p == NULL) {
+		conn_reply(b, port, pkt, ep, NULL, MXD_CONN_NO_RES);
+		return;
+	}
+	partner_learn(p, port, pkt);
+	p->remote_filter = pkt->u.conn.src_filter;
+	conn_reply(b, port, pkt, ep, p, MXD_CONN_OK);
+}
+
+void
+mxd_rx_conn_rep(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = mxd_ep_of(b, pkt->h.dst_ep);
+	struct mxd_partner *p;
+
+	if (ep == NULL || pkt->h.dst_session != ep->session) {
+		mxd_count_drop(b, MXD_DROP_ENDPOINT);
+		return;
+	}
+	if (pkt->h.dst_peer >= ep->npartners) {
+		mxd_count_drop(b, MXD_DROP_PEER);
+		return;
+	}
+	p = ep->partners[pkt->h.dst_peer];
+	if (p->hs.id == 0 || p->hs.id != pkt->u.conn.conn_id ||
+			p->nic_id != pkt->u.conn.src_nic ||
+			p->remote_ep != pkt->h.src_ep || p->hs.status >= 0) {
+		mxd_count_drop(b, MXD_DROP_PEER);	/* stale or forged */
+		return;
+	}
+	if (pkt->u.conn.status == MXD_CONN_OK) {
+		partner_learn(p, port, pkt);
+		p->remote_filter = p->hs.filter;
+	}
+	p->hs.status = pkt->u.conn.status;
+	connects_answered(p);
+}

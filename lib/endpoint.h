@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Endpoints and partners: the objects every engine module works on, and
+ * the partners layer's own functions (tables, addresses, state, request
+ * completion).  The engine (connect, send, recv, rndv, reliable, unexp,
+ * timers) gives these objects their behaviour; nothing here calls it.
+ *
+ *   endpoint  (struct mx_endpoint) an MX endpoint on a board: partner
+ *             table, posted-receive queue, unexpected queue, completion
+ *             list, request pool, its timer lists.
+ *   partner   one remote (or local) endpoint this endpoint talks to: send
+ *             and receive windows, the frames kept until acknowledged.
+ *
+ * A partner's state (enum mxd_peer_state) changes only through
+ * mxd_partner_set_state(), which asserts the transition:
+ *
+ *        NEW ----learn----> UP <----learn (a new connect)---+
+ *                            |  \                           |
+ *                 NACK       |   \ unreachable, restarted   |
+ *                 v          |    v                         |
+ *              REFUSED ------+--> LOST ---------------------+
+ *   any --mx_disconnect--> CLOSED --learn--> UP
+ *
+ * "learn" is a connect request or reply that tells us the peer's session
+ * (connect.c); REFUSED keeps the session (the peer answered), LOST forgets
+ * it and starts the windows over.
+ */
+#ifndef MXD_ENDPOINT_H
+#define MXD_ENDPOINT_H
+
+#include <stdint.h>
+
+#include "myriexpress.h"
+#include "mx_extensions.h"
+#include "board.h"
+#include "list.h"
+#include "request.h"
+#include "rxwin.h"
+#include "txwin.h"
+
+#define MXD_MAX_PARTNERS	1024	/* per endpoint */
+#define MXD_MAX_SEGMENTS	256
+#define MXD_NOTIFY_MIN		16	/* queued notices per partner, grows */
+#define MXD_ACK_EVERY		8	/* explicit ack after this many messages */
+#define MXD_LSEND_MAX		4096	/* large sends per endpoint, 2^12 */
+#define MXD_PULLS_MAX		4096	/* large receives per endpoint, 2^12 */
+#define MXD_JOBS		64	/* PULLs queued per partner, 2^n */
+#define MXD_PULL_BLOCKS		8	/* blocks in flight per large receive */
+#define MXD_PULL_FRAMES		32	/* frames per block (<= 64) */
+
+struct mxd_unexp;
+struct mxd_pull;
+
+/* A message's frames, kept until the partner acknowledges it. */
+struct mxd_txrec {
+	uint32_t seq;
+	uint32_t nframes;
+	uint64_t sent_at;		/* ns, last (re)transmission */
+	uint32_t retx;			/* times retransmitted */
+	struct mx_request *req;		/* the send, until acknowledged */
+	struct mxd_txrec *pool_next;
+	struct mxd_frame frames[MXD_MAX_FRAGS];
+};
+
+enum mxd_owner_kind {
+	MXD_OWN_NONE = 0,
+	MXD_OWN_REQ,
+	MXD_OWN_UNEXP,
+	MXD_OWN_DISCARD,	/* consumed by the unexpected handler */
+	MXD_OWN_CTRL,		/* a notice: applied on arrival */
+};
+
+/* One PULL being served by the sender. */
+struct mxd_pulljob {
+	/* The send by its handle: it may complete (NOTIFY after an earlier
+	 * copy of this block), time out or fail while the job waits. */
+	uint32_t send_handle;
+	uint32_t recv_handle;
+	uint32_t off, end;
+	uint16_t frag;
+	uint8_t port;			/* answered where the PULL came in */
+	uint8_t mac[MXD_ETH_ALEN];	/* to where it came from */
+};
+
+/* Round-trip estimate (Jacobson/Karels), nanoseconds. */
+struct mxd_rtt {
+	uint32_t srtt, var;
+};
+
+enum mxd_peer_state {
+	MXD_PS_NEW = 0,		/* created, session not known yet */
+	MXD_PS_UP,		/* session known: messages flow */
+	MXD_PS_REFUSED,		/* refused our messages: sends fail */
+	MXD_PS_LOST,		/* unreachable or restarted: sends fail */
+	MXD_PS_CLOSED,		/* mx_disconnect: connect again first */
+};
+
+/* The latest connect handshake with a partner (connect.c). */
+struct mxd_handshake {
+	uint32_t id;			/* our request id, 0: none going on */
+	int status;			/* -1 waiting, else enum mxd_conn_status */
+	uint32_t filter;		/* the filter that connect asked for */
+	uint64_t next;			/* ns: next request */
+	uint32_t fresh_seen;		/* peer's id of its last start-over */
+};
+
+struct mxd_partner {
+	struct mx_endpoint *ep;
+	uint16_t index;			/* ours, sent as src_peer */
+	uint16_t remote_index;		/* theirs, sent as dst_peer */
+	uint64_t nic_id;
+	uint32_t remote_ep;
+	uint32_t remote_filter;
+	uint32_t remote_session;	/* 0 until known, and once lost */
+	uint8_t state;			/* enum mxd_peer_state */
+	uint8_t local;			/* same board, same process */
+	mx_status_code_t fail;		/* REFUSED, LOST: why sends fail */
+	int port;			/* board port to use, -1 unknown */
+	uint8_t mac[MXD_ETH_ALEN];
+	struct mxd_txwin tx;
+	struct mxd_rxwin rx;
+	struct mxd_txrec *inflight[MXD_WIN];
+	struct mxd_list sendq;		/* sends waiting for window/tx */
+	struct mxd_list syncq;		/* issends acked, waiting for MATCHED */
+	uint64_t *notify;		/* notices not sent yet: */
+	uint32_t notify_n, notify_cap;	/* kind << 32 | value */
+	struct mxd_list sending;	/* on the endpoint's sending list */
+	struct mxd_list ackq;		/* on the endpoint's ack list */
+	uint32_t ack_sent;		/* last cumulative ack sent */
+	uint64_t ack_due;		/* ns: send an explicit ack by then */
+	uint8_t ack_queued;
+	struct mxd_handshake hs;
+	void *addr_context;		/* mx_set_endpoint_addr_context */
+	struct mxd_pulljob jobs[MXD_JOBS];	/* PULLs to serve */
+	uint32_t job_head, job_tail;
+	uint32_t pulls_out;		/* our PULLs to it not yet answered */
+	struct mxd_list jobq;		/* on ep->jobq while it has jobs */
+	/* Reliability. */
+	uint64_t last_heard;		/* ns, last valid frame from it */
+	uint64_t probe_since;		/* ns, first probe unanswered */
+	uint64_t ping_at;		/* ns, last liveness probe */
+	uint32_t backoff;		/* consecutive timeouts */
+	struct mxd_rtt rtt;		/* messages: send to ack */
+	struct mxd_rtt pull_rtt;	/* blocks: PULL to last reply */
+	struct mxd_list timed;		/* on the endpoint's timed list */
+	struct mxd_list pulls;		/* our large receives from it */
+	uint64_t pulls_check_at;	/* ns: next look for overdue blocks */
+	uint32_t lsends;		/* our large sends to it */
+	uint64_t heard_on[MXD_BOARD_PORTS];	/* ns, last frame per port */
+	uint64_t port_bad_until[MXD_BOARD_PORTS];	/* ns: skip in pulls */
+	uint32_t port_fails[MXD_BOARD_PORTS];
+	/* PULLs to it are numbered in the order asked.  Per port: the highest
+	 * number of a block answered there, and (silent set) the first PULL
+	 * sent there since the partner was last heard there. */
+	uint32_t ask_next;
+	uint32_t answered[MXD_BOARD_PORTS];
+	uint32_t silent_from[MXD_BOARD_PORTS];
+	uint8_t silent[MXD_BOARD_PORTS];
+};
+
+/* Buffers for unexpected and early messages (unexp.c). */
+struct mxd_bufpool {
+	struct mxd_unexp *free_unexp;
+	uint8_t *free_buf[32];		/* one free list per size class */
+};
+
+struct mx_endpoint {
+	struct mxd_board *board;
+	uint32_t id;
+	uint32_t filter;
+	uint32_t session;
+	mx_error_handler_t handler;	/* NULL: the library's */
+	uint32_t unexp_max;
+	uint64_t ctx_mask;		/* MX_PARAM_CONTEXT_ID bits */
+	uint32_t unexp_bytes;		/* on the unexpected queue */
+	uint8_t unexp_full;		/* messages held for lack of room */
+	uint32_t npartners;
+	struct mxd_partner *partners[MXD_MAX_PARTNERS];
+	struct mxd_list posted;		/* receives, in post order */
+	struct mxd_list unexp;		/* unexpected messages, match order */
+	struct mxd_list held;		/* other message buffers in use */
+	struct mxd_list done;		/* completed requests */
+	struct mxd_list sending;	/* partners with queued sends */
+	struct mxd_reqpool reqs;
+	struct mxd_bufpool bufs;
+	struct mxd_txrec *free_txrec;
+	struct mxd_list txrec_chunks;
+	uint32_t next_conn_id;
+	struct mxd_list connects;	/* connect requests in progress */
+	uint32_t req_timeout_ms;	/* default for new sends/connects */
+	uint32_t ntimed;		/* requests with a deadline */
+	uint64_t next_timeout_scan;	/* ns */
+	mx_unexp_handler_t unexp_handler;
+	void *unexp_context;
+	uint8_t progression_off;	/* mx_disable_progression */
+	struct mx_request **lsend;	/* [MXD_LSEND_MAX] large sends */
+	uint32_t lsend_next, lsend_gen;
+	struct mxd_list jobq;		/* partners with PULLs to serve */
+	struct mxd_pull **pulls;	/* [MXD_PULLS_MAX] large receives */
+	uint32_t pull_next, pull_gen;
+	struct mxd_pull *pull_free;
+	struct mxd_list pulls_waiting;	/* pulls with PULLs not yet sent */
+	/* Timers (timers.c). */
+	struct mxd_list acks;		/* partners owing an ack or a notice */
+	struct mxd_list timed;		/* partners with something in flight
+					 * (retransmission, pulls, probes) */
+	uint32_t timer_pass;		/* passes since the last timer check */
+	uint64_t now;			/* ns, at the last timer check */
+	uint32_t wakeup_gen;		/* mx_wakeup: +1 (atomic) */
+};
+
+/* ---- endpoints ---------------------------------------------------------- */
+
+/* A new endpoint 'id' on b (not open yet: mxd_ep_attach). */
+struct mx_endpoint *mxd_ep_new(struct mxd_board *b, uint32_t id,
+		uint32_t filter, uint32_t unexp_max);
+/* Opens it on its board: frames for its id reach it from now on. */
+void mxd_ep_attach(struct mx_endpoint *ep);
+/* Closes it on its board and frees it (unexp.c and rndv.c released their
+ * buffers already). */
+void mxd_ep_free(struct mx_endpoint *ep);
+struct mx_endpoint *mxd_ep_by_session(uint32_t session);
+/* The endpoint with id 'id' open on b, or NULL. */
+static inline struct mx_endpoint *
+mxd_ep_of(const struct mxd_board *b, uint32_t id)
+{
+	return id < MX_MAX_ENDPOINTS ? b->ep[id] : NULL;
+}
+
+/* A request of ep's pool. */
+static inline struct mx_request *
+mxd_ep_req(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
+{
+	return mxd_req_get(&ep->reqs, ep, t, context);
+}
+
+/* Ends r with 'code': onto the completion list (or freed: mx_forget). */
+void mxd_req_complete(struct mx_request *r, mx_status_code_t code);
+
+/* ---- partners ----------------------------------------------------------- */
+
+struct mxd_partner *mxd_partner_find(struct mx_endpoint *ep, uint64_t nic,
+		uint32_t remote_ep);
+struct mxd_partner *mxd_partner_new(struct mx_endpoint *ep, uint64_t nic,
+		uint32_t remote_ep);
+void mxd_partner_set_state(struct mxd_partner *p, enum mxd_peer_state s);
+/* Drops what is in flight and starts both windows over at message 1,
+ * with the peer's session 'remote_session' (0: none). */
+void mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session);
+/* Whether p's windows are at their start (nothing sent or received). */
+int mxd_partner_fresh(const struct mxd_partner *p);
+
+/* Messages may go to p (a session is known and nothing failed). */
+static inline int
+mxd_partner_up(const struct mxd_partner *p)
+{
+	return p->state == MXD_PS_UP;
+}
+
+/* The address of p as the application sees it, and back.  The address
+ * holds the NIC id and endpoint id (word 0), and our session and p's
+ * index (word 1): an address of another (or a closed) endpoint is
+ * recognised instead of trusted.  mxd_addr_partner returns NULL for an
+ * address this endpoint has no partner for. */
+void mxd_partner_addr(const struct mxd_partner *p, mx_endpoint_addr_t *a);
+struct mxd_partner *mxd_addr_partner(struct mx_endpoint *ep,
+		const mx_endpoint_addr_t *a);
+/* The partner an address names, in whichever endpoint made it. */
+struct mxd_partner *mxd_addr_lookup(const mx_endpoint_addr_t *a);
+
+/* Frame records of messages in flight. */
+struct mxd_txrec *mxd_txrec_get(struct mx_endpoint *ep);
+void mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r);
+
+#endif /* MXD_ENDPOINT_H */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reliability (engine): what is done when frames are lost, or a partner
+ * is.  When to do it is the timers' business (timers.c).
+ */
+#ifndef MXD_RELIABLE_H
+#define MXD_RELIABLE_H
+
+#include <stdint.h>
+
+#include "endpoint.h"
+
+/* Takes a round-trip sample (ns). */
+void mxd_rtt_sample(struct mxd_rtt *r, uint64_t ns);
+/* The timeout a round-trip estimate implies, floored and capped by
+ * MX_RTO_MIN_US / MX_RTO_MAX_MS. */
+uint64_t mxd_rtt_rto(const struct mxd_rtt *r);
+/* The same after 'backoff' consecutive expiries (doubling, capped). */
+uint64_t mxd_rtt_backed_off(const struct mxd_rtt *r, uint32_t backoff);
+/* We asked p for an answer (retransmission, re-pull, probe): the first
+ * unanswered one starts the clock of MX_PEER_TIMEOUT_MS. */
+void mxd_probe_sent(struct mxd_partner *p, uint64_t now);
+/* Sends p's oldest unacknowledged message again. */
+void mxd_retransmit(struct mxd_partner *p, uint64_t now);
+/* A liveness probe: an ACK flagged PING, answered at once. */
+void mxd_ping(struct mxd_partner *p, uint64_t now);
+/* p's messages went to a port that lost them: move them to another port
+ * (see reliable.c); 'tried': when the unanswered frame was sent. */
+void mxd_reroute(struct mxd_partner *p, uint64_t now, uint64_t tried);
+/* Port 'port' lost p's frames: striping and rerouting avoid it for 100 ms,
+ * doubling with each failure in a row (up to 6.4 s). */
+void mxd_port_suspect(struct mxd_partner *p, unsigned port, uint64_t now);
+/* A message or ack of p came by another port than p's: p moved its
+ * traffic there (its own port failed); follow it. */
+void mxd_partner_follow(struct mxd_partner *p, unsigned port,
+		const struct mxd_pkt *pkt);
+/* p stopped answering, or restarted: every request that depends on it
+ * fails with 'code', its windows start over and its frames are refused
+ * until a new connect. */
+void mxd_partner_lost(struct mxd_partner *p, mx_status_code_t code);
+
+#endif /* MXD_RELIABLE_H */

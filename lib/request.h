@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requests (a leaf): the pool they come from, their state machine and
+ * the copies between a request's segments and frames.  Who completes a
+ * request and where it goes then is the endpoint's business (endpoint.h).
+ *
+ *   large: QUEUED --> RNDV --> COMPLETE        (pulled; NOTIFY completes)
+ *   send:  QUEUED --> BUFFERED --> COMPLETE    (data in frames; complete
+ *          (fresh) -> BUFFERED                  when acked, and for
+ *          QUEUED --> COMPLETE                  mx_issend when matched;
+ *          (fresh) -> COMPLETE                  or failed early)
+ *   connect: QUEUED --> COMPLETE
+ *   recv:  POSTED --> MATCHED --> COMPLETE
+ *          (fresh) -> MATCHED            (matched an unexpected message)
+ *          POSTED --> COMPLETE           (cancel, close)
+ *
+ * mxd_req_set_state() is the only writer of r->state and asserts that the
+ * transition is one of these.
+ */
+#ifndef MXD_REQUEST_H
+#define MXD_REQUEST_H
+
+#include <stdint.h>
+
+#include "myriexpress.h"
+#include "list.h"
+
+#define MXD_SEG_INLINE		4	/* segments held in the request */
+
+struct mx_endpoint;
+struct mxd_partner;
+struct mxd_reqpool;
+
+enum mxd_req_type {
+	MXD_REQ_SEND = 1,
+	MXD_REQ_RECV,
+	MXD_REQ_CONNECT,
+};
+
+enum mxd_req_state {
+	MXD_RS_FREE = 0,	/* in the pool */
+	MXD_RS_QUEUED,		/* send waiting for window or tx space */
+	MXD_RS_BUFFERED,	/* send: data in frames, waiting for ack/match */
+	MXD_RS_RNDV,		/* large send: announced, being pulled */
+	MXD_RS_POSTED,		/* receive in the posted queue */
+	MXD_RS_MATCHED,		/* receive matched, data arriving */
+	MXD_RS_COMPLETE,	/* on the completion list */
+};
+
+struct mx_request {
+	struct mxd_list link;		/* posted queue or partner's sendq */
+	struct mxd_list done;		/* endpoint completion list */
+	struct mx_endpoint *ep;
+	struct mxd_reqpool *pool;
+	uint8_t type;
+	uint8_t state;
+	uint32_t nseg;
+	uint32_t length;		/* sum of the segments */
+	mx_segment_t *segs;
+	mx_segment_t seg_inline[MXD_SEG_INLINE];
+	uint64_t match_recv;		/* send: match_info; recv: value */
+	uint64_t match_mask;
+	struct mxd_partner *partner;	/* send: destination */
+	uint32_t seq;			/* send: message sequence number */
+	uint8_t sync;			/* mx_issend */
+	uint8_t acked;			/* send: partner has the data */
+	uint8_t matched;		/* issend: partner matched it */
+	uint8_t forget;			/* mx_forget: release on completion */
+	uint64_t deadline;		/* ns; 0: no timeout */
+	uint8_t claimed;		/* returned by a peek (several threads) */
+	uint8_t rndv;			/* large send (rendezvous) */
+	uint32_t rndv_handle;		/* its handle in ep->lsend */
+	uint8_t desc[16];		/* its struct mxd_rndv_desc, on the wire */
+	mx_status_t status;
+	struct mx_request *pool_next;
+};
+
+/* Requests of one endpoint: grown in chunks, never freed per message. */
+struct mxd_reqpool {
+	struct mx_request *free;
+	struct mxd_list chunks;
+	uint32_t allocated;
+};
+
+void mxd_reqpool_init(struct mxd_reqpool *p);
+void mxd_reqpool_fini(struct mxd_reqpool *p);
+/* A fresh request of type t for endpoint ep, or NULL (out of memory). */
+struct mx_request *mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep,
+		enum mxd_req_type t, void *context);
+void mxd_req_put(struct mx_request *r);
+void mxd_req_set_state(struct mx_request *r, enum mxd_req_state s);
+int mxd_req_set_segs(struct mx_request *r, const mx_segment_t *segs,
+		uint32_t n);
+/* Copies 'len' bytes into the request's segments at message offset 'off'
+ * (bytes past the request's length are dropped: truncation). */
+void mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
+		uint32_t len);
+/* The same, feeding the bytes (all len of them, truncated or not) to the
+ * CRC register crc in the same pass; returns the register. */
+uint32_t mxd_req_scatter_crc(struct mx_request *r, uint32_t off,
+		const uint8_t *src, uint32_t len, uint32_t crc);
+/* Copies 'len' bytes of the request's segments at offset 'off' to dst,
+ * feeding them to the CRC register crc in the same pass (every send's
+ * data is checked on the way into its frame); returns the register. */
+uint32_t mxd_req_gather_crc(const struct mx_request *r, uint32_t off,
+		uint8_t *dst, uint32_t len, uint32_t crc);
+
+#endif /* MXD_REQUEST_H */

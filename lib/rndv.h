@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Large messages: rendezvous and pulls (engine).  See rndv.c.
+ */
+#ifndef MXD_RNDV_H
+#define MXD_RNDV_H
+
+#include <stdint.h>
+
+#include "endpoint.h"
+
+/* One block of a large receive. */
+struct mxd_pullblk {
+	uint32_t off, len;
+	uint64_t have;			/* frames received */
+	uint8_t n, count;
+	uint8_t asked;			/* its PULL went out */
+	uint8_t port;			/* the port it was asked on */
+	uint8_t tries;			/* times asked again */
+	uint32_t ask;			/* partner's ask number of its last PULL */
+	uint64_t asked_at;		/* ns, last PULL for it */
+};
+
+/* A large receive being pulled. */
+struct mxd_pull {
+	struct mx_request *r;
+	struct mxd_partner *p;
+	uint32_t handle;		/* ours, in PULL and PULL_REP */
+	uint32_t send_handle;
+	uint32_t total;			/* bytes to pull */
+	uint32_t next;			/* next offset to give a block */
+	uint32_t got;
+	uint16_t frag;
+	uint32_t rr;			/* next port to ask on (striping) */
+	struct mxd_pullblk blk[MXD_PULL_BLOCKS];
+	struct mxd_list link;		/* ep->pulls_waiting */
+	struct mxd_list plink;		/* its partner's pulls */
+	struct mxd_pull *next_free;
+};
+
+/* ---- sender ------------------------------------------------------------- */
+
+/* Gives large send r a handle and its descriptor; -1: table full. */
+int mxd_rndv_prepare(struct mx_request *r);
+/* Takes r out of the table of large sends: no PULL reaches it again. */
+void mxd_rndv_forget(struct mx_request *r);
+/* Fails p's large sends with 'code'. */
+void mxd_rndv_fail(struct mxd_partner *p, mx_status_code_t code);
+/* NOTIFY: large send 'handle' to p was all pulled. */
+void mxd_rndv_notified(struct mxd_partner *p, uint32_t handle);
+/* Large sends past their deadline (mx_set_request_timeout) fail. */
+void mxd_rndv_expire(struct mx_endpoint *ep, uint64_t now);
+/* A PULL from p, by 'port': queued as a job, served as tx room allows. */
+void mxd_pull_serve(struct mxd_partner *p, unsigned port,
+		const struct mxd_pkt *pkt);
+void mxd_pull_pump(struct mxd_partner *p);
+void mxd_pulls_pump(struct mx_endpoint *ep);
+
+/* ---- receiver ----------------------------------------------------------- */
+
+/* Receive r took an RNDV message of p (descriptor desc): pull it. */
+void mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
+		const uint8_t *desc);
+/* Sends the PULLs that waited for room. */
+void mxd_pulls_ask(struct mx_endpoint *ep);
+/* A pull reply that came in by 'port': its data placed (and, parsed lazily,
+ * its check verified on the way).  Returns 1 taken, 0 dropped (counted),
+ * -1 corrupt (counted). */
+int mxd_pull_data(struct mxd_partner *p, unsigned port,
+		const struct mxd_pkt *pkt);
+/* Frees every pull of ep (on close). */
+void mxd_pulls_release(struct mx_endpoint *ep);
+/* Asks again for blocks of p's pulls whose replies are overdue. */
+void mxd_pulls_timer(struct mxd_partner *p, uint64_t now);
+/* Fails p's large receives with 'code'. */
+void mxd_pulls_fail(struct mxd_partner *p, mx_status_code_t code);
+
+#endif /* MXD_RNDV_H */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sending (engine): eager messages, notices, acknowledgements, the send
+ * window, refusals.  See send.c.
+ */
+#ifndef MXD_SEND_H
+#define MXD_SEND_H
+
+#include <stdint.h>
+
+#include "endpoint.h"
+
+/* Sends r now, or queues it behind its partner's earlier sends. */
+void mxd_send_post(struct mx_request *r);
+/* Sends what waits on p's send queue, as window and tx room allow. */
+void mxd_send_pump(struct mxd_partner *p);
+void mxd_sends_pump(struct mx_endpoint *ep);
+/* p's cumulative ack: its messages up to 'ack' arrived. */
+void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
+/* MATCHED: p matched our synchronous message 'seq'. */
+void mxd_send_matched(struct mxd_partner *p, uint32_t seq);
+/* r completes before its message's ack: the ack must not find it. */
+void mxd_send_detach(struct mx_request *r);
+/* Fails every send (and large send) to p with 'code'. */
+void mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code);
+/* Sends and large sends past their deadline fail (MX_STATUS_TIMEOUT). */
+void mxd_sends_expire(struct mx_endpoint *ep, uint64_t now);
+/* A NACK: the peer refused one of our messages. */
+void mxd_rx_nack(struct mxd_board *b, unsigned port,
+		const struct mxd_pkt *pkt);
+
+/* Sends p a notice (wire.h: enum mxd_notice_kind), now or, when window or
+ * tx queue is full, from the ack timer, in order: never dropped. */
+void mxd_notice(struct mxd_partner *p, uint8_t kind, uint32_t value);
+/* Sends the notices that waited, as far as window and room allow. */
+void mxd_notices_flush(struct mxd_partner *p);
+/* An explicit cumulative ack now (counted); nothing if the queue is full:
+ * the ack timer tries again. */
+void mxd_ack_send(struct mxd_partner *p);
+
+#endif /* MXD_SEND_H */

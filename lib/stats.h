@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counters (a leaf): one array of 64-bit counters per board, in a
+ * shared-memory segment that mx_counters, a separate process, can read and
+ * reset.  Counting is a plain increment (board.h: mxd_count).
+ */
+#ifndef MXD_STATS_H
+#define MXD_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+enum mxd_counter {
+	MXD_C_TX_FRAMES,
+	MXD_C_RX_FRAMES,
+	MXD_C_TX_MSGS,
+	MXD_C_RX_MSGS,
+	MXD_C_LOOP_FRAMES,
+	MXD_C_ACKS_SENT,
+	MXD_C_ACKS_PIGGY,
+	MXD_C_UNEXP_MSGS,
+	MXD_C_EARLY_MSGS,
+	MXD_C_TX_STALLS,
+	MXD_C_BAD_ACK,
+	MXD_C_CONN_REQ,
+	MXD_C_DISCOVERY,
+	MXD_C_NACK_SENT,
+	MXD_C_NACK_RCVD,
+	MXD_C_NOTICE_LOST,
+	MXD_C_NOTICE_GROW,
+	MXD_C_UNEXP_FULL,
+	MXD_C_BAD_PULL,
+	MXD_C_PULL_BUSY,
+	MXD_C_RETX_MSGS,	/* messages retransmitted on timeout */
+	MXD_C_RETX_FRAMES,
+	MXD_C_REPULLS,		/* PULLs sent again for missing replies */
+	MXD_C_PINGS,		/* liveness probes sent */
+	MXD_C_PEER_DEAD,	/* partners declared unreachable */
+	MXD_C_PEER_RESET,	/* partners restarted (new session/fresh) */
+	MXD_C_PORT_SUSPECT,	/* ports left out of striping after a loss */
+	MXD_C_BURSTS_CUT,	/* bursts cut short: the port's memory went */
+	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
+	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
+};
+
+/* A board's counter segment. */
+struct mxd_stats {
+	uint64_t *counters;		/* MXD_C_MAX values */
+	void *seg;			/* shared segment (or private memory) */
+	size_t len;
+	char path[64];			/* empty when private */
+};
+
+const char *mxd_counter_name(unsigned c);
+
+/* Creates the counters of board 'index' (name, NIC id in the header);
+ * 0 or -MX_NO_RESOURCES. */
+int mxd_stats_open(struct mxd_stats *s, unsigned index, uint64_t nic_id,
+		const char *name);
+void mxd_stats_close(struct mxd_stats *s);
+
+#endif /* MXD_STATS_H */

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Building, addressing and queuing frames: see xmit.h. */
+#include <string.h>
+
+#include "xmit.h"
+
+/* ---- the one decision: loopback ring or the port's tx queue ------------ */
+
+static unsigned
+room(const struct mxd_board *b, unsigned port, int local)
+{
+	return local ? mxd_loop_room(b) : mxd_txq_room(b, port);
+}
+
+static void
+queue(struct mxd_board *b, unsigned port, int local, struct mxd_frame *f,
+		int sealed)
+{
+	if (local)
+		mxd_loop_push(b, f, sealed);
+	else
+		mxd_txq_push(b, port, f, sealed);
+}
+
+int
+mxd_xmit_start(struct mxd_board *b, unsigned port, int local,
+		const uint8_t dst[MXD_ETH_ALEN], const struct mxd_hdr_args *a,
+		uint16_t body, struct mxd_frame *f)
+{
+	if (room(b, port, local) == 0 ||
+			mxd_frame_start(b, port, dst, a, body, f) < 0)
+		return -1;
+	return 0;
+}
+
+void
+mxd_xmit_send(struct mxd_board *b, unsigned port, int local,
+		struct mxd_frame *f)
+{
+	queue(b, port, local, f, 0);
+}
+
+/* ---- answers ------------------------------------------------------------ */
+
+int
+mxd_answer_start(struct mxd_board *b, unsigned port,
+		const struct mxd_pkt *pkt, struct mxd_hdr_args *a, uint16_t body,
+		struct mxd_frame *f)
+{
+	int local = !memcmp(pkt->eth->src, b->port[port]->mac, MXD_ETH_ALEN);
+
+	a->src_ep = pkt->h.dst_ep;
+	a->dst_ep = pkt->h.src_ep;
+	a->dst_peer = pkt->h.src_peer;
+	a->dst_session = pkt->h.src_session;
+	if (mxd_xmit_start(b, port, local, pkt->eth->src, a, body, f) < 0)
+		return -1;	/* the sender retries */
+	return local;
+}
+
+void
+mxd_answer_send(struct mxd_board *b, unsigned port, int local,
+		struct mxd_frame *f)
+{
+	queue(b, port, local, f, 0);
+}
+
+/* ---- a partner's frames ------------------------------------------------- */
+
+unsigned
+mxd_port_room(const struct mxd_partner *p, unsigned port)
+{
+	return room(p->ep->board, port, p->local);
+}
+
+unsigned
+mxd_partner_room(const struct mxd_partner *p)
+{
+	return mxd_port_room(p, (unsigned)p->port);
+}
+
+void
+mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	a->type = type;
+	a->flags = MXD_F_ACK_VALID;
+	a->src_ep = (uint8_t)ep->id;
+	a->dst_ep = (uint8_t)p->remote_ep;
+	a->dst_peer = p->remote_index;
+	a->src_peer = p->index;
+	a->filter = p->remote_filter;
+	a->src_session = ep->session;
+	a->dst_session = p->remote_session;
+	a->ack = mxd_rxwin_cum_ack(&p->rx);
+	if (a->ack != p->ack_sent && type != MXD_T_ACK)
+		mxd_count(ep->board, MXD_C_ACKS_PIGGY);
+	/* An ack owed is paid: the ack timer finds nothing left to send. */
+	p->ack_sent = a->ack;
+}
+
+void
+mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
+		struct mxd_frame *f)
+{
+	struct mxd_hdr_args a;
+
+	mxd_hdr_for(p, type, &a);
+	mxd_wire_put_hdr(f->data, dst, p->ep->board->port[port]->mac, &a,
+			body);
+	f->len = (uint32_t)MXD_HDRS_LEN + body;
+	mxd_frame_pad(f);
+}
+
+int
+mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
+		struct mxd_frame *f)
+{
+	struct mxd_link *l = p->ep->board->port[port];
+
+	if (l->ops->alloc(l, f, 1) != 0)
+		return -MX_NO_RESOURCES;
+	mxd_partner_frame_fill(p, port, dst, type, body, f);
+	return 0;
+}
+
+int
+mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
+		struct mxd_frame *f)
+{
+	return mxd_partner_frame_on(p, (unsigned)p->port, p->mac, type, body,
+			f);
+}
+
+int
+mxd_partner_alloc(struct mxd_partner *p, unsigned port, struct mxd_frame *f,
+		unsigned n)
+{
+	struct mxd_link *l = p->ep->board->port[port];
+
+	return l->ops->alloc(l, f, n);
+}
+
+void
+mxd_partner_xmit_on(struct mxd_partner *p, unsigned port, struct mxd_frame *f,
+		int sealed)
+{
+	queue(p->ep->board, port, p->local, f, sealed);
+}
+
+void
+mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f)
+{
+	queue(p->ep->board, (unsigned)p->port, p->local, f, 0);
+}
+
+int
+mxd_partner_ack(struct mxd_partner *p, uint8_t flags)
+{
+	struct mxd_frame f;
+
+	if (mxd_partner_room(p) == 0 ||
+			mxd_partner_frame(p, MXD_T_ACK, 0, &f) < 0)
+		return -1;
+	if (flags)
+		mxd_wire_add_flags(f.data, flags);
+	mxd_partner_xmit(p, &f);
+	return 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sending frames (partners layer): the one place where a frame is built,
+ * addressed and queued.  Whether it goes to the loopback ring (an
+ * endpoint of the same board in this process) or to a port's tx queue is
+ * decided here and nowhere else: by the partner (p->local) for a
+ * partner's frames, by the sender's MAC for answers to a frame that has
+ * no partner yet (connect replies, refusals).
+ */
+#ifndef MXD_XMIT_H
+#define MXD_XMIT_H
+
+#include <stdint.h>
+
+#include "endpoint.h"
+#include "wire.h"
+
+/* Room for frames towards p on a board port (loopback ring if local). */
+unsigned mxd_port_room(const struct mxd_partner *p, unsigned port);
+/* The same on p's current port. */
+unsigned mxd_partner_room(const struct mxd_partner *p);
+
+/* Fills the common header arguments for a frame to partner p, with the
+ * cumulative ack of everything received from it. */
+void mxd_hdr_for(struct mxd_partner *p, uint8_t type,
+		struct mxd_hdr_args *a);
+/* Writes the headers of a frame to p (by 'port', to MAC 'dst') into an
+ * allocated buffer; 'body' bytes follow the common header. */
+void mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
+		struct mxd_frame *f);
+/* Allocates f and fills its headers as above; 0 or -MX_NO_RESOURCES. */
+int mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
+		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
+		struct mxd_frame *f);
+/* The same on p's current port and MAC. */
+int mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
+		struct mxd_frame *f);
+/* Allocates n frames (all or none) on a port for the caller to fill and
+ * queue towards p; 0 or -1. */
+int mxd_partner_alloc(struct mxd_partner *p, unsigned port,
+		struct mxd_frame *f, unsigned n);
+/* Queues a frame to p by 'port': checked first unless 'sealed' (a
+ * retransmission, or a frame whose check was written as it was filled). */
+void mxd_partner_xmit_on(struct mxd_partner *p, unsigned port,
+		struct mxd_frame *f, int sealed);
+/* The same on p's current port. */
+void mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f);
+/* An explicit cumulative ACK (flags: MXD_F_PING asks for one back);
+ * returns 0, or -1 when the queue or the pool had no room. */
+int mxd_partner_ack(struct mxd_partner *p, uint8_t flags);
+
+/* ---- frames to whoever sent pkt (no partner needed) --------------------- */
+
+/* Starts an answer to pkt, addressed from its sender's own fields.
+ * Returns 1 (loopback) or 0 (wire) for mxd_answer_send, -1 when there is
+ * no room: the sender asks again. */
+int mxd_answer_start(struct mxd_board *b, unsigned port,
+		const struct mxd_pkt *pkt, struct mxd_hdr_args *a, uint16_t body,
+		struct mxd_frame *f);
+void mxd_answer_send(struct mxd_board *b, unsigned port, int local,
+		struct mxd_frame *f);
+
+/* A frame from our board to 'dst' by 'port' (loopback when local), for
+ * partners not connected yet (connect requests); 0 or -1 (no room). */
+int mxd_xmit_start(struct mxd_board *b, unsigned port, int local,
+		const uint8_t dst[MXD_ETH_ALEN], const struct mxd_hdr_args *a,
+		uint16_t body, struct mxd_frame *f);
+void mxd_xmit_send(struct mxd_board *b, unsigned port, int local,
+		struct mxd_frame *f);
+
+#endif /* MXD_XMIT_H */

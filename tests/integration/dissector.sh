@@ -1,0 +1,333 @@
+#!/usr/bin/env bash
+# The Wireshark dissector (contrib/wireshark/mxdpdk.lua) read by tshark from
+# a net_pcap capture of real traffic.
+#
+# mxtap relays frames between two memif ports and copies each one to a
+# net_pcap port (tx_pcap=capture file); wire_traffic a (nodeA) and b
+# (nodeB) talk through it, each dropping 5% of what it receives
+# (MX_FAULTS), so messages, fragments and pull replies are sent again.
+# The first run has mxtap corrupt 3% of the frames it relays (MX_FAULTS
+# corrupt=): they are captured corrupted, and mxtap prints its own verdict
+# on every frame with the project's CRC code.  The second run corrupts
+# nothing.  For each capture tshark exports the decoded fields and this
+# script checks that every frame type appears, that sequence numbers,
+# match information and lengths decode to what wire_traffic sent, that
+# pulls cover the large messages, that every frame has a checksum status
+# and that the good / bad / unverified counts equal mxtap's.
+#
+# Skipped (exit 77) without tshark or without Lua in tshark.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:?usage: dissector.sh <build-dir>}
+lua=$top/contrib/wireshark/mxdpdk.lua
+limit=40		# seconds any one process may take
+
+if ! command -v tshark >/dev/null 2>&1; then
+	echo "SKIP: tshark is not installed (apt-get install tshark)"
+	exit 77
+fi
+if ! tshark -v 2>/dev/null | grep -q "with Lua"; then
+	echo "SKIP: this tshark has no Lua support"
+	exit 77
+fi
+
+dir=$(mktemp -d /tmp/mxd-dissector.XXXXXX)
+# Only our own children still running (jobs -p), never a pid that may have
+# been reused; timeout passes SIGTERM on to the program it runs.
+cleanup() {
+	if [ -n "$(jobs -p)" ]; then
+		kill -TERM $(jobs -p) 2>/dev/null
+		sleep 1
+		kill -KILL $(jobs -p) 2>/dev/null
+	fi
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM PIPE
+fails=0
+passes=0
+
+# Waits (at most 10 s) for a line matching $2 in file $1 while pid $3 lives.
+wait_for() {
+	local i
+	for i in $(seq 1 1000); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.01
+	done
+	return 1
+}
+
+# capture <name> <mxtap MX_FAULTS>: runs the exchange through mxtap into
+# $dir/<name>.pcap; mxtap's verdict line goes to $dir/<name>.tap, the
+# message table wire_traffic b printed to $dir/<name>.msgs.
+capture() {
+	local name=$1 faults=$2 d=$dir/$1
+	local eal="--no-huge -m 128 --no-shconf --no-pci --log-level=error"
+	local tap a rc=0
+	mkdir -p "$d"
+	MX_FAULTS=$faults MX_DPDK_ARGS="$eal \
+--vdev=net_memif0,role=server,socket=$d/a.sock,mac=02:00:00:00:0f:0a \
+--vdev=net_memif1,role=server,socket=$d/b.sock,mac=02:00:00:00:0f:0b \
+--vdev=net_pcap0,tx_pcap=$dir/$name.pcap" \
+		timeout $((limit + 10)) "$build/tests/mxtap" $limit \
+		>"$d/tap.log" 2>&1 &
+	tap=$!
+	if ! wait_for "$d/tap.log" "mxtap: relaying" "$tap"; then
+		echo "FAIL: $name: mxtap did not start:"; cat "$d/tap.log"
+		kill -TERM "$tap" 2>/dev/null
+		return 1
+	fi
+	# Few frames in flight: fewer buffers, a quicker start.  A timeout
+	# floor above the scheduling delays of two cores shared by three
+	# polling processes: what goes again was lost, not merely late.
+	MX_HOSTNAME=nodeA MX_MBUFS=4095 MX_RTO_MIN_US=5000 \
+	MX_FAULTS="drop=5%,seed=3" \
+	MX_DPDK_ARGS="$eal --vdev=net_memif0,role=client,socket=$d/a.sock,mac=02:00:00:00:00:0a" \
+		timeout $limit "$build/tests/wire_traffic" a >"$d/a.log" 2>&1 &
+	a=$!
+	wait_for "$d/a.log" "a ready" "$a" || rc=1
+	# B probes A while A naps (ACK PING: quarter of the peer timeout),
+	# and lingers little on its refused last message.
+	MX_HOSTNAME=nodeB MX_MBUFS=4095 MX_RTO_MIN_US=5000 \
+	MX_FAULTS="drop=5%,seed=4" \
+	MX_PEER_TIMEOUT_MS=2000 MX_CLOSE_LINGER_MS=300 \
+	MX_DPDK_ARGS="$eal --vdev=net_memif0,role=client,socket=$d/b.sock,mac=02:00:00:00:00:0b" \
+		timeout $limit "$build/tests/wire_traffic" b >"$d/b.log" 2>&1 ||
+		rc=1
+	wait "$a" || rc=1
+	kill -TERM "$tap" 2>/dev/null
+	wait "$tap" || rc=1
+	if [ $rc -ne 0 ]; then
+		echo "FAIL: $name: the exchange failed:"
+		sed 's/^/  tap: /' "$d/tap.log"
+		sed 's/^/  a: /' "$d/a.log"
+		sed 's/^/  b: /' "$d/b.log"
+		return 1
+	fi
+	grep "^mxtap: frames" "$d/tap.log" >"$dir/$name.tap"
+	grep "^message " "$d/b.log" >"$dir/$name.msgs"
+}
+
+# The fields the checks read, one line per frame, tab separated.
+fields="frame.number frame.len mxdpdk.version mxdpdk.type
+	mxdpdk.flags.sync mxdpdk.flags.rndv mxdpdk.flags.ctrl mxdpdk.flags.ping
+	mxdpdk.flags.fresh mxdpdk.src_ep mxdpdk.dst_ep mxdpdk.length
+	mxdpdk.dst_session mxdpdk.csum.status mxdpdk.seq mxdpdk.msg_len
+	mxdpdk.match mxdpdk.frag_off mxdpdk.frag_idx mxdpdk.frag_count
+	mxdpdk.frag_max mxdpdk.frag_len mxdpdk.notice.kind mxdpdk.notice.value
+	mxdpdk.rndv.total_len mxdpdk.rndv.send_handle mxdpdk.nack.seq
+	mxdpdk.nack.reason mxdpdk.nack.session mxdpdk.pull.send_handle
+	mxdpdk.pull.recv_handle mxdpdk.pull.offset mxdpdk.pull.length
+	mxdpdk.pull_rep.recv_handle mxdpdk.pull_rep.offset mxdpdk.pull_rep.len
+	mxdpdk.retransmission mxdpdk.conn.status mxdpdk.disc.name _ws.col.Info"
+
+decode() {	# <name>: $dir/<name>.pcap -> $dir/<name>.tsv
+	local args=() f
+	for f in $fields; do args+=(-e "$f"); done
+	timeout 60 tshark -n -X lua_script:"$lua" -r "$dir/$1.pcap" \
+		-T fields -E occurrence=f "${args[@]}" >"$dir/$1.tsv" \
+		2>"$dir/$1.tshark.err" &&
+		! grep -qi "lua.*error\|error.*lua" "$dir/$1.tshark.err"
+}
+
+# check <name> <corrupted: 1|0>: the checks on one capture; prints one
+# line per check, and "N passed, M failed" to $dir/<name>.result.
+check() {
+	awk -F'\t' -v corrupt="$2" -v tapfile="$dir/$1.tap" \
+		-v msgfile="$dir/$1.msgs" -v resfile="$dir/$1.result" \
+		-v name="$1" '
+function hex(s,   v, i) {
+	s = tolower(s); sub(/^0x/, "", s); v = 0
+	for (i = 1; i <= length(s); i++)
+		v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v
+}
+function ok(what, cond, detail) {
+	if (cond) { print "ok: " name ": " what; passed++ }
+	else { print "FAIL: " name ": " what " (" detail ")"; failed++ }
+}
+function ceil_div(a, b) { return a == 0 ? 1 : int((a + b - 1) / b) }
+BEGIN {
+	getline tapline < tapfile
+	nt = split(tapline, t, " ")
+	for (i = 2; i < nt; i += 2) tap[t[i]] = t[i + 1]
+	while ((getline line < msgfile) > 0) {
+		split(line, m, " ")	# message i len L match M sync S
+		nmsg++; mlen[m[2]] = m[4]; msync[m[2]] = m[8]
+	}
+	eager_max = 32768	# MX_RNDV_THRESHOLD default
+}
+{
+	frames++
+	if ($3 == "") next
+	mx++
+	st = $14
+	if (st == "") nostatus++
+	if (st == "0") bad++
+	if (st == "2") unverified++
+	if (st == "0" && $40 !~ /\[bad checksum\]$/)
+		badinfo = badinfo " " $1
+	if (st != "1") next
+	good++
+	type = $4; seen_type[type]++
+	if ($5 == "1") f_sync++
+	if ($6 == "1") f_rndv++
+	if ($7 == "1") f_ctrl++
+	if ($8 == "1") f_ping++
+	if ($9 == "1") f_fresh++
+	want = 46 + $12; if (want < 60) want = 60
+	if ($2 != want) badlen = badlen " " $1
+	if ($37 != "") {
+		retrans++
+		if ($37 + 0 >= $1 + 0) badretrans = badretrans " " $1
+		if ($40 !~ /\[retransmission\]$/) badinfo = badinfo " " $1
+	}
+	if (type == 5) names[$39] = 1
+	if (type == 4 && $38 == "0") conn_ok++
+	if (type == 1) eager()
+	if (type == 6) { nack_seq[$27] = $28; nack_sess[$27] = $29 }
+	if (type == 8) pull_of[$31] = $30
+	if (type == 9) pull_rep()
+}
+function eager(   match_, idx, L, fmax, want_len, key) {
+	match_ = $17
+	if ($7 == "1") {	# notice
+		nkind[$23]++
+		if ($23 == "1") matched[hex($24)] = 1
+		if ($23 == "2") notified[$24] = 1
+		return
+	}
+	if (match_ == "0xffff000000000003") {	# the refused message
+		late_seq = $15; late_sess = $13
+		return
+	}
+	if (substr(match_, 1, 6) != "0x6d78" || $10 != "3" || $11 != "1")
+		return
+	data_frames++
+	idx = hex(substr(match_, 7, 4)); L = hex(substr(match_, 11, 8))
+	if (!(idx in mlen) || mlen[idx] != L) {
+		badmatch = badmatch " " $1
+		return
+	}
+	if ($15 != idx + 1) badseq = badseq " " $1 "(seq " $15 " msg " idx ")"
+	if (($5 == "1") != (msync[idx] == "1")) badsync = badsync " " $1
+	if (($6 == "1") != (L > eager_max)) badrndv = badrndv " " $1
+	if ($40 !~ /^3->1 EAGER seq=[0-9]+ len=[0-9]+ match=0x[0-9a-f]+/)
+		badinfo = badinfo " " $1
+	if ($6 == "1") {
+		if ($16 != 16 || $25 != L) badfrag = badfrag " " $1
+		rndv_total[$26] = L
+		return
+	}
+	fmax = $21
+	want_len = L - $18; if (want_len > fmax) want_len = fmax
+	if ($16 != L || $20 != ceil_div(L, fmax) || $18 != $19 * fmax ||
+			$22 != want_len || $12 != $22 + 24)
+		badfrag = badfrag " " $1
+	key = idx "/" $19
+	if (!(key in frag_seen)) {
+		frag_seen[key] = 1
+		frags[idx]++
+		nfrags[idx] = $20
+	}
+	if (msync[idx] == "1") sync_seq = $15
+}
+function pull_rep(   r, key) {
+	r = $34; key = r "/" $35
+	if (key in rep_seen) return
+	rep_seen[key] = 1
+	rep_bytes[r] += $36
+	rep_end[r] = ($35 + $36 > rep_end[r]) ? $35 + $36 : rep_end[r]
+}
+END {
+	ok("every frame read (" frames " frames, mxtap " tap["frames"] ")",
+		frames == tap["frames"] && frames > 0,
+		"mxtap counted " tap["frames"])
+	ok("every MX frame decoded (" mx ")", mx == tap["mx"],
+		"mxtap counted " tap["mx"])
+	ok("a checksum status on every frame", nostatus == 0,
+		nostatus " without")
+	ok("good checksums: " good, good > 0 && good == tap["good"],
+		"mxtap: " tap["good"])
+	ok("bad checksums: " bad + 0 " (mxtap corrupted " tap["corrupted"] ")",
+		bad == tap["bad"] && (corrupt ? bad > 0 : bad == 0) &&
+		bad + unverified <= tap["corrupted"], "mxtap: " tap["bad"])
+	ok("unverified checksums: " unverified + 0,
+		unverified == tap["unverified"], "mxtap: " tap["unverified"])
+	split("1 2 3 4 5 6 8 9", ty, " ")
+	miss = ""
+	for (i = 1; i <= 8; i++)
+		if (!(ty[i] in seen_type)) miss = miss " " ty[i]
+	ok("every frame type (EAGER ACK CONN_REQ CONN_REP DISCOVER NACK PULL " \
+		"PULL_REP)", miss == "", "missing types" miss)
+	ok("flags SYNC RNDV CTRL PING FRESH", f_sync && f_rndv && f_ctrl &&
+		f_ping && f_fresh, f_sync "/" f_rndv "/" f_ctrl "/" f_ping "/" f_fresh)
+	ok("notices MATCHED and NOTIFY", nkind[1] && nkind[2],
+		nkind[1] "/" nkind[2])
+	ok("match information names a sent message", badmatch == "" &&
+		data_frames > 0, "frames" badmatch)
+	ok("sequence numbers: message i is seq i+1", badseq == "", badseq)
+	ok("SYNC exactly on the issend", badsync == "", "frames" badsync)
+	ok("RNDV exactly above " eager_max " bytes", badrndv == "",
+		"frames" badrndv)
+	ok("fragment lengths and offsets consistent", badfrag == "",
+		"frames" badfrag)
+	miss = ""
+	for (i = 0; i < nmsg; i++)
+		if (mlen[i] <= eager_max && frags[i] != nfrags[i])
+			miss = miss " " i
+	ok("every fragment of every eager message", nmsg > 0 && miss == "",
+		"incomplete messages" miss)
+	ok("frame length = max(60, 46 + length)", badlen == "", "frames" badlen)
+	ok("MATCHED names the issend seq " sync_seq, sync_seq in matched, "")
+	miss = ""; n = 0
+	for (h in rndv_total) {
+		n++
+		if (!(h in notified)) miss = miss " notify:" h
+		r = ""
+		for (rh in pull_of) if (pull_of[rh] == h) r = rh
+		if (r == "" || rep_bytes[r] != rndv_total[h] ||
+				rep_end[r] != rndv_total[h])
+			miss = miss " pulled:" h "(" rep_bytes[r] "/" \
+				rndv_total[h] ")"
+	}
+	ok("pull replies cover each of " n " large messages, each NOTIFYed",
+		n == 3 && miss == "", miss)
+	ok("NACK refuses the late message (seq " late_seq ", reason closed)",
+		late_seq != "" && nack_seq[late_seq] == "1" &&
+		nack_sess[late_seq] == late_sess, "")
+	ok("retransmissions marked: " retrans, retrans > 0 && badretrans == "",
+		"frames" badretrans)
+	ok("DISCOVER names nodeA:0 nodeB:0", ("nodeA:0" in names) &&
+		("nodeB:0" in names), "")
+	ok("CONN_REP status OK", conn_ok > 0, "")
+	ok("info column: EAGER seq= len= match=, [bad checksum], " \
+		"[retransmission]", badinfo == "", "frames" badinfo)
+	print passed + 0 " passed, " failed + 0 " failed" > resfile
+}' "$dir/$1.tsv"
+}
+
+for run in corrupt:"corrupt=3%,seed=5" clean:""; do
+	name=${run%%:*}
+	if ! capture "$name" "${run#*:}"; then
+		fails=$((fails + 1))
+		continue
+	fi
+	if ! decode "$name"; then
+		echo "FAIL: $name: tshark failed:"; cat "$dir/$name.tshark.err"
+		fails=$((fails + 1))
+		continue
+	fi
+	echo "== $name: $(cat "$dir/$name.tap")"
+	check "$name" "$([ "$name" = corrupt ] && echo 1 || echo 0)"
+	p=; f=
+	read -r p _ f _ <"$dir/$name.result" 2>/dev/null
+	case "$p$f" in
+	''|*[!0-9]*) echo "FAIL: $name: the checks did not run"; p=0; f=1 ;;
+	esac
+	passes=$((passes + p))
+	fails=$((fails + f))
+done
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mxtap: a two-port relay with a capture tap, for the dissector test.
+ *
+ *   MX_DPDK_ARGS="... --vdev=net_memif0,role=server,socket=A
+ *                     --vdev=net_memif1,role=server,socket=B
+ *                     --vdev=net_pcap0,tx_pcap=cap.pcap" mxtap SECONDS
+ *
+ * Every frame received on one memif port is sent on the other, and a copy
+ * of it is sent on the net_pcap port, whose tx_pcap file is then a capture
+ * of both directions in the order the relay saw them.  MX_FAULTS (same
+ * syntax as for MX programs, pmd-glue/fault.c) applies to what the relay
+ * receives, before the tap: a frame it corrupts is captured corrupted and
+ * reaches the peer corrupted, so the capture holds frames whose check is
+ * bad, and the retransmissions that replace them.  (An MX process's own
+ * MX_FAULTS acts after its port, where no capture can see it.)
+ *
+ * On exit (SIGTERM, SIGINT or after SECONDS) it prints its own verdict on
+ * every frame it captured, with the project's CRC code (proto/csum.h):
+ *
+ *   mxtap: frames F mx M good G bad B unverified U foreign X corrupted C
+ *
+ * mx: EtherType 0x88b5; unverified: the common header's length runs past
+ * the frame, so no check can be computed; corrupted: frames the fault
+ * layer changed (a flip that falls in padding leaves a frame good, one in
+ * the EtherType makes it foreign).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_ethdev.h>
+#include <rte_eal.h>
+
+#include "csum.h"
+#include "fault.h"
+#include "glue.h"
+#include "wire.h"
+
+#define BURST		32
+#define TX_TRIES	1000	/* ~1 ms of a full memif ring, then lost */
+#define IDLE_SPIN	256	/* empty passes before sleeping */
+
+struct counts {
+	uint64_t frames, mx, good, bad, unverified, foreign, lost;
+};
+
+static volatile sig_atomic_t stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The same check as proto/wire.c: CRC-32C of the frame up to the end of
+ * the common header's length, the csum field read as zero. */
+static void
+classify(const uint8_t *f, uint32_t len, struct counts *c)
+{
+	static const uint8_t zero[4];
+	uint32_t body, crc, csum_off = MXD_ETH_HLEN + 28;
+
+	c->frames++;
+	if (len < MXD_ETH_HLEN || mxd_get16(f + 12) != MXD_ETHERTYPE) {
+		c->foreign++;
+		return;
+	}
+	c->mx++;
+	if (len < MXD_HDRS_LEN ||
+			(body = mxd_get16(f + MXD_ETH_HLEN + 10)) >
+			len - MXD_HDRS_LEN) {
+		c->unverified++;
+		return;
+	}
+	crc = mxd_crc_update(MXD_CRC_INIT, f, csum_off);
+	crc = mxd_crc_update(crc, zero, 4);
+	crc = mxd_crc_update(crc, f + csum_off + 4,
+			MXD_HDRS_LEN + body - csum_off - 4);
+	if (~crc == mxd_get32(f + csum_off))
+		c->good++;
+	else
+		c->bad++;
+}
+
+/* Sends all n frames or frees what does not go within TX_TRIES bursts. */
+static void
+send_all(struct mxd_link *l, struct mxd_frame *f, unsigned n, uint64_t *lost)
+{
+	unsigned done = 0;
+
+	for (unsigned t = 0; done < n && t < TX_TRIES; t++)
+		done += l->ops->tx_burst(l, f + done, (uint16_t)(n - done));
+	if (done < n) {
+		l->ops->free(f + done, n - done);
+		*lost += n - done;
+	}
+}
+
+/* One burst from 'in' to 'out' and the tap; returns the frames moved. */
+static unsigned
+relay(struct mxd_link *in, struct mxd_link *out, struct mxd_link *tap,
+		struct counts *c)
+{
+	struct mxd_frame f[BURST];
+	uint16_t n = in->ops->rx_burst(in, f, BURST);
+	uint64_t tap_lost = 0;
+
+	if (n == 0)
+		return 0;
+	for (uint16_t i = 0; i < n; i++)
+		classify(f[i].data, f[i].len, c);
+	in->ops->ref(f, n);
+	send_all(tap, f, n, &tap_lost);
+	send_all(out, f, n, &c->lost);
+	if (tap_lost != 0)
+		fprintf(stderr, "mxtap: %llu frames not captured\n",
+				(unsigned long long)tap_lost);
+	return n;
+}
+
+static int
+find_links(struct mxd_link *links, unsigned n, struct mxd_link *memif[2],
+		struct mxd_link **tap)
+{
+	unsigned m = 0;
+
+	*tap = NULL;
+	for (unsigned i = 0; i < n; i++) {
+		if (strcmp(links[i].driver, "net_memif") == 0 && m < 2)
+			memif[m++] = &links[i];
+		else if (strcmp(links[i].driver, "net_pcap") == 0)
+			*tap = &links[i];
+	}
+	return m == 2 && *tap != NULL ? 0 : -1;
+}
+
+static void
+run(struct mxd_link *memif[2], struct mxd_link *tap, double limit,
+		struct counts *c)
+{
+	struct timespec nap = { 0, 20000 };
+	double end = now_s() + limit;
+	unsigned idle = 0;
+
+	while (!stop) {
+		unsigned moved = relay(memif[0], memif[1], tap, c) +
+			relay(memif[1], memif[0], tap, c);
+
+		if (moved != 0) {
+			idle = 0;
+			continue;
+		}
+		if (++idle < IDLE_SPIN)
+			continue;
+		if (now_s() > end)
+			break;
+		nanosleep(&nap, NULL);	/* the peers share these cores */
+	}
+}
+
+static void
+report(struct mxd_link *memif[2], const struct counts *c)
+{
+	struct mxd_fault_stats s;
+	uint64_t corrupted = 0;
+
+	for (int i = 0; i < 2; i++)
+		if (mxd_fault_stats(memif[i], &s) == 0)
+			corrupted += s.corrupted;
+	printf("mxtap: frames %llu mx %llu good %llu bad %llu unverified %llu "
+			"foreign %llu corrupted %llu lost %llu\n",
+			(unsigned long long)c->frames,
+			(unsigned long long)c->mx, (unsigned long long)c->good,
+			(unsigned long long)c->bad,
+			(unsigned long long)c->unverified,
+			(unsigned long long)c->foreign,
+			(unsigned long long)corrupted,
+			(unsigned long long)c->lost);
+	fflush(stdout);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct mxd_glue_conf conf = {
+		.eal_args = getenv("MX_DPDK_ARGS"), .nb_mbufs = 4095,
+		.nb_rxd = 512, .nb_txd = 512,
+	};
+	const char *faults = getenv("MX_FAULTS");
+	struct mxd_link *links, *memif[2], *tap;
+	struct counts c = { 0 };
+	unsigned n = 0;
+	uint16_t pid;
+	int reused;
+
+	if (argc != 2 || atof(argv[1]) <= 0) {
+		fprintf(stderr, "usage: mxtap SECONDS (EAL arguments in "
+				"MX_DPDK_ARGS, faults in MX_FAULTS)\n");
+		return 2;
+	}
+	if (mxd_glue_eal_init(&conf, &reused) < 0 ||
+			mxd_glue_ports_open(&conf, &links, &n) < 0) {
+		fprintf(stderr, "mxtap: %s\n", mxd_glue_error());
+		return 1;
+	}
+	if (find_links(links, n, memif, &tap) < 0) {
+		fprintf(stderr, "mxtap: needs two net_memif ports and one "
+				"net_pcap port\n");
+		return 1;
+	}
+	if (faults != NULL && *faults != '\0' &&
+			mxd_fault_wrap(faults, memif, 2) < 0) {
+		fprintf(stderr, "mxtap: %s\n", mxd_glue_error());
+		return 1;
+	}
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	printf("mxtap: relaying\n");
+	fflush(stdout);
+	run(memif, tap, atof(argv[1]), &c);
+	report(memif, &c);
+	mxd_fault_unwrap(memif, 2);
+	/* Closing the net_pcap port closes its file. */
+	RTE_ETH_FOREACH_DEV(pid) {
+		rte_eth_dev_stop(pid);
+		rte_eth_dev_close(pid);
+	}
+	rte_eal_cleanup();
+	return 0;
+}
