@@ -61,7 +61,7 @@ build_mx() {
 		meson setup "$b" "$top" -Dtests=false --prefix="$cache/mx" \
 			>/dev/null
 	fi
-	ninja -C "$b" >/dev/null
+	ninja -C "$b" -j"$jobs" >/dev/null
 	meson install -C "$b" >/dev/null
 	MXPC=$(dirname "$(find "$cache/mx" -name myriexpress.pc | head -1)")
 	MXLIB=$(find "$cache/mx" -name libmyriexpress.a | head -1)
@@ -70,9 +70,15 @@ build_mx() {
 # ---- MPICH source --------------------------------------------------------------
 
 # Debian's deb-src for the Debian archives apt already uses, in a private
-# apt state folder: no change to the system's sources.
+# apt state folder: no change to the system's sources.  The source package
+# is downloaded once; MXD_MPICH_UPDATE=1 looks for a newer Debian revision
+# (a new one rebuilds MPICH from scratch).
 fetch_source() {
 	local a=$cache/apt
+	DSC=$(ls -t "$cache"/dl/mpich_*.dsc 2>/dev/null | head -1)
+	if [ -n "$DSC" ] && [ "${MXD_MPICH_UPDATE:-0}" = 0 ]; then
+		return 0
+	fi
 	mkdir -p "$a/lists/partial" "$a/archives/partial" "$cache/dl"
 	if ! apt-get indextargets 'Created-By: Packages' | grep -q .; then
 		apt-get update -q >/dev/null
@@ -91,14 +97,23 @@ fetch_source() {
 	DSC=$(ls -t "$cache"/dl/mpich_*.dsc | head -1)
 }
 
+# The source tree of $DSC in the cache: mpich-<upstream version>.
+src_dir() {
+	local v
+	v=$(sed -n 's/^Version: *//p' "$DSC" | head -1)
+	v=${v#*:}
+	echo "$cache/src/mpich-${v%-*}"
+}
+
 netmod_files() { ls "$top"/mpich/netmod/mx/*; }
 
-# Copies the netmod into the tree, only files that differ (make sees them).
+# Links the netmod's files into the tree: make sees every change, and no
+# stale copy is left behind.
 sync_netmod() {
 	local d=$SRC/src/mpid/ch3/channels/nemesis/netmod/mx f
 	mkdir -p "$d"
 	for f in $(netmod_files); do
-		cmp -s "$f" "$d/$(basename "$f")" || cp "$f" "$d/"
+		ln -sfn "$f" "$d/$(basename "$f")"
 	done
 }
 
@@ -106,8 +121,7 @@ sync_netmod() {
 prepare_tree() {
 	rm -rf "$cache/src" "$cache/install"
 	mkdir -p "$cache/src"
-	dpkg-source --no-check -x "$DSC" "$cache/src/mpich" >/dev/null
-	SRC=$cache/src/mpich
+	dpkg-source --no-check -x "$DSC" "$SRC" >/dev/null
 	sync_netmod
 	echo 'include $(top_srcdir)/src/mpid/ch3/channels/nemesis/netmod/mx/Makefile.mk' \
 		>>"$SRC/src/mpid/ch3/channels/nemesis/netmod/Makefile.mk"
@@ -122,7 +136,7 @@ prepare_tree() {
 
 build_mpich() {
 	local key stamp
-	SRC=$cache/src/mpich
+	SRC=$(src_dir)
 	key=$( (cat "$DSC"; cat "$top"/mpich/netmod/mx/subconfigure.m4 \
 		"$top"/mpich/netmod/mx/Makefile.mk; echo "$mpich_flags") |
 		sha256sum | cut -c1-16)
@@ -160,9 +174,15 @@ build_tests() {
 			"$MPI/bin/mpicc" -O2 -Wall -o "$exe" "$t"
 		fi
 	done
+	# Linked with libmpi.so: built once per MPICH configuration (make
+	# would rebuild them all after every install of mpi.h).
 	for g in pt2pt coll comm; do
+		[ "$(cat "$cache/tests-$g.key" 2>/dev/null)" = "$(cat "$cache/mpich.key")" ] &&
+			continue
+		log "MPICH: building test/mpi/$g (once, several minutes)"
 		make -C "$SRC/test/mpi/$g" -j"$jobs" >"$cache/tests-$g.log" 2>&1 ||
 			{ log "building test/mpi/$g failed: $cache/tests-$g.log"; exit 1; }
+		cp "$cache/mpich.key" "$cache/tests-$g.key"
 	done
 	make -C "$SRC/test/mpi/util" >/dev/null 2>&1 || true
 }
@@ -350,9 +370,66 @@ tests() {
 
 # ---- numbers ----------------------------------------------------------------------
 
+# The median of the numbers on stdin ("-" for none).
+median() {
+	sort -g | awk '{ v[NR] = $1 }
+		END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
+		      else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# One mpi_pingpong run with E set: "latency(us) MB/s" at 8 B and 1 MiB.
+pp_mpi() {
+	local out
+	out=$(MPIRUN_TIMEOUT=300 mpirun 2 "$cache/tests/mpi_pingpong" \
+		-S 8 -E 8 -N "$ITERS" 2>&1) || { log "$out"; echo "- -"; return; }
+	local lat; lat=$(awk '$1 == 8 { print $2 }' <<<"$out")
+	out=$(MPIRUN_TIMEOUT=300 mpirun 2 "$cache/tests/mpi_pingpong" \
+		-S 1048576 -E 1048576 -N "$ITERS" 2>&1) || { log "$out"; echo "$lat -"; return; }
+	echo "$lat $(awk '$1 == 1048576 { print $3 }' <<<"$out")"
+}
+
+# The same with our mx_pingpong over a memif pair: mean half round trip
+# and MB/s, the warm-up and iterations mpi_pingpong uses.
+pp_mx() {
+	local big=$((ITERS / 20 + 10)) a b
+	a=$(memif_pair "receiver on board" "$cache/mx/bin/mx_pingpong" -e 1 -- \
+		"$cache/mx/bin/mx_pingpong" -d nodeA:0 -r 1 -e 2 -S 8 -E 8 \
+		-N "$ITERS" -W $((ITERS / 10 + 1000)) --csv --no-progress 2>&1 |
+		awk -F, '$1 == "mx_pingpong" { print $5 }')
+	b=$(memif_pair "receiver on board" "$cache/mx/bin/mx_pingpong" -e 1 -- \
+		"$cache/mx/bin/mx_pingpong" -d nodeA:0 -r 1 -e 2 -S 1048576 \
+		-E 1048576 -N "$big" -W $((big / 10 + 10)) --csv --no-progress \
+		2>&1 | awk -F, '$1 == "mx_pingpong" { print $10 }')
+	echo "${a:--} ${b:--}"
+}
+
+# Each round runs the four in turn (interleaved: they share the machine's
+# phase); per figure the median over rounds, per ratio the median of the
+# rounds' ratios.
 bench() {
+	local rounds=${ROUNDS:-5} r
+	ITERS=${ITERS:-10000}
 	. "$top/scripts/memif-pair.sh"
-	"$top/mpich/bench.sh" "$run" "$MPI" "$cache" "${ROUNDS:-5}"
+	: >"$run/bench"
+	for r in $(seq 1 "$rounds"); do
+		log "bench round $r/$rounds: mx over af_packet, tcp over the same veth pair, mx over memif, mx_pingpong over memif"
+		net_pair
+		env_afp; local a; a=$(pp_mpi)
+		env_tcp; local t; t=$(pp_mpi)
+		net_down
+		env_memif; local m; m=$(pp_mpi)
+		local p; p=$(pp_mx)
+		echo "$a $t $m $p" >>"$run/bench"
+	done
+	# columns: 1-2 mx/afp, 3-4 tcp, 5-6 mx/memif, 7-8 mx_pingpong
+	col() { awk -v c="$1" '$c != "-" { print $c }' "$run/bench" | median; }
+	ratio() { awk -v a="$1" -v b="$2" '$a != "-" && $b != "-" && $b > 0 {
+		printf "%.3f\n", $a / $b }' "$run/bench" | median; }
+	printf 'num  %-40s %s\n' "latency-8B-veth" "mx netmod $(col 1) us, ch3:nemesis:tcp $(col 3) us, mx/tcp $(ratio 1 3)"
+	printf 'num  %-40s %s\n' "bandwidth-1MiB-veth" "mx netmod $(col 2) MB/s, ch3:nemesis:tcp $(col 4) MB/s, mx/tcp $(ratio 2 4)"
+	printf 'num  %-40s %s\n' "latency-8B-memif" "mx netmod $(col 5) us, mx_pingpong $(col 7) us, netmod/mx_pingpong $(ratio 5 7)"
+	printf 'num  %-40s %s\n' "bandwidth-1MiB-memif" "mx netmod $(col 6) MB/s, mx_pingpong $(col 8) MB/s, netmod/mx_pingpong $(ratio 6 8)"
+	echo "== numbers: medians of $rounds interleaved rounds ($ITERS round trips at 8 B; per-round table: $cache/last-run/bench)"
 }
 
 main() {

@@ -123,7 +123,7 @@ vectors(int count, int src, int dst, uint8_t *sb, uint8_t *rb)
 {
 	MPI_Datatype vec;
 	MPI_Request sr;
-	long span = (long)count * 16;
+	size_t span = (size_t)count * 16;
 	uint8_t *tmp = malloc(count * 8 + 1);
 
 	MPI_Type_vector(count, 1, 2, MPI_DOUBLE, &vec);
