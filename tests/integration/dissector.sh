@@ -120,7 +120,8 @@ fields="frame.number frame.len mxdpdk.version mxdpdk.type
 	mxdpdk.nack.reason mxdpdk.nack.session mxdpdk.pull.send_handle
 	mxdpdk.pull.recv_handle mxdpdk.pull.offset mxdpdk.pull.length
 	mxdpdk.pull_rep.recv_handle mxdpdk.pull_rep.offset mxdpdk.pull_rep.len
-	mxdpdk.retransmission mxdpdk.conn.status mxdpdk.disc.name _ws.col.Info"
+	mxdpdk.retransmission mxdpdk.conn.status mxdpdk.disc.name _ws.col.Info
+	mxdpdk.conn.epoch"
 
 decode() {	# <name>: $dir/<name>.pcap -> $dir/<name>.tsv
 	local args=() f
@@ -184,7 +185,8 @@ BEGIN {
 		if ($40 !~ /\[retransmission\]$/) badinfo = badinfo " " $1
 	}
 	if (type == 5) names[$39] = 1
-	if (type == 4 && $38 == "0") conn_ok++
+	if (type == 4 && $38 == "0" && $41 + 0 >= 1 &&
+			$40 ~ / epoch=[1-9][0-9]*/) conn_ok++
 	if (type == 1) eager()
 	if (type == 6) { nack_seq[$27] = $28; nack_sess[$27] = $29 }
 	if (type == 8) pull_of[$31] = $30
@@ -301,7 +303,7 @@ END {
 		"frames" badretrans)
 	ok("DISCOVER names nodeA:0 nodeB:0", ("nodeA:0" in names) &&
 		("nodeB:0" in names), "")
-	ok("CONN_REP status OK", conn_ok > 0, "")
+	ok("CONN_REP status OK, epoch >= 1", conn_ok > 0, "")
 	ok("info column: EAGER seq= len= match=, [bad checksum], " \
 		"[retransmission]", badinfo == "", "frames" badinfo)
 	print passed + 0 " passed, " failed + 0 " failed" > resfile
