@@ -3,7 +3,9 @@
  * Failure reporting (issue 13) over the fake links, deterministic: frames
  * of the connect handshake held back and delivered late, connect timeouts
  * and wake-ups, closing twice, closing with the link down, the last ack
- * of a session lost.  Each test failed before its fix.
+ * of a session lost: each of these failed before its fix (the first with
+ * the old rule, "a FRESH request to a partner past its start resets it").
+ * A lost BYE and late pull replies guard behaviour that already held.
  */
 #include <pthread.h>
 #include <setjmp.h>
