@@ -196,11 +196,16 @@ do_close_endpoint(mx_endpoint_t ep)
 	CHECK_EP(ep, "mx_close_endpoint");
 	for (uint32_t i = 0; i < ep->npartners; i++)
 		ep->partners[i]->bye_mark = ep->partners[i]->heard;
-	if (mxd_conf.close_linger_ms && !drained(&c))
-		mxd_poll_until(ep, drained, &c, mxd_conf.close_linger_ms);
-	for (uint32_t i = 0; i < ep->npartners; i++)
-		if (reachable(ep->partners[i]))
-			mxd_partner_ack(ep->partners[i], MXD_F_BYE);
+	/* MX_CLOSE_LINGER_MS=0: an abortive close, no wait and no BYE
+	 * (partners learn by NACK when they next send). */
+	if (mxd_conf.close_linger_ms) {
+		if (!drained(&c))
+			mxd_poll_until(ep, drained, &c,
+					mxd_conf.close_linger_ms);
+		for (uint32_t i = 0; i < ep->npartners; i++)
+			if (reachable(ep->partners[i]))
+				mxd_partner_ack(ep->partners[i], MXD_F_BYE);
+	}
 	mxd_board_flush(ep->board);
 	endpoint_release(ep);
 	return MX_SUCCESS;

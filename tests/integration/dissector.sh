@@ -66,7 +66,9 @@ capture() {
 	local eal="--no-huge -m 128 --no-shconf --no-pci --log-level=error"
 	local tap a rc=0
 	mkdir -p "$d"
-	MX_FAULTS=$faults MX_DPDK_ARGS="$eal \
+	# The closing endpoint's BYE is held back, so that B's late message
+	# is refused by a NACK on the wire (wire_traffic.c).
+	MXTAP_DROP_BYE=1 MX_FAULTS=$faults MX_DPDK_ARGS="$eal \
 --vdev=net_memif0,role=server,socket=$d/a.sock,mac=02:00:00:00:0f:0a \
 --vdev=net_memif1,role=server,socket=$d/b.sock,mac=02:00:00:00:0f:0b \
 --vdev=net_pcap0,tx_pcap=$dir/$name.pcap" \
