@@ -633,7 +633,7 @@ accept_sender(struct run *r)
 	if (take_params(r, &p, lens, st.xfer_length) < 0)
 		return -1;
 	rc = mx_connect(r->ep, be64toh(p.nic_id), be32toh(p.endpoint_id),
-			r->o->filter, 10, &r->peer);
+			r->o->filter, 10000, &r->peer);
 	if (rc != MX_SUCCESS) {
 		fprintf(stderr, "mx_bw: mx_connect back: %s\n",
 				mx_strerror(rc));
@@ -701,7 +701,7 @@ sender(struct run *r)
 	rc = mx_hostname_to_nic_id((char *)(uintptr_t)o->dest, &nic);
 	if (rc != MX_SUCCESS)
 		tool_die(o->dest, rc);
-	rc = mx_connect(r->ep, nic, o->remote_ep, o->filter, 10, &r->peer);
+	rc = mx_connect(r->ep, nic, o->remote_ep, o->filter, 10000, &r->peer);
 	if (rc != MX_SUCCESS)
 		tool_die("mx_connect", rc);
 	if (send_params(r) < 0)

@@ -58,7 +58,7 @@ main(void)
 	check(mx_open_endpoint(0, 1, FILTER, NULL, 0, &a), "open endpoint 1");
 	check(mx_open_endpoint(0, 2, FILTER, NULL, 0, &b), "open endpoint 2");
 	check(mx_board_number_to_nic_id(0, &nic), "board 0");
-	check(mx_connect(a, nic, 2, FILTER, 10, &to_b), "mx_connect");
+	check(mx_connect(a, nic, 2, FILTER, 10000, &to_b), "mx_connect");
 
 	check(mx_irecv(b, &rseg, 1, MATCH, MX_MATCH_MASK_NONE, NULL, &rreq),
 			"mx_irecv");

@@ -17,6 +17,7 @@
 #include "send.h"
 #include "timers.h"
 #include "unexp.h"
+#include "xmit.h"
 
 /* ---- endpoints ---------------------------------------------------------- */
 
@@ -125,39 +126,86 @@ endpoint_release(struct mx_endpoint *ep)
 	mxd_ep_free(ep);
 }
 
-/* Everything this endpoint sent is out and acknowledged. */
+/*
+ * Closing.  A completed send only means its data is in our frames, and an
+ * ack we sent may be lost: mx_close_endpoint lingers (at most
+ * MX_CLOSE_LINGER_MS) until every partner it can reach has acknowledged
+ * what we sent and has heard our last ack (it answered a PING that
+ * carried it), then tells each partner it is gone (ACK with BYE), so
+ * that a partner closing after us does not wait for our answer.  Partners
+ * lost or refused, and all of them when no port is up and they are not on
+ * our board, have nothing to wait for.
+ */
+#define BYE_PING_NS	5000000ull	/* PING again while unanswered */
+
+struct closing {
+	struct mx_endpoint *ep;
+	uint64_t next_ping;
+};
+
+static int
+reachable(const struct mxd_partner *p)
+{
+	struct mxd_board *b = p->ep->board;
+
+	/* UP, or disconnected here (mx_disconnect): it still needs our acks. */
+	if (p->state != MXD_PS_UP && p->state != MXD_PS_CLOSED)
+		return 0;
+	for (unsigned i = 0; !p->local && i < b->nports; i++)
+		if (mxd_board_port_up(b, i))
+			return 1;
+	return p->local;
+}
+
 static int
 drained(void *arg)
 {
-	struct mx_endpoint *ep = arg;
-	struct mxd_board *b = ep->board;
+	struct closing *c = arg;
+	struct mx_endpoint *ep = c->ep;
+	uint64_t now = mxd_now_ns();
+	int ping = now >= c->next_ping, done = 1;
 
 	for (uint32_t i = 0; i < ep->npartners; i++) {
-		const struct mxd_partner *p = ep->partners[i];
+		struct mxd_partner *p = ep->partners[i];
 
+		if (!reachable(p))
+			continue;
 		if (!mxd_list_empty(&p->sendq) ||
 				mxd_txwin_in_flight(&p->tx) != 0 ||
 				p->notify_n != 0 ||
-				mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
-			return 0;
+				mxd_rxwin_cum_ack(&p->rx) != p->ack_sent) {
+			done = 0;
+		} else if (mxd_rxwin_cum_ack(&p->rx) != 0 &&
+				p->heard == p->bye_mark) {
+			done = 0;	/* our last ack not known heard */
+			if (ping && mxd_partner_ack(p, MXD_F_PING) == 0)
+				c->next_ping = now + BYE_PING_NS;
+		}
 	}
 	for (uint32_t i = 0; i < MXD_LSEND_MAX; i++)
 		if (ep->lsend[i] != NULL)
 			return 0;	/* a large send still being pulled */
-	return !mxd_board_tx_pending(b);
+	return done;
 }
 
 static mx_return_t
 do_close_endpoint(mx_endpoint_t ep)
 {
+	struct closing c = { ep, 0 };
+
 	CHECK_EP(ep, "mx_close_endpoint");
-	/*
-	 * A completed send only means its data is in our frames: linger
-	 * (bounded) until the partners have acknowledged it, so that a
-	 * program that sends and then closes or exits loses nothing.
-	 */
-	if (mxd_conf.close_linger_ms && !drained(ep))
-		mxd_poll_until(ep, drained, ep, mxd_conf.close_linger_ms);
+	for (uint32_t i = 0; i < ep->npartners; i++)
+		ep->partners[i]->bye_mark = ep->partners[i]->heard;
+	/* MX_CLOSE_LINGER_MS=0: an abortive close, no wait and no BYE
+	 * (partners learn by NACK when they next send). */
+	if (mxd_conf.close_linger_ms) {
+		if (!drained(&c))
+			mxd_poll_until(ep, drained, &c,
+					mxd_conf.close_linger_ms);
+		for (uint32_t i = 0; i < ep->npartners; i++)
+			if (reachable(ep->partners[i]))
+				mxd_partner_ack(ep->partners[i], MXD_F_BYE);
+	}
 	mxd_board_flush(ep->board);
 	endpoint_release(ep);
 	return MX_SUCCESS;
@@ -185,12 +233,8 @@ do_connect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 	if (addr == NULL || endpoint_id >= MX_MAX_ENDPOINTS)
 		return mxd_error(ep, MX_BAD_ENDPOINT_ID,
 				"mx_connect: endpoint id %u", endpoint_id);
-	if (timeout == 0)
-		timeout = 10;
-	if (timeout > UINT32_MAX / 1000)
-		timeout = UINT32_MAX / 1000;
-	ret = mxd_connect_wait(ep, nic_id, endpoint_id, filter, timeout * 1000,
-			&p);
+	/* timeout: milliseconds, MX_INFINITE (0) none; mx_wakeup ends it. */
+	ret = mxd_connect_wait(ep, nic_id, endpoint_id, filter, timeout, &p);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret,
 				"mx_connect to %012llx endpoint %u",

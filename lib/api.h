@@ -18,7 +18,7 @@
 
 /* Entry check of calls on an endpoint. */
 #define CHECK_EP(ep, fn) do { \
-	if ((ep) == NULL || !mxd_lib.initialized) \
+	if (!mxd_lib.initialized || !mxd_ep_live(ep)) \
 		return mxd_error(NULL, MX_BAD_ENDPOINT, fn ": bad endpoint"); \
 } while (0)
 
@@ -37,7 +37,8 @@ int mxd_req_valid(const struct mx_endpoint *ep, const mx_request_t *request);
 int mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 		uint32_t timeout_ms);
 /* Connects ep to (nic, remote_ep) and waits (timeout_ms: MX_INFINITE
- * waits for ever); 0 with *out set, or a negated code. */
+ * waits for ever) until answered, timed out or mx_wakeup (-MX_TIMEOUT);
+ * 0 with *out set, or a negated code. */
 int mxd_connect_wait(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep,
 		uint32_t filter, uint32_t timeout_ms, struct mxd_partner **out);
 /* The partner of ep an address names, connecting first when it names an

@@ -12,9 +12,17 @@
  * the request, the requesting side from the reply.
  *
  * A new session of the remote endpoint (it was closed and opened again)
- * ends everything of the old one; so does a peer that starts over (FRESH:
- * its windows for us are at their start) while we still hold state for
- * it.  Then both sides begin again at message 1.
+ * ends everything of the old one.  Within a session, each side numbers
+ * its state for the other by an epoch, carried by every CONN_REQ/REP:
+ * both start at 1, and a side that starts over on its own (it declared
+ * the other lost: reliable.c) raises its epoch.  A request or reply with
+ * a higher epoch than ours says the peer started over: we end our state
+ * too (if we hold any) and take its epoch, so both begin again at message
+ * 1.  One with a lower epoch was sent before a start-over (late,
+ * duplicated or reordered): it changes nothing, and a request gets a
+ * reply with our epoch, which tells a peer that has not heard of our
+ * start-over.  Whether windows are "at their start" is never the test:
+ * a peer's request sent before our first message may arrive after it.
  */
 #include <string.h>
 
@@ -46,7 +54,7 @@ conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, unsigned port,
 				sizeof(struct mxd_conn_hdr), &f) < 0)
 		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->hs.id,
-			ep->filter, MXD_CONN_OK);
+			ep->filter, MXD_CONN_OK, p->epoch);
 	mxd_xmit_send(b, port, p->local, &f);
 	mxd_count(b, MXD_C_CONN_REQ);
 }
@@ -164,6 +172,15 @@ mxd_connect_start(struct mx_request *r, uint64_t nic, uint32_t remote_ep,
 	return 0;
 }
 
+void
+mxd_connect_abandon(struct mx_request *r)
+{
+	if (r->state == MXD_RS_QUEUED) {
+		mxd_list_del(&r->link);
+		mxd_req_set_state(r, MXD_RS_COMPLETE);
+	}
+}
+
 /* ---- answers ------------------------------------------------------------ */
 
 static void
@@ -184,28 +201,38 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 	if (local < 0)
 		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
-			pkt->u.conn.conn_id, ep ? ep->filter : 0, status);
+			pkt->u.conn.conn_id, ep ? ep->filter : 0, status,
+			p != NULL ? p->epoch : 0);
 	mxd_answer_send(b, port, local, &f);
 }
 
-/* Points p at the sender of pkt: session, index, route. */
-static void
+/*
+ * Points p at the sender of pkt: session, epoch, index, route.  Returns -1,
+ * changing nothing, for a frame older than our epoch (see the top).
+ */
+static int
 partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 {
-	int fresh = (pkt->h.flags & MXD_F_FRESH) != 0;
+	uint32_t epoch = pkt->u.conn.epoch;
+	int same = p->epoch_session == pkt->h.src_session;
 
 	if (p->remote_session != 0 &&
 			p->remote_session != pkt->h.src_session) {
 		mxd_count(p->ep->board, MXD_C_PEER_RESET);
 		mxd_partner_lost(p, MX_STATUS_ENDPOINT_CLOSED);
-	} else if (fresh && !mxd_partner_fresh(p) &&
-			(pkt->h.type == MXD_T_CONN_REP ||
-			 p->hs.fresh_seen != pkt->u.conn.conn_id)) {
-		mxd_count(p->ep->board, MXD_C_PEER_RESET);
-		mxd_partner_lost(p, MX_STATUS_ENDPOINT_UNREACHABLE);
+	} else if (!same) {
+		/* First contact with this session: its epoch is the one. */
+	} else if (epoch > p->epoch) {
+		if (!mxd_partner_fresh(p)) {
+			mxd_count(p->ep->board, MXD_C_PEER_RESET);
+			mxd_partner_lost(p, MX_STATUS_ENDPOINT_UNREACHABLE);
+		}
+	} else if (epoch < p->epoch) {
+		mxd_count_drop(p->ep->board, MXD_DROP_STALE);
+		return -1;
 	}
-	if (fresh && pkt->h.type == MXD_T_CONN_REQ)
-		p->hs.fresh_seen = pkt->u.conn.conn_id;	/* once per connect */
+	p->epoch = epoch;
+	p->epoch_session = pkt->h.src_session;
 	p->remote_session = pkt->h.src_session;
 	p->last_heard = mxd_now_ns();
 	p->remote_index = pkt->h.src_peer;
@@ -217,6 +244,7 @@ partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	}
 	p->fail = MX_STATUS_SUCCESS;
 	mxd_partner_set_state(p, MXD_PS_UP);
+	return 0;
 }
 
 void
@@ -241,9 +269,9 @@ mxd_rx_conn_req(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		conn_reply(b, port, pkt, ep, NULL, MXD_CONN_NO_RES);
 		return;
 	}
-	partner_learn(p, port, pkt);
-	p->remote_filter = pkt->u.conn.src_filter;
-	conn_reply(b, port, pkt, ep, p, MXD_CONN_OK);
+	if (partner_learn(p, port, pkt) == 0)
+		p->remote_filter = pkt->u.conn.src_filter;
+	conn_reply(b, port, pkt, ep, p, MXD_CONN_OK);	/* with our epoch */
 }
 
 void
@@ -268,7 +296,8 @@ mxd_rx_conn_rep(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		return;
 	}
 	if (pkt->u.conn.status == MXD_CONN_OK) {
-		partner_learn(p, port, pkt);
+		if (partner_learn(p, port, pkt) < 0)
+			return;		/* from before our start-over: ask on */
 		p->remote_filter = p->hs.filter;
 	}
 	p->hs.status = pkt->u.conn.status;

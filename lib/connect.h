@@ -16,6 +16,9 @@
  * (0: never).  0 or -MX_NO_RESOURCES. */
 int mxd_connect_start(struct mx_request *r, uint64_t nic, uint32_t remote_ep,
 		uint32_t filter, uint32_t timeout_ms);
+/* Gives up connect request r before its answer (its waiter was woken):
+ * it is taken off the list, and no longer completes. */
+void mxd_connect_abandon(struct mx_request *r);
 /* Timer: resends due connect requests, fails expired ones. */
 void mxd_connects_progress(struct mx_endpoint *ep, uint64_t now);
 void mxd_rx_conn_req(struct mxd_board *b, unsigned port,

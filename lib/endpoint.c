@@ -211,6 +211,7 @@ mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 	p->port = p->local ? 0 : -1;
 	p->state = MXD_PS_NEW;
 	p->hs.status = -1;
+	p->epoch = 1;
 	mxd_list_init(&p->sendq);
 	mxd_list_init(&p->syncq);
 	mxd_list_init(&p->sending);

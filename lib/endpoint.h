@@ -101,7 +101,6 @@ struct mxd_handshake {
 	int status;			/* -1 waiting, else enum mxd_conn_status */
 	uint32_t filter;		/* the filter that connect asked for */
 	uint64_t next;			/* ns: next request */
-	uint32_t fresh_seen;		/* peer's id of its last start-over */
 };
 
 struct mxd_partner {
@@ -112,6 +111,10 @@ struct mxd_partner {
 	uint32_t remote_ep;
 	uint32_t remote_filter;
 	uint32_t remote_session;	/* 0 until known, and once lost */
+	uint32_t epoch;			/* of our state for it (connect.c) */
+	uint32_t epoch_session;		/* the peer session epoch is of */
+	uint32_t heard;			/* frames heard from it, wrapping */
+	uint32_t bye_mark;		/* mx_close_endpoint: heard then */
 	uint8_t state;			/* enum mxd_peer_state */
 	uint8_t local;			/* same board, same process */
 	mx_status_code_t fail;		/* REFUSED, LOST: why sends fail */
@@ -225,6 +228,21 @@ static inline struct mx_endpoint *
 mxd_ep_of(const struct mxd_board *b, uint32_t id)
 {
 	return id < MX_MAX_ENDPOINTS ? b->ep[id] : NULL;
+}
+
+/* Whether ep is an endpoint open now: pointers are compared, a closed
+ * endpoint's memory is never read (mx_close_endpoint twice). */
+static inline int
+mxd_ep_live(const struct mx_endpoint *ep)
+{
+	for (unsigned i = 0; ep != NULL && i < mxd_lib.nboards; i++) {
+		const struct mxd_board *b = mxd_lib.boards[i];
+
+		for (uint32_t m = b->ep_open; m != 0; m &= m - 1)
+			if (b->ep[__builtin_ctz(m)] == ep)
+				return 1;
+	}
+	return 0;
 }
 
 /* A request of ep's pool. */

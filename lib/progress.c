@@ -70,7 +70,9 @@ rx_partner_frame(struct mxd_partner *p, unsigned port,
 		mxd_rx_eager(p, pkt);
 		return;
 	case MXD_T_ACK:
-		if (pkt->h.flags & MXD_F_PING)
+		if (pkt->h.flags & MXD_F_BYE)
+			mxd_partner_lost(p, MX_STATUS_ENDPOINT_CLOSED);
+		else if (pkt->h.flags & MXD_F_PING)
 			mxd_ack_send(p);	/* alive: say so now */
 		return;
 	case MXD_T_PULL:

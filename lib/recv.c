@@ -391,6 +391,7 @@ void
 mxd_rx_heard(struct mxd_partner *p, unsigned port)
 {
 	p->last_heard = p->ep->now;
+	p->heard++;
 	p->heard_on[port] = p->ep->now;
 	p->silent[port] = 0;
 }

@@ -187,6 +187,7 @@ mxd_partner_lost(struct mxd_partner *p, mx_status_code_t code)
 	mxd_recv_partner_lost(p, code);
 	/* Windows start over; its frames are stale from now on. */
 	mxd_partner_reset(p, 0);
+	p->epoch++;		/* the peer starts over too when it hears */
 	p->fail = code;
 	mxd_partner_set_state(p, MXD_PS_LOST);
 	p->notify_n = 0;

@@ -38,7 +38,7 @@ enum mxd_counter {
 	MXD_C_REPULLS,		/* PULLs sent again for missing replies */
 	MXD_C_PINGS,		/* liveness probes sent */
 	MXD_C_PEER_DEAD,	/* partners declared unreachable */
-	MXD_C_PEER_RESET,	/* partners restarted (new session/fresh) */
+	MXD_C_PEER_RESET,	/* partners restarted (new session/epoch) */
 	MXD_C_PORT_SUSPECT,	/* ports left out of striping after a loss */
 	MXD_C_BURSTS_CUT,	/* bursts cut short: the port's memory went */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */

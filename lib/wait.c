@@ -72,11 +72,14 @@ mxd_connect_wait(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep,
 
 	if (r == NULL)
 		return -MX_NO_RESOURCES;
-	ret = mxd_connect_start(r, nic, remote_ep, filter,
-			timeout_ms ? timeout_ms : 1);
+	ret = mxd_connect_start(r, nic, remote_ep, filter, timeout_ms);
 	mxd_board_flush(ep->board);
-	while (ret == 0 && !req_complete(r))	/* bounded by r's deadline */
-		mxd_poll_until(ep, req_complete, r, 0);
+	/* Bounded by r's deadline (none for MX_INFINITE) and mx_wakeup. */
+	if (ret == 0 && !mxd_poll_until(ep, req_complete, r, MX_INFINITE)) {
+		mxd_connect_abandon(r);
+		mxd_req_put(r);
+		return -MX_TIMEOUT;
+	}
 	code = r->status.code;
 	p = r->partner;
 	mxd_req_put(r);

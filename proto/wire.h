@@ -109,7 +109,11 @@ _Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
 				 * match = kind << 32 | value */
 #define MXD_F_PING	0x10	/* ACK: answer with an ACK now (liveness) */
 #define MXD_F_FRESH	0x20	/* CONN_REQ/REP: the sender's windows for
-				 * this partner start over (first message 1) */
+				 * this partner are at message 1 (for the
+				 * reader of a capture; the receiver acts
+				 * on the conn header's epoch) */
+#define MXD_F_BYE	0x40	/* ACK: the sender's endpoint is closing;
+				 * its ack is final, send it nothing more */
 
 /* MXD_T_EAGER: one fragment of a message of at most MXD_MAX_FRAGS frags. */
 struct mxd_eager_hdr {
@@ -134,7 +138,9 @@ struct mxd_conn_hdr {
 	uint32_t conn_id;	/*  8 request id, echoed by the reply */
 	uint32_t src_filter;	/* 12 sender endpoint's own filter */
 	uint8_t status;		/* 16 enum mxd_conn_status (reply only) */
-	uint8_t pad0[7];	/* 17 zero */
+	uint8_t pad0[3];	/* 17 zero */
+	uint32_t epoch;		/* 20 sender's epoch of its state for the
+				 *    receiver: raised when it starts over */
 };
 _Static_assert(sizeof(struct mxd_conn_hdr) == 24, "conn header size");
 
@@ -215,7 +221,7 @@ enum mxd_drop {
 	MXD_DROP_DUP,		/* duplicate fragment */
 	MXD_DROP_NOBUF,		/* no buffer to hold an early message */
 	MXD_DROP_CSUM,		/* integrity check failed: corrupted */
-	MXD_DROP_STALE,		/* an old session's or a dead pull's frame */
+	MXD_DROP_STALE,		/* an old session's, epoch's or dead pull's frame */
 	MXD_DROP_MAX
 };
 
@@ -254,6 +260,7 @@ struct mxd_pkt {
 			uint32_t conn_id;
 			uint32_t src_filter;
 			uint8_t status;
+			uint32_t epoch;
 		} conn;
 		struct {
 			uint64_t src_nic;
@@ -382,8 +389,9 @@ void mxd_wire_add_flags(uint8_t *frame, uint8_t flags);
 size_t mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len,
 		uint64_t match, uint16_t frag_max, uint8_t frag_idx);
 
+/* Writes a CONN_REQ/REP header (after the common header), returns its size. */
 size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
-		uint32_t src_filter, uint8_t status);
+		uint32_t src_filter, uint8_t status, uint32_t epoch);
 
 size_t mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason,
 		uint32_t session);

@@ -83,8 +83,8 @@ local type_names = {
 	[T_PULL] = "PULL", [T_PULL_REP] = "PULL_REP",
 	[10] = "NOTIFY (version 1, unknown now)",
 }
-local F_ACK_VALID, F_SYNC, F_RNDV, F_CTRL, F_PING, F_FRESH =
-	0x01, 0x02, 0x04, 0x08, 0x10, 0x20
+local F_ACK_VALID, F_SYNC, F_RNDV, F_CTRL, F_PING, F_FRESH, F_BYE =
+	0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40
 local notice_names = { [1] = "MATCHED", [2] = "NOTIFY" }
 local nack_reasons = { [1] = "endpoint closed or old session",
 	[2] = "bad filter" }
@@ -118,6 +118,8 @@ local pf = {
 		"ACK: answer with an ACK at once"),
 	f_fresh = ProtoField.bool("mxdpdk.flags.fresh", "FRESH", 8, nil,
 		F_FRESH, "CONN_REQ/REP: the sender's windows start over"),
+	f_bye = ProtoField.bool("mxdpdk.flags.bye", "BYE", 8, nil, F_BYE,
+		"ACK: the sender's endpoint is closing; its ack is final"),
 	pad = ProtoField.bytes("mxdpdk.pad", "Pad"),
 	src_ep = ProtoField.uint8("mxdpdk.src_ep", "Source endpoint"),
 	dst_ep = ProtoField.uint8("mxdpdk.dst_ep", "Destination endpoint"),
@@ -175,6 +177,8 @@ local pf = {
 	conn_status = ProtoField.uint8("mxdpdk.conn.status", "Status",
 		base.DEC, conn_status),
 	conn_pad = ProtoField.bytes("mxdpdk.conn.pad", "Pad"),
+	conn_epoch = ProtoField.uint32("mxdpdk.conn.epoch", "Epoch",
+		base.DEC),
 
 	-- DISCOVER
 	disc_nic = ProtoField.uint64("mxdpdk.disc.src_nic", "Source NIC id",
@@ -400,6 +404,7 @@ end
 
 local function dissect_ack(tvb, tree, h)
 	local info = string.format("%s ack=%u",
+		band(h.flags, F_BYE) ~= 0 and "ACK BYE" or
 		band(h.flags, F_PING) ~= 0 and "ACK PING" or "ACK", h.ack)
 	return info, h.length ~= 0 and "drop: bad length" or nil
 end
@@ -415,9 +420,10 @@ local function dissect_conn(tvb, tree, h)
 	t:add(pf.conn_id, tvb(o + 8, 4))
 	t:add(pf.conn_filter, tvb(o + 12, 4))
 	t:add(pf.conn_status, tvb(o + 16, 1))
-	t:add(pf.conn_pad, tvb(o + 17, 7))
-	local info = string.format("%s id=0x%x nic=%s", name, u32(tvb, o + 8),
-		hex64(tvb, o))
+	t:add(pf.conn_pad, tvb(o + 17, 3))
+	t:add(pf.conn_epoch, tvb(o + 20, 4))
+	local info = string.format("%s id=0x%x nic=%s epoch=%u", name,
+		u32(tvb, o + 8), hex64(tvb, o), u32(tvb, o + 20))
 	if h.type == T_CONN_REP then
 		local s = tvb(o + 16, 1):uint()
 		info = info .. " status=" .. (conn_status[s] or tostring(s))
@@ -532,7 +538,7 @@ local function dissect_common(tvb, tree)
 	t:add(pf.type, tvb(1, 1))
 	local fl = t:add(pf.flags, tvb(2, 1))
 	for _, f in ipairs({ pf.f_ack, pf.f_sync, pf.f_rndv, pf.f_ctrl,
-			pf.f_ping, pf.f_fresh }) do
+			pf.f_ping, pf.f_fresh, pf.f_bye }) do
 		fl:add(f, tvb(2, 1))
 	end
 	t:add(pf.pad, tvb(3, 1))

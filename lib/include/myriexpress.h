@@ -281,7 +281,9 @@ mx_return_t mx_nic_id_to_board_number(uint64_t nic_id,
 
 /**
  * Builds the address of a remote endpoint after checking that it is open
- * and accepts 'filter'.  timeout is in seconds (0: the default, 10 s).
+ * and accepts 'filter'.  timeout is in milliseconds, as in MX 1.2 (the
+ * 1.0 text says seconds); MX_INFINITE waits until answered, and
+ * mx_wakeup() ends the wait with MX_TIMEOUT.
  * @return MX_SUCCESS, MX_NIC_NOT_FOUND, MX_CONNECTION_FAILED (endpoint
  * closed), MX_BAD_CONNECTION_KEY, MX_TIMEOUT, MX_NO_RESOURCES.
  */

@@ -88,12 +88,23 @@ fake_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 			continue;
 		}
 		b->len = f[sent].len;
+		int act = p->tap != NULL ? p->tap(b->data, b->len) : FAKE_PASS;
+
+		if (act == FAKE_DROP || (act == FAKE_HOLD &&
+				p->nheld == FAKE_RING)) {
+			buf_unref(b);
+			sent++;
+			continue;
+		}
 		/* The wire copies: the receiver gets a buffer of its own. */
 		struct fbuf *c = buf_new();
 
 		memcpy(c->data, b->data, b->len);
 		c->len = b->len;
-		q->ring[q->tail++ % FAKE_RING] = c;
+		if (act == FAKE_HOLD)
+			p->held[p->nheld++] = c;
+		else
+			q->ring[q->tail++ % FAKE_RING] = c;
 		buf_unref(b);
 		sent++;
 	}
@@ -193,6 +204,20 @@ fake_drain(struct fake_port *p)
 {
 	while (p->head != p->tail)
 		buf_unref(p->ring[p->head++ % FAKE_RING]);
+	while (p->nheld > 0)
+		buf_unref(p->held[--p->nheld]);
+}
+
+void
+fake_release(struct fake_port *p)
+{
+	struct fake_port *q = p->peer;
+	uint32_t i = 0;
+
+	while (i < p->nheld && q->tail - q->head < FAKE_RING)
+		q->ring[q->tail++ % FAKE_RING] = p->held[i++];
+	p->nheld -= i;
+	memmove(p->held, p->held + i, p->nheld * sizeof(p->held[0]));
 }
 
 void

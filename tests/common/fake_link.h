@@ -21,8 +21,15 @@ struct fake_port {
 	int up;
 	int reverse;		/* rx: reverse what is pending at each poll */
 	int lose;		/* tx: takes every frame and loses it */
+	/* tx: looks at each frame sent: FAKE_PASS, FAKE_DROP, or FAKE_HOLD
+	 * (kept until fake_release delivers it, after what followed) */
+	int (*tap)(const uint8_t *frame, uint32_t len);
+	void *held[FAKE_RING];
+	uint32_t nheld;
 	unsigned long tx_frames;
 };
+
+enum { FAKE_PASS, FAKE_DROP, FAKE_HOLD };
 
 /* Connects a and b as the two ends of one wire; mac_last tells them apart. */
 void fake_pair(struct fake_port *a, struct fake_port *b, uint8_t mac_a,
@@ -31,7 +38,9 @@ void fake_pair(struct fake_port *a, struct fake_port *b, uint8_t mac_a,
 /* Buffers still allocated (0 after everything is released). */
 long fake_live_buffers(void);
 
-/* Frees frames still waiting in a port's rx ring. */
+/* Delivers the frames p's tap held, in the order they were sent. */
+void fake_release(struct fake_port *p);
+/* Frees frames still waiting in a port's rx ring (and those it held). */
 void fake_drain(struct fake_port *p);
 /* Puts raw bytes in p's rx ring, as if they came from the wire. */
 void fake_inject(struct fake_port *p, const uint8_t *bytes, uint32_t len);

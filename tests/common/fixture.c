@@ -8,7 +8,7 @@
 struct fixture fx;
 
 int
-fixture_setup(void **state)
+fixture_open(void **state)
 {
 	struct mxd_link *links[2] = { &fx.pa.link, &fx.pb.link };
 
@@ -25,8 +25,16 @@ fixture_setup(void **state)
 		return -1;
 	mx_board_number_to_nic_id(0, &fx.nic0);
 	mx_board_number_to_nic_id(1, &fx.nic1);
-	if (mx_connect(fx.e0, fx.nic1, 2, 0xbeef, 1, &fx.to1) ||
-			mx_connect(fx.e1, fx.nic0, 1, 0xf00d, 1, &fx.to0))
+	return 0;
+}
+
+int
+fixture_setup(void **state)
+{
+	if (fixture_open(state) < 0)
+		return -1;
+	if (mx_connect(fx.e0, fx.nic1, 2, 0xbeef, 1000, &fx.to1) ||
+			mx_connect(fx.e1, fx.nic0, 1, 0xf00d, 1000, &fx.to0))
 		return -1;
 	return 0;
 }

@@ -27,6 +27,8 @@ extern struct fixture fx;
 
 /* cmocka setup and teardown; teardown fails if a frame buffer leaked. */
 int fixture_setup(void **state);
+/* The same setup without the connects. */
+int fixture_open(void **state);
 int fixture_teardown(void **state);
 
 #endif

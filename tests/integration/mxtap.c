@@ -15,6 +15,10 @@
  * bad, and the retransmissions that replace them.  (An MX process's own
  * MX_FAULTS acts after its port, where no capture can see it.)
  *
+ * MXTAP_DROP_BYE=1: an ACK flagged BYE (an endpoint closing) is captured
+ * but not relayed, so that the peer's next message to the closed endpoint
+ * is refused by NACK on the wire (the dissector test wants one).
+ *
  * On exit (SIGTERM, SIGINT or after SECONDS) it prints its own verdict on
  * every frame it captured, with the project's CRC code (proto/csum.h):
  *
@@ -48,6 +52,14 @@ struct counts {
 };
 
 static volatile sig_atomic_t stop;
+static int drop_bye;	/* MXTAP_DROP_BYE */
+
+static int
+is_bye(const uint8_t *f, uint32_t len)
+{
+	return len >= MXD_HDRS_LEN && f[MXD_ETH_HLEN + 1] == MXD_T_ACK &&
+		(f[MXD_ETH_HLEN + 2] & MXD_F_BYE) != 0;
+}
 
 static void
 on_signal(int sig)
@@ -117,6 +129,7 @@ relay(struct mxd_link *in, struct mxd_link *out, struct mxd_link *tap,
 	struct mxd_frame f[BURST];
 	uint16_t n = in->ops->rx_burst(in, f, BURST);
 	uint64_t tap_lost = 0;
+	uint16_t m = 0;
 
 	if (n == 0)
 		return 0;
@@ -124,7 +137,13 @@ relay(struct mxd_link *in, struct mxd_link *out, struct mxd_link *tap,
 		classify(f[i].data, f[i].len, c);
 	in->ops->ref(f, n);
 	send_all(tap, f, n, &tap_lost);
-	send_all(out, f, n, &c->lost);
+	for (uint16_t i = 0; i < n; i++) {
+		if (drop_bye && is_bye(f[i].data, f[i].len))
+			in->ops->free(&f[i], 1);	/* captured only */
+		else
+			f[m++] = f[i];
+	}
+	send_all(out, f, m, &c->lost);
 	if (tap_lost != 0)
 		fprintf(stderr, "mxtap: %llu frames not captured\n",
 				(unsigned long long)tap_lost);
@@ -200,11 +219,14 @@ main(int argc, char **argv)
 		.nb_rxd = 512, .nb_txd = 512,
 	};
 	const char *faults = getenv("MX_FAULTS");
+	const char *bye = getenv("MXTAP_DROP_BYE");
 	struct mxd_link *links, *memif[2], *tap;
 	struct counts c = { 0 };
 	unsigned n = 0;
 	uint16_t pid;
 	int reused;
+
+	drop_bye = bye != NULL && strcmp(bye, "1") == 0;
 
 	if (argc != 2 || atof(argv[1]) <= 0) {
 		fprintf(stderr, "usage: mxtap SECONDS (EAL arguments in "

@@ -36,7 +36,7 @@ exchange_on_one_board(void)
 	assert_int_equal(mx_open_endpoint(0, 3, 77, NULL, 0, &a), MX_SUCCESS);
 	assert_int_equal(mx_open_endpoint(0, 4, 88, NULL, 0, &b), MX_SUCCESS);
 	mx_board_number_to_nic_id(0, &nic);
-	assert_int_equal(mx_connect(a, nic, 4, 88, 2, &ab), MX_SUCCESS);
+	assert_int_equal(mx_connect(a, nic, 4, 88, 2000, &ab), MX_SUCCESS);
 	for (size_t i = 0; i < sizeof(out); i++)
 		out[i] = (uint8_t)(i * 7);
 	assert_int_equal(mx_irecv(b, &si, 1, 5, MX_MATCH_MASK_NONE, NULL, &rr),

@@ -184,7 +184,7 @@ b_connect(mx_endpoint_t ep)
 
 	rc = mx_hostname_to_nic_id((char *)"nodeA:0", &nic);
 	CHECK(rc == MX_SUCCESS, "resolve nodeA:0: %s", mx_strerror(rc));
-	rc = mx_connect(ep, nic, EP_A, FILTER, 20, &to);
+	rc = mx_connect(ep, nic, EP_A, FILTER, 20000, &to);
 	CHECK(rc == MX_SUCCESS, "connect: %s", mx_strerror(rc));
 	mx_get_endpoint_addr(ep, &self);
 	mx_decompose_endpoint_addr(self, &me[0], &id);
@@ -208,7 +208,7 @@ a_accept(mx_endpoint_t ep)
 	CHECK(st.xfer_length == sizeof(peer), "param length");
 	mx_decompose_endpoint_addr(st.source, &nic, &id);
 	CHECK(nic == peer[0] && id == peer[1], "status.source is not B");
-	rc = mx_connect(ep, peer[0], (uint32_t)peer[1], FILTER, 20, &to);
+	rc = mx_connect(ep, peer[0], (uint32_t)peer[1], FILTER, 20000, &to);
 	CHECK(rc == MX_SUCCESS, "connect back: %s", mx_strerror(rc));
 	return to;
 }

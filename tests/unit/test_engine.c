@@ -341,16 +341,16 @@ connect_errors(void **state)
 	mx_endpoint_addr_t a;
 
 	(void)state;
-	assert_int_equal(mx_connect(e0, nic1, 5, 0xbeef, 1, &a),
+	assert_int_equal(mx_connect(e0, nic1, 5, 0xbeef, 1000, &a),
 			MX_CONNECTION_FAILED);
-	assert_int_equal(mx_connect(e0, nic1, 2, 0xbad, 1, &a),
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbad, 1000, &a),
 			MX_BAD_CONNECTION_KEY);
-	assert_int_equal(mx_connect(e0, 0x0203040506ull, 2, 0xbeef, 1, &a),
+	assert_int_equal(mx_connect(e0, 0x0203040506ull, 2, 0xbeef, 1000, &a),
 			MX_NIC_NOT_FOUND);
-	assert_int_equal(mx_connect(e0, nic1, MX_MAX_ENDPOINTS, 0xbeef, 1, &a),
+	assert_int_equal(mx_connect(e0, nic1, MX_MAX_ENDPOINTS, 0xbeef, 1000, &a),
 			MX_BAD_ENDPOINT_ID);
 	/* The good connection still works. */
-	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1, &a), MX_SUCCESS);
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1000, &a), MX_SUCCESS);
 }
 
 static void
@@ -373,7 +373,7 @@ loopback_same_board(void **state)
 	/* To another endpoint of the same board. */
 	assert_int_equal(mx_open_endpoint(0, MX_ANY_ENDPOINT, 3, NULL, 0, &e2),
 			MX_SUCCESS);
-	assert_int_equal(mx_connect(e0, nic0, e2->id, 3, 1, &to2), MX_SUCCESS);
+	assert_int_equal(mx_connect(e0, nic0, e2->id, 3, 1000, &to2), MX_SUCCESS);
 	r = mxt_recv(e2, in, sizeof(in), 12, MX_MATCH_MASK_NONE);
 	mxt_send_ok(e0, to2, out, 100, 12);
 	assert_int_equal(mxt_wait(e2, &r).xfer_length, 100);
@@ -561,11 +561,14 @@ send_to_closed_endpoint(void **state)
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[0]), MX_SUCCESS);
 	assert_int_equal(s[0]->state, MXD_RS_COMPLETE);
 	assert_int_equal(mxt_wait(e0, &s[0]).code, MX_STATUS_ENDPOINT_CLOSED);
-	assert_true(e0->board->counters[MXD_C_NACK_RCVD] >= 1);
+	/* Told by e1's BYE when it closed (by a NACK had the BYE been
+	 * lost): e0 knows it closed, not unreachable. */
+	assert_int_equal(mxd_addr_partner(e0, &to1)->fail,
+			MX_STATUS_ENDPOINT_CLOSED);
 	/* Reopened (a new session) and reconnected: works again. */
 	assert_int_equal(mx_open_endpoint(1, 2, 0xbeef, NULL, 0, &e1),
 			MX_SUCCESS);
-	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1, &to1), MX_SUCCESS);
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1000, &to1), MX_SUCCESS);
 	r = mxt_recv(e1, in, sizeof(in), 2, MX_MATCH_MASK_NONE);
 	mxt_send_ok(e0, to1, out, sizeof(out), 2);
 	assert_int_equal(mxt_wait(e1, &r).xfer_length, sizeof(out));
@@ -707,7 +710,7 @@ disconnect_then_reconnect(void **state)
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[0]),
 			MX_BAD_ENDPOINT);
 	/* Same sessions on both sides: sequence numbers must go on. */
-	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1, &to1), MX_SUCCESS);
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1000, &to1), MX_SUCCESS);
 	for (uint32_t i = 0; i < MXD_WIN; i++) {
 		r = mxt_recv(e1, &in, 4, 2, MX_MATCH_MASK_NONE);
 		v = i;
@@ -849,7 +852,7 @@ unexp_limit_case(uint32_t limit, uint32_t n, uint32_t len)
 
 	par.val.unexp_queue_max = limit;
 	assert_int_equal(mx_open_endpoint(1, 5, 9, &par, 1, &e2), MX_SUCCESS);
-	assert_int_equal(mx_connect(e0, nic1, 5, 9, 1, &to2), MX_SUCCESS);
+	assert_int_equal(mx_connect(e0, nic1, 5, 9, 1000, &to2), MX_SUCCESS);
 	for (uint32_t i = 0; i < n; i++) {
 		mx_segment_t seg = { out[i], len };
 
@@ -1278,7 +1281,7 @@ two_port_boards(void **state)
 	assert_true(nic == 0x020000000020ull);
 	assert_int_equal(mx_open_endpoint(0, 0, 1, NULL, 0, &a), MX_SUCCESS);
 	assert_int_equal(mx_open_endpoint(1, 0, 2, NULL, 0, &b), MX_SUCCESS);
-	assert_int_equal(mx_connect(a, nic, 0, 2, 1, &ab), MX_SUCCESS);
+	assert_int_equal(mx_connect(a, nic, 0, 2, 1000, &ab), MX_SUCCESS);
 	mxt_pattern(out, sizeof(out), 4);
 	r = mxt_recv(b, in, sizeof(in), 1, MX_MATCH_MASK_NONE);
 	mxt_send_ok(a, ab, out, sizeof(out), 1);

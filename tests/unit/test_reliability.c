@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Failure reporting (issue 13) over the fake links, deterministic: frames
+ * of the connect handshake held back and delivered late, connect timeouts
+ * and wake-ups, closing twice, closing with the link down, the last ack
+ * of a session lost: each of these failed before its fix (the first with
+ * the old rule, "a FRESH request to a partner past its start resets it").
+ * A lost BYE and late pull replies guard behaviour that already held.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fixture.h"
+#include "reliable.h"
+#include "mxtest.h"
+
+#define e0 fx.e0
+#define e1 fx.e1
+#define to1 fx.to1
+#define to0 fx.to0
+#define pa fx.pa
+#define pb fx.pb
+#define nic0 fx.nic0
+#define nic1 fx.nic1
+
+static uint8_t
+frame_type(const uint8_t *f, uint32_t len)
+{
+	return len > MXD_ETH_HLEN + 1 ? f[MXD_ETH_HLEN + 1] : 0xff;
+}
+
+static int
+hold_conn_req(const uint8_t *f, uint32_t len)
+{
+	return frame_type(f, len) == MXD_T_CONN_REQ ? FAKE_HOLD : FAKE_PASS;
+}
+
+static int
+hold_all(const uint8_t *f, uint32_t len)
+{
+	(void)f;
+	(void)len;
+	return FAKE_HOLD;
+}
+
+static int
+drop_acks(const uint8_t *f, uint32_t len)
+{
+	return frame_type(f, len) == MXD_T_ACK ? FAKE_DROP : FAKE_PASS;
+}
+
+static int
+hold_pull_replies(const uint8_t *f, uint32_t len)
+{
+	return frame_type(f, len) == MXD_T_PULL_REP ? FAKE_HOLD : FAKE_PASS;
+}
+
+static void
+progress_ms(uint32_t ms)
+{
+	uint64_t end = mxd_now_ns() + ms * 1000000ull;
+
+	while (mxd_now_ns() < end) {
+		mx_progress(e0);
+		mx_progress(e1);
+	}
+}
+
+/*
+ * Both sides connect; e0's first request (its windows at their start, so
+ * flagged FRESH) is held back until e1 has connected the other way, sent
+ * e0 a message and is waiting for its ack.  The late request must not
+ * end the session: e1's send succeeds, e0's connect completes, and
+ * messages flow both ways in order.
+ */
+static void
+late_connect_request(void **state)
+{
+	uint8_t out[64], in[64];
+	mx_request_t c, s, r;
+	mx_status_t st;
+	uint32_t result;
+
+	(void)state;
+	pa.tap = hold_conn_req;
+	assert_int_equal(mx_iconnect(e0, nic1, 2, 0xbeef, 0, NULL, &c),
+			MX_SUCCESS);
+	progress_ms(5);
+	assert_int_not_equal(pa.nheld, 0);
+	assert_int_equal(mx_connect(e1, nic0, 1, 0xf00d, 1000, &to0),
+			MX_SUCCESS);
+	pa.tap = hold_all;		/* e0's acks too, from now */
+	mxt_pattern(out, sizeof(out), 1);
+	r = mxt_recv(e0, in, sizeof(in), 7, MX_MATCH_MASK_NONE);
+	s = mxt_isend(e1, to0, out, sizeof(out), 7);
+	mxt_wait(e0, &r);
+	mxt_pattern_expect(in, sizeof(in), 1);
+	assert_int_equal(mx_test(e1, &s, &st, &result), MX_SUCCESS);
+	assert_int_equal(result, 0);	/* its ack is held */
+	pa.tap = NULL;
+	fake_release(&pa);		/* the FRESH request first */
+	assert_int_equal(mxt_wait(e1, &s).code, MX_STATUS_SUCCESS);
+	st = mxt_wait(e0, &c);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+	to1 = st.source;
+	for (uint32_t i = 0; i < 4; i++) {
+		r = mxt_recv(e1, in, sizeof(in), 8, MX_MATCH_MASK_NONE);
+		mxt_pattern(out, sizeof(out), 10 + i);
+		mxt_send_ok(e0, to1, out, sizeof(out), 8);
+		mxt_wait(e1, &r);
+		mxt_pattern_expect(in, sizeof(in), 10 + i);
+		r = mxt_recv(e0, in, sizeof(in), 9, MX_MATCH_MASK_NONE);
+		mxt_send_ok(e1, to0, out, sizeof(out), 9);
+		mxt_wait(e0, &r);
+		mxt_pattern_expect(in, sizeof(in), 10 + i);
+	}
+	assert_int_equal(e1->board->counters[MXD_C_PEER_RESET], 0);
+	assert_int_equal(e0->board->counters[MXD_C_PEER_RESET], 0);
+}
+
+/* mx_connect's timeout is in milliseconds. */
+static void
+connect_timeout_ms(void **state)
+{
+	mx_endpoint_addr_t a;
+	uint64_t t0 = mxd_now_ns(), ms;
+
+	(void)state;
+	pa.lose = 1;			/* nothing e0 sends arrives */
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 60, &a), MX_TIMEOUT);
+	ms = (mxd_now_ns() - t0) / 1000000;
+	assert_true(ms >= 59 && ms < 1000);
+}
+
+static void *
+wake_later(void *arg)
+{
+	usleep(200 * 1000);
+	mx_wakeup(*(mx_endpoint_t *)arg);
+	return NULL;
+}
+
+/* MX_INFINITE never times out; mx_wakeup ends the wait. */
+static void
+connect_infinite_woken(void **state)
+{
+	mx_endpoint_addr_t a;
+	pthread_t t;
+	uint64_t t0 = mxd_now_ns(), ms;
+
+	(void)state;
+	pa.lose = 1;
+	assert_int_equal(pthread_create(&t, NULL, wake_later, &e0), 0);
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, MX_INFINITE, &a),
+			MX_TIMEOUT);
+	ms = (mxd_now_ns() - t0) / 1000000;
+	pthread_join(t, NULL);
+	assert_true(ms >= 199 && ms < 1500);
+	pa.lose = 0;			/* the endpoint still works */
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1000, &a),
+			MX_SUCCESS);
+}
+
+/* Closing with the link down has nothing to flush to: no linger. */
+static void
+close_link_down(void **state)
+{
+	uint8_t out[64] = { 0 };
+	mx_request_t s;
+	uint64_t t0;
+
+	(void)state;
+	pa.up = 0;
+	s = mxt_isend(e0, to1, out, sizeof(out), 1);
+	(void)s;
+	t0 = mxd_now_ns();
+	assert_int_equal(mx_close_endpoint(e0), MX_SUCCESS);
+	assert_true(mxd_now_ns() - t0 < 500 * 1000000ull);
+	e0 = NULL;
+}
+
+/* A closed endpoint closed again is refused, not a double free. */
+static void
+close_twice(void **state)
+{
+	mx_endpoint_t e = e0;
+
+	(void)state;
+	assert_int_equal(mx_close_endpoint(e), MX_SUCCESS);
+	assert_int_equal(mx_close_endpoint(e), MX_BAD_ENDPOINT);
+	e0 = NULL;
+}
+
+/*
+ * The receiver's acks of the last messages are lost, and it closes: the
+ * sender must still learn that they arrived (the closing side makes sure
+ * its last ack was heard), not report them lost.
+ */
+static void
+last_ack_lost_at_close(void **state)
+{
+	uint8_t out[64], in[64];
+	mx_request_t s[4], r;
+
+	(void)state;
+	pb.tap = drop_acks;		/* e1's explicit acks vanish */
+	mxt_pattern(out, sizeof(out), 3);
+	for (unsigned i = 0; i < 4; i++) {
+		r = mxt_recv(e1, in, sizeof(in), 5, MX_MATCH_MASK_NONE);
+		s[i] = mxt_isend(e0, to1, out, sizeof(out), 5);
+		mxt_wait(e1, &r);
+		mxt_pattern_expect(in, sizeof(in), 3);
+	}
+	pb.tap = NULL;
+	assert_int_equal(mx_close_endpoint(e1), MX_SUCCESS);
+	e1 = NULL;
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_SUCCESS);
+}
+
+/* The BYE of a closing endpoint lost: the next send learns by NACK. */
+static void
+bye_lost_nack_tells(void **state)
+{
+	uint8_t out[64] = { 0 };
+
+	(void)state;
+	pb.tap = drop_acks;
+	assert_int_equal(mx_close_endpoint(e1), MX_SUCCESS);
+	e1 = NULL;
+	pb.tap = NULL;
+	assert_int_equal(mxt_send(e0, to1, out, sizeof(out), 1).code,
+			MX_STATUS_ENDPOINT_CLOSED);
+	assert_true(e0->board->counters[MXD_C_NACK_RCVD] >= 1);
+}
+
+/*
+ * A large receive ended while its pull replies are on the wire: the
+ * sender declared lost, or the receiving endpoint closed.  The replies
+ * that arrive later must not touch the receive's buffer, which the
+ * application has freed (ASan in the sanitizer suite sees any write).
+ */
+static void
+late_pull_replies(int close)
+{
+	const uint32_t len = 1 << 20;
+	uint8_t *out = malloc(len), *in = malloc(len);
+	mx_request_t s, r;
+	mx_status_t st;
+	uint32_t result;
+
+	assert_non_null(out);
+	assert_non_null(in);
+	mxt_pattern(out, len, 4);
+	pa.tap = hold_pull_replies;	/* e0 serves e1's pulls */
+	r = mxt_recv(e1, in, len, 6, MX_MATCH_MASK_NONE);
+	s = mxt_isend(e0, to1, out, len, 6);
+	progress_ms(20);
+	assert_int_not_equal(pa.nheld, 0);
+	assert_int_equal(mx_test(e1, &r, &st, &result), MX_SUCCESS);
+	assert_int_equal(result, 0);
+	if (close) {
+		assert_int_equal(mx_close_endpoint(e1), MX_SUCCESS);
+		e1 = NULL;
+	} else {
+		struct mxd_partner *p = mxd_addr_partner(e1, &to0);
+
+		assert_non_null(p);
+		mxd_partner_lost(p, MX_STATUS_ENDPOINT_UNREACHABLE);
+		assert_int_equal(mxt_wait(e1, &r).code,
+				MX_STATUS_ENDPOINT_UNREACHABLE);
+	}
+	free(in);			/* the application's buffer is gone */
+	pa.tap = NULL;
+	fake_release(&pa);
+	progress_ms(20);
+	if (!close)
+		assert_true(e1->board->counters[MXD_C_DROP_BASE +
+				MXD_DROP_STALE] > 0);
+	mx_cancel(e0, &s, &result);	/* not matched: stays pending */
+	free(out);
+}
+
+static void
+late_pull_replies_lost(void **state)
+{
+	(void)state;
+	late_pull_replies(0);
+}
+
+static void
+late_pull_replies_closed(void **state)
+{
+	(void)state;
+	late_pull_replies(1);
+}
+
+static int
+setup(void **state)
+{
+	return fixture_setup(state);
+}
+
+static int
+setup_open(void **state)
+{
+	return fixture_open(state);
+}
+
+static int
+teardown(void **state)
+{
+	return fixture_teardown(state);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(late_connect_request,
+				setup_open, teardown),
+		cmocka_unit_test_setup_teardown(connect_timeout_ms, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(connect_infinite_woken, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(close_link_down, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(close_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(last_ack_lost_at_close, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(bye_lost_nack_tells, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(late_pull_replies_lost, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(late_pull_replies_closed,
+				setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
