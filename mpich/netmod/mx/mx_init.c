@@ -283,21 +283,22 @@ open_endpoint(void)
  * Every rank gets the MX address of every other rank of its group during
  * MPI_Init, and no pair ever connects both ways: rank i connects to each
  * higher rank j and then sends j a HELLO, from which j takes i's address
- * (MX answers a message's source without a connect).
+ * (MX answers a message's source without a connect).  Every VC of the
+ * world group starts connected: a first message pays no connect, and the
+ * connects of a job overlap.
  *
- * Why not both ways, lazily on first send: the mx-dpdk library, when two
- * endpoints connect to each other and one has already sent on the
- * connection when the other's connect request reaches it, takes the
- * other for restarted and fails the sends with
- * MX_STATUS_ENDPOINT_UNREACHABLE (mpich/README, "Known problems").  That
- * is a WORKAROUND for it; MPICH_MX_LAZY_CONNECT=1 connects lazily instead.
+ * This began as a WORKAROUND: the mx-dpdk library of early 2026-11 took
+ * a peer whose connect request crossed ours, after we had sent on the
+ * connection, for restarted, and failed our sends with
+ * MX_STATUS_ENDPOINT_UNREACHABLE.  The library now numbers its state per
+ * partner (an epoch in CONN_REQ/REP) and lazy connects both ways work
+ * (MPICH_MX_LAZY_CONNECT=1: each VC connects on its first send).
  *
  * Nobody waits in a PMI call here once connects start: a rank blocked
  * outside MX would not answer a peer's connect retries.  Rank j leaves
  * only with the HELLO of every lower rank, sent after that rank's connect
  * to j completed; the HELLO sends are not waited for (their acks come
- * later, through the poll).  PMI barriers follow in MPI_Init, where nobody
- * polls MX: every rank lingers 100 ms first (linger()).
+ * later, through the poll).
  */
 /*
  * MPI_Init goes on with PMI barriers, where nobody polls MX: stay a while
@@ -532,13 +533,17 @@ parse_card(const char *bc, MPIDI_VC_t *vc)
 }
 
 /*
- * WORKAROUND for an mx-dpdk library bug (mpich/README, "Known
- * problems"): a connect request to a NIC id the library has not heard of
- * goes out as a broadcast that does not say which NIC it is for, so on a
- * switch every endpoint with that endpoint id answers and the first
- * answer wins: the connection may lead to the wrong process.  Asking the
- * peer's board name first (a discovery exchange) tells the library where
- * the NIC is, and the connect request goes to it alone.
+ * A connect request to a NIC the library has not located yet goes out of
+ * every port as a broadcast that names only the endpoint id: every board
+ * of the segment with such an endpoint takes it, answers, and keeps a
+ * partner for us, and only the right NIC's answer is kept.  Resolving the
+ * peer's board name first (a discovery exchange, mx_hostname_to_nic_id)
+ * tells the library where the NIC is, and the request goes to it alone.
+ * (The library before its connect epochs took such a request, marked
+ * "fresh", as the requester having restarted, and ended its live partner
+ * for it: a rank already talking to the requester saw its sends fail
+ * with MX_STATUS_ENDPOINT_UNREACHABLE.  This made four ranks on a bridge
+ * work then.)
  */
 static void
 route_to(const char *bc, uint64_t nic)
