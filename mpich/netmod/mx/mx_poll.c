@@ -3,12 +3,14 @@
  * The netmod's progress: nemesis calls MPID_nem_mx_poll() on every turn
  * of its progress loop.  One mx_test_any() makes MX progress (receives,
  * acks, pulls) and hands back one completed request; its context says
- * what it was (mx_impl.h, struct mxn_op).  A bounded batch per call keeps
- * shared memory and the rest of ch3 served under a flood.
+ * what it was (mx_impl.h, struct mxn_op).  One completion per call: ch3
+ * calls again at once if its wait is not over, and each mx_test_any is a
+ * whole progress pass (a receive burst), so a second call after a
+ * completion would put an empty pass on every message's path (measured:
+ * 8-byte ping-pong over memif 1.93 us with a batch of 16).  Shared memory
+ * and the rest of ch3 are served between calls.
  */
 #include "mx_impl.h"
-
-#define MXN_POLL_BATCH 16
 
 static int
 dispatch(const mx_status_t *st)
@@ -41,19 +43,13 @@ dispatch(const mx_status_t *st)
 int
 MPID_nem_mx_poll(int in_blocking_poll)
 {
-	int mpi_errno = MPI_SUCCESS;
 	mx_status_t st;
 	uint32_t found;
+	mx_return_t rc;
 
 	(void)in_blocking_poll;
-	for (int i = 0; i < MXN_POLL_BATCH && mpi_errno == MPI_SUCCESS; i++) {
-		mx_return_t rc = mx_test_any(mxn.ep, 0, 0, &st, &found);
-
-		if (rc != MX_SUCCESS)
-			return mxn_error("mx_test_any", rc);
-		if (!found)
-			break;
-		mpi_errno = dispatch(&st);
-	}
-	return mpi_errno;
+	rc = mx_test_any(mxn.ep, 0, 0, &st, &found);
+	if (rc != MX_SUCCESS)
+		return mxn_error("mx_test_any", rc);
+	return found ? dispatch(&st) : MPI_SUCCESS;
 }
