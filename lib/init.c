@@ -171,6 +171,8 @@ start_error(int err)
 		return -MX_NO_PERM;	/* hugepages, devices: not allowed */
 	case ENOMEM:
 		return -MX_NO_RESOURCES;
+	case EBUSY:
+		return -MX_BUSY;	/* another process holds the port */
 	case EINVAL:
 	case E2BIG:
 		return -MX_BAD_PARAM_VAL;	/* MX_DPDK_ARGS, devargs */
@@ -250,6 +252,8 @@ lib_start(struct mxd_lib *lib)
 		ret = mxd_glue_ports_open(&gc, &ports, &n);
 	if (ret < 0) {
 		MXD_LOG(ERR, init, "%s", mxd_glue_error());
+		if (mxd_conf.verbose)
+			fputs(mxd_glue_eal_text(), stderr);
 		return start_error(ret);
 	}
 	if (n == 0)

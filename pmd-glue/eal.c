@@ -38,6 +38,15 @@
 static char glue_err[256];
 static int eal_state;	/* 0: not yet, 1: ours, 2: the application's */
 
+static char eal_text[16384];
+static int eal_failed;
+
+const char *
+mxd_glue_eal_text(void)
+{
+	return eal_failed ? eal_text : "";
+}
+
 const char *
 mxd_glue_error(void)
 {
@@ -166,8 +175,6 @@ first_complaint(const char *text, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)strcspn(l, "\n"), l);
 }
 
-static char eal_text[16384];
-
 static int
 run_eal_init(char *buf, const struct mxd_glue_conf *conf)
 {
@@ -203,7 +210,7 @@ run_eal_init(char *buf, const struct mxd_glue_conf *conf)
 	capture_end(&cap, eal_text, sizeof(eal_text));
 	if (ret < 0 && err == EALREADY)
 		return -EALREADY;
-	if (ret >= 0 || conf->verbose)
+	if (ret >= 0)
 		fputs(eal_text, stderr);
 	if (ret < 0)
 		return -err;
@@ -315,6 +322,7 @@ mxd_glue_eal_init(const struct mxd_glue_conf *conf, int *reused)
 		free(buf);
 		if (ret != -E2BIG)
 			explain_eal_failure(conf->eal_args, -ret, conf->verbose);
+		eal_failed = 1;
 		return ret;
 	}
 	eal_state = 1;

@@ -49,6 +49,9 @@ unsigned mxd_glue_links_wait(struct mxd_link *links, unsigned n,
 		uint32_t ms);
 
 const char *mxd_glue_error(void);
+/* What the EAL printed when its initialisation failed ("" otherwise), for
+ * the caller to show after its own message (MX_VERBOSE). */
+const char *mxd_glue_eal_text(void);
 
 /* Records the reason of a failure for mxd_glue_error() (eal.c). */
 void mxd_glue_set_error(const char *fmt, ...)

@@ -698,8 +698,9 @@ devargs_value(const char *args, const char *key, char *out, size_t len)
 					","), a + kl + 1);
 }
 
-/* Why the --vdev 'spec' ("net_memif0,role=...") gave no port. */
-static void
+/* Why the --vdev 'spec' ("net_memif0,role=...") gave no port: -EBUSY if
+ * another process holds it, else -ENODEV. */
+static int
 explain_missing(const char *spec)
 {
 	char name[64], args[256], role[16], sock[108], abs[8];
@@ -716,7 +717,7 @@ explain_missing(const char *spec)
 				&& strcmp(role, "master") && strcmp(role, "slave")) {
 			mxd_glue_set_error("port %s: memif role \"%s\" is "
 					"neither server nor client", name, role);
-			return;
+			return -ENODEV;
 		}
 		if ((!strcmp(role, "server") || !strcmp(role, "master")) &&
 				unix_addr_in_use(sock, strcmp(abs, "no") != 0)) {
@@ -726,12 +727,13 @@ explain_missing(const char *spec)
 					"give this port another socket=, or make "
 					"it that server's client (role=client)",
 					name, sock);
-			return;
+			return -EBUSY;
 		}
 	}
 	mxd_glue_set_error("port %s (--vdev=%s) was not created: its driver "
 			"refused it (another process may hold the device; "
 			"MX_VERBOSE=1 shows DPDK's reason)", name, spec);
+	return -ENODEV;
 }
 
 /* Every --vdev of the arguments became a port, or the reason is set. */
@@ -754,10 +756,8 @@ vdevs_present(const char *args)
 			snprintf(name, sizeof(name), "%.*s",
 					(int)strcspn(spec, ","), spec);
 			if (name[0] && rte_eth_dev_get_port_by_name(name,
-						&pid) != 0) {
-				explain_missing(spec);
-				return -ENODEV;
-			}
+						&pid) != 0)
+				return explain_missing(spec);
 		}
 	}
 	return 0;
