@@ -60,6 +60,9 @@ static const struct num_setting nums[] = {
 		"retransmission timeout ceiling (exponential backoff stops)"),
 	NUM("MX_PEER_TIMEOUT_MS", peer_timeout_ms, 3000, 0, 86400000,
 		"a partner silent this long while probed is unreachable (0: never)"),
+	NUM("MX_KEEP_MAC", keep_mac, 0, 0, 1,
+		"1: keep a PMD's default MAC that every instance shares "
+		"(net_pcap, net_ring, net_null, memif without mac=)"),
 	NUM("MX_MBUFS", nb_mbufs, 16383, 1023, 1u << 22,
 		"frame buffers per port"),
 	NUM("MX_VERBOSE", verbose, 0, 0, 3,

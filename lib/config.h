@@ -35,6 +35,7 @@ struct mxd_config {
 	uint32_t rto_max_ms;		/* MX_RTO_MAX_MS */
 	uint32_t peer_timeout_ms;	/* MX_PEER_TIMEOUT_MS */
 	uint32_t verbose;		/* MX_VERBOSE */
+	uint32_t keep_mac;		/* MX_KEEP_MAC */
 };
 
 /* The settings in force (loaded by mx_init). */

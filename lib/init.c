@@ -242,6 +242,7 @@ lib_start(struct mxd_lib *lib)
 		.eal_args = mxd_conf.dpdk_args, .mtu = mxd_conf.mtu,
 		.nb_mbufs = mxd_conf.nb_mbufs, .nb_rxd = 1024, .nb_txd = 1024,
 		.keep_affinity = 1, .verbose = mxd_conf.verbose != 0,
+		.keep_pmd_mac = mxd_conf.keep_mac != 0,
 	};
 	int board[MXD_GLUE_MAX_PORTS], pos[MXD_GLUE_MAX_PORTS];
 	struct mxd_link *ports;
@@ -348,8 +349,8 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 		lib->links[i] = links[i];
 	lib->nlinks = n;
 	if (mxd_fault_wrap(mxd_conf.faults, lib->links, n) < 0) {
-		MXD_LOG(ERR, config, "MX_FAULTS=\"%s\": %s",
-				mxd_conf.faults, mxd_glue_error());
+		MXD_LOG(ERR, config, "%s (in MX_FAULTS=\"%s\")",
+				mxd_glue_error(), mxd_conf.faults);
 		return -MX_BAD_PARAM_VAL;
 	}
 	mxd_naming_init();
