@@ -37,7 +37,7 @@ check() {
 	fi
 }
 
-mx_row='^[0-9]+ +[0-9.]+ +[0-9.]+$'
+mx_row='^[0-9]+( +[0-9.]+){4}$'  # length, mean, median, p99, MB/s
 out=$(veth_pair "receiver on board" "$build/apps/mx_pingpong" -e 1 -- \
 	"$build/apps/mx_pingpong" -d nodeA:0 -r 1 -e 2 -S 0 -E 65536 \
 	-N 100 -V 2>&1)
