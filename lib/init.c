@@ -263,7 +263,7 @@ lib_start(struct mxd_lib *lib)
 		n = MXD_GLUE_MAX_PORTS;
 	if (mxd_config_boards(mxd_conf.boards, n, board, pos) < 0)
 		return -MX_BAD_PARAM_VAL;
-	mxd_glue_links_wait(ports, n, mxd_conf.link_wait_ms);
+	mxd_glue_links_start(ports, n, mxd_conf.link_wait_ms);
 	ret = links_report(ports, n, board, pos);
 	if (ret < 0)
 		return ret;

@@ -37,6 +37,10 @@ int mxd_glue_eal_init(const struct mxd_glue_conf *conf, int *reused);
 int mxd_glue_ports_open(const struct mxd_glue_conf *conf,
 		struct mxd_link **links, unsigned *count);
 
+/* Waits up to ms milliseconds for every link to be up; returns #up. */
+unsigned mxd_glue_links_wait(struct mxd_link *links, unsigned n,
+		uint32_t ms);
+
 /*
  * Waits up to ms milliseconds for the links that should come up by
  * themselves (l->waits) to be up; a memif client whose server is not
@@ -45,7 +49,7 @@ int mxd_glue_ports_open(const struct mxd_glue_conf *conf,
  * links up; a link still down keeps l->started and l->down_hint for the
  * caller to report.
  */
-unsigned mxd_glue_links_wait(struct mxd_link *links, unsigned n,
+unsigned mxd_glue_links_start(struct mxd_link *links, unsigned n,
 		uint32_t ms);
 
 const char *mxd_glue_error(void);

@@ -373,8 +373,8 @@ port_mtu(uint16_t pid, const struct mxd_glue_conf *conf)
 	if (conf->mtu == 0 || conf->mtu == mtu)
 		return mtu;
 	ret = rte_eth_dev_set_mtu(pid, (uint16_t)conf->mtu);
-	if (ret == 0 || ret == -ENOTSUP)
-		return conf->mtu;
+	if (ret == 0 || !is_driver(pid, "net_af_packet"))
+		return conf->mtu;	/* virtual ports enforce no MTU */
 	MXD_LOG(WARNING, port, "port %u: MX_MTU=%u refused by %s (%s); "
 			"keeping MTU %u: %s", pid, conf->mtu, port_driver(pid),
 			rte_strerror(-ret), mtu, is_driver(pid,
@@ -812,6 +812,23 @@ link_restart(struct mxd_link *l)
 
 unsigned
 mxd_glue_links_wait(struct mxd_link *l, unsigned n, uint32_t ms)
+{
+	struct timespec ts = { 0, 1000000 };
+	unsigned up = 0;
+
+	for (uint32_t t = 0;; t++) {
+		up = 0;
+		for (unsigned i = 0; i < n; i++)
+			up += (unsigned)(l[i].started &&
+					l[i].ops->link_up(&l[i]));
+		if (up == n || t >= ms)
+			return up;
+		nanosleep(&ts, NULL);
+	}
+}
+
+unsigned
+mxd_glue_links_start(struct mxd_link *l, unsigned n, uint32_t ms)
 {
 	struct timespec ts = { 0, 1000000 };
 	uint64_t start = now_ms(), last = start;
