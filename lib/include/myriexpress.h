@@ -283,13 +283,14 @@ mx_return_t mx_finalize(void);
 /**
  * Installs the error handler and returns the previous one.  May be called
  * before mx_init().  MX_ERRORS_ARE_FATAL restores the default.
+ * @return the handler in force before the call.
  */
 mx_error_handler_t mx_set_error_handler(mx_error_handler_t handler);
 
-/** Describes a return code; never NULL. */
+/** Describes a return code. @return a static string, never NULL. */
 const char *mx_strerror(mx_return_t return_code);
 
-/** Describes a status code; never NULL. */
+/** Describes a status code. @return a static string, never NULL. */
 const char *mx_strstatus(mx_status_code_t status);
 
 /**
@@ -389,11 +390,17 @@ mx_return_t mx_connect(mx_endpoint_t endpoint, uint64_t nic_id,
 		uint32_t endpoint_id, uint32_t filter, uint32_t timeout,
 		mx_endpoint_addr_t *endpoint_addr);
 
-/** Extracts the NIC id and endpoint id of an address. */
+/**
+ * Extracts the NIC id and endpoint id of an address.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT (NULL output).
+ */
 mx_return_t mx_decompose_endpoint_addr(mx_endpoint_addr_t endpoint_addr,
 		uint64_t *nic_id, uint32_t *endpoint_id);
 
-/** Returns the address of the local endpoint itself. */
+/**
+ * Returns the address of the local endpoint itself.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT.
+ */
 mx_return_t mx_get_endpoint_addr(mx_endpoint_t endpoint,
 		mx_endpoint_addr_t *endpoint_addr);
 
@@ -416,6 +423,7 @@ mx_return_t mx_isend(mx_endpoint_t endpoint, mx_segment_t *segments_list,
  * Synchronous send: like mx_isend(), but completes only once the receiver
  * has matched the message with a receive.  mx_ibuffered() tells earlier
  * when the buffers may be reused.
+ * @return as mx_isend().
  */
 mx_return_t mx_issend(mx_endpoint_t endpoint, mx_segment_t *segments_list,
 		uint32_t segments_count, mx_endpoint_addr_t destination,
@@ -491,22 +499,33 @@ mx_return_t mx_wait_any(mx_endpoint_t endpoint, uint32_t timeout,
 /**
  * Sets *request to a request of this endpoint that is complete and
  * *result to 1, or *result to 0 if there is none.  Does not release it.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST (NULL output).
  */
 mx_return_t mx_ipeek(mx_endpoint_t endpoint, mx_request_t *request,
 		uint32_t *result);
 
-/** Like mx_ipeek(), but waits up to 'timeout' milliseconds. */
+/**
+ * Like mx_ipeek(), but waits up to 'timeout' milliseconds (MX_INFINITE:
+ * no limit, until mx_wakeup()).
+ * @return as mx_ipeek() (*result 0 on timeout).
+ */
 mx_return_t mx_peek(mx_endpoint_t endpoint, uint32_t timeout,
 		mx_request_t *request, uint32_t *result);
 
 /**
  * Reports, without receiving it, the first message that a receive with
  * these match arguments would match: *result 1 and *status filled.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_MATCH_MASK,
+ * MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK, MX_BAD_REQUEST (result NULL).
  */
 mx_return_t mx_iprobe(mx_endpoint_t endpoint, uint64_t match_recv,
 		uint64_t match_mask, mx_status_t *status, uint32_t *result);
 
-/** Like mx_iprobe(), but waits up to 'timeout' milliseconds. */
+/**
+ * Like mx_iprobe(), but waits up to 'timeout' milliseconds (MX_INFINITE:
+ * no limit, until mx_wakeup()).
+ * @return as mx_iprobe() (*result 0 on timeout).
+ */
 mx_return_t mx_probe(mx_endpoint_t endpoint, uint32_t timeout,
 		uint64_t match_recv, uint64_t match_mask, mx_status_t *status,
 		uint32_t *result);
@@ -515,6 +534,7 @@ mx_return_t mx_probe(mx_endpoint_t endpoint, uint32_t timeout,
  * Cancels a pending receive that has not matched yet: *result 1 and the
  * request is released; 0 if it was too late (complete it with mx_test()).
  * Sends cannot be cancelled (*result 0).
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST.
  */
 mx_return_t mx_cancel(mx_endpoint_t endpoint, mx_request_t *request,
 		uint32_t *result);
