@@ -73,9 +73,9 @@ extern "C" {
 /** Most match bits MX_PARAM_CONTEXT_ID may reserve for a context id. */
 #define MX_CONTEXT_ID_BITS_MAX 16
 
-/** The two halves of a 64-bit value, for printing without PRIx64. */
-#define MX_U32(x) \
-	((sizeof(x) == 8) ? ((uint32_t)((uint64_t)(x) >> 32)) : ((void)(x), 0))
+/** High and low 32 bits of a value (0 high bits for a 32-bit one), to
+ *  print a 64-bit id as two "%08x" halves. */
+#define MX_U32(x) ((uint32_t)((uint64_t)(x) >> 32))
 #define MX_L32(x) ((uint32_t)(x))
 
 /** Return codes of MX functions. */
