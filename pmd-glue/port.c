@@ -400,7 +400,8 @@ port_frame_max(uint16_t pid)
 	if (!is_driver(pid, "net_memif"))
 		return UINT32_MAX;
 	bsize = devarg_u32(pid, "bsize", 2048);
-	return bsize > 14 + 576 ? bsize : 14 + 576;	/* memif checks it */
+	return bsize > RTE_ETHER_HDR_LEN + 576 ? bsize :
+		RTE_ETHER_HDR_LEN + 576;	/* memif checks it */
 }
 
 /*
@@ -412,7 +413,8 @@ port_frame_max(uint16_t pid)
 static uint32_t
 port_room(uint16_t pid, uint32_t mtu)
 {
-	uint32_t room = mtu + 14 > 2048 ? mtu + 14 : 2048;
+	uint32_t room = mtu + RTE_ETHER_HDR_LEN > 2048 ?
+		mtu + RTE_ETHER_HDR_LEN : 2048;
 
 	if (is_driver(pid, "net_af_packet")) {
 		uint32_t fs = devarg_u32(pid, "framesz", 2048);
@@ -605,12 +607,13 @@ port_setup(uint16_t pid, const struct mxd_glue_conf *conf)
 		return -EINVAL;
 	mtu = port_mtu(pid, conf);
 	fmax = port_frame_max(pid);
-	if (mtu + 14 > fmax) {
+	if (mtu + RTE_ETHER_HDR_LEN > fmax) {
 		MXD_LOG(WARNING, port, "port %u: MTU %u lowered to %u: its "
 				"frames must fit one memif buffer (bsize=%u; "
 				"give both ends bsize=%u or more for this MTU)",
-				pid, mtu, fmax - 14, fmax, mtu + 14);
-		mtu = fmax - 14;
+				pid, mtu, fmax - RTE_ETHER_HDR_LEN, fmax,
+				mtu + RTE_ETHER_HDR_LEN);
+		mtu = fmax - RTE_ETHER_HDR_LEN;
 	}
 	room = port_room(pid, mtu);
 
