@@ -420,8 +420,8 @@ main(int argc, char **argv)
 	mx_set_error_handler(MX_ERRORS_RETURN);
 	rc = mx_init();
 	if (rc != MX_SUCCESS) {
-		printf("mx_init failed: %s (MX_DPDK_ARGS gives no usable "
-				"port?)\n", mx_strerror(rc));
+		printf("mx_init failed: %s (the library's message above "
+				"says why)\n", mx_strerror(rc));
 		if (!o.quiet) {
 			print_host(&o);
 			print_settings(&o);

@@ -576,7 +576,7 @@ open_ep(const struct opts *o)
 
 	rc = mx_open_endpoint(o->board, o->local_ep, o->filter, NULL, 0, &ep);
 	if (rc != MX_SUCCESS)
-		tool_die("mx_open_endpoint", rc);
+		tool_open_die(o->board, o->local_ep, rc);
 	return ep;
 }
 

@@ -62,6 +62,27 @@ tool_die(const char *what, mx_return_t rc)
 	exit(1);
 }
 
+/* mx_open_endpoint failed for -b board -e endpoint: say which and why. */
+static inline void
+tool_open_die(uint32_t board, uint32_t ep, mx_return_t rc)
+{
+	if (rc == MX_BAD_ENDPOINT_ID)
+		fprintf(stderr, "%s: endpoint %u (-e) does not exist: a board "
+				"has endpoints 0 to %u, or MX_ANY_ENDPOINT\n",
+				tool_name, ep, MX_MAX_ENDPOINTS - 1);
+	else if (rc == MX_BUSY)
+		fprintf(stderr, "%s: endpoint %u of board %u is open already "
+				"in this process: give -e another one\n",
+				tool_name, ep, board);
+	else if (rc == MX_BOARD_UNKNOWN)
+		fprintf(stderr, "%s: board %u (-b) does not exist: mx_info "
+				"lists this process's boards (one per port of "
+				"MX_DPDK_ARGS, or MX_BOARDS)\n", tool_name, board);
+	else
+		tool_die("mx_open_endpoint", rc);
+	exit(1);
+}
+
 /* An option's number, or exit 2: "-N 1k" or "-N -1" is a mistake, not 0. */
 static inline uint32_t
 tool_u32(const char *arg, char opt)

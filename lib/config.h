@@ -15,6 +15,7 @@
 struct mxd_config {
 	const char *dpdk_args;		/* MX_DPDK_ARGS */
 	char hostname[MX_MAX_HOSTNAME_LEN];	/* MX_HOSTNAME */
+	int hostname_set;		/* MX_HOSTNAME given */
 	const char *boards;		/* MX_BOARDS */
 	const char *peers_file;		/* MX_PEERS_FILE */
 	const char *faults;		/* MX_FAULTS (tests) */
@@ -34,6 +35,7 @@ struct mxd_config {
 	uint32_t rto_max_ms;		/* MX_RTO_MAX_MS */
 	uint32_t peer_timeout_ms;	/* MX_PEER_TIMEOUT_MS */
 	uint32_t verbose;		/* MX_VERBOSE */
+	uint32_t keep_mac;		/* MX_KEEP_MAC */
 };
 
 /* The settings in force (loaded by mx_init). */
@@ -48,6 +50,17 @@ struct mxd_setting {
 
 /* Reads the environment into c; 0 or -MX_BAD_PARAM_VAL (reported). */
 int mxd_config_load(struct mxd_config *c);
+/*
+ * Checks MX_BOARDS (spec, NULL for the default of a board per port)
+ * against nlinks ports and fills board_of_port[nlinks] (-1: in no
+ * board) and pos[nlinks] (the port's place in its board); 0, or -1 after
+ * a message naming the setting and what it takes.
+ */
+#define MXD_BOARDS_MAX		8	/* board.h: MXD_MAX_BOARDS */
+#define MXD_BOARD_PORTS_MAX	8	/* board.h: MXD_BOARD_PORTS */
+int mxd_config_boards(const char *spec, unsigned nlinks, int *board_of_port,
+		int *pos);
+
 /* Fills up to max rows describing c; returns the number of rows. */
 unsigned mxd_config_describe(const struct mxd_config *c,
 		struct mxd_setting *rows, unsigned max);

@@ -53,8 +53,8 @@ conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, unsigned port,
 	if (mxd_xmit_start(b, port, p->local, dst, &a,
 				sizeof(struct mxd_conn_hdr), &f) < 0)
 		return;
-	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->hs.id,
-			ep->filter, MXD_CONN_OK, p->epoch);
+	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->nic_id,
+			p->hs.id, ep->filter, MXD_CONN_OK, p->epoch);
 	mxd_xmit_send(b, port, p->local, &f);
 	mxd_count(b, MXD_C_CONN_REQ);
 }
@@ -201,8 +201,8 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 	if (local < 0)
 		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
-			pkt->u.conn.conn_id, ep ? ep->filter : 0, status,
-			p != NULL ? p->epoch : 0);
+			pkt->u.conn.src_nic, pkt->u.conn.conn_id,
+			ep ? ep->filter : 0, status, p != NULL ? p->epoch : 0);
 	mxd_answer_send(b, port, local, &f);
 }
 
@@ -253,6 +253,10 @@ mxd_rx_conn_req(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 	struct mx_endpoint *ep = mxd_ep_of(b, pkt->h.dst_ep);
 	struct mxd_partner *p;
 
+	if (pkt->u.conn.dst_nic != b->nic_id) {
+		mxd_count_drop(b, MXD_DROP_PEER);	/* broadcast, not us */
+		return;
+	}
 	if (ep == NULL) {
 		conn_reply(b, port, pkt, NULL, NULL, MXD_CONN_CLOSED);
 		return;
@@ -280,7 +284,8 @@ mxd_rx_conn_rep(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 	struct mx_endpoint *ep = mxd_ep_of(b, pkt->h.dst_ep);
 	struct mxd_partner *p;
 
-	if (ep == NULL || pkt->h.dst_session != ep->session) {
+	if (ep == NULL || pkt->h.dst_session != ep->session ||
+			pkt->u.conn.dst_nic != b->nic_id) {
 		mxd_count_drop(b, MXD_DROP_ENDPOINT);
 		return;
 	}

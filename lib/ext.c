@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The MX 1.1/1.2 calls of mx_extensions.h.  Same rules as api.c: check,
- * call the engine, report errors through mxd_error().
+ * The MX 1.1/1.2 calls, of mx_extensions.h and the MX 1.2 additions to
+ * myriexpress.h.  Same rules as api.c: check, call the engine, report
+ * errors through mxd_error().
  */
 #include <string.h>
 
@@ -216,11 +217,25 @@ do_register_unexp_handler(mx_endpoint_t ep, mx_unexp_handler_t handler,
 	return MX_SUCCESS;
 }
 
+/*
+ * mx_disable_progression() nests: ep->progression_off counts the calls not
+ * yet undone.  The count is the endpoint's state, which the progress pass
+ * reads (progress.c skips the endpoint's work, recv.c holds its messages
+ * unmatched), and so does the progression thread of issue 14, which runs
+ * that pass.  A library-wide counter would go wrong when an endpoint is
+ * closed while disabled; the thread can add up the open endpoints' counts.
+ */
+#define PROGRESSION_OFF_MAX	UINT8_MAX
+
 static mx_return_t
 do_disable_progression(mx_endpoint_t ep)
 {
 	CHECK_EP(ep, "mx_disable_progression");
-	ep->progression_off = 1;
+	if (ep->progression_off == PROGRESSION_OFF_MAX)
+		return mxd_error(ep, MX_NO_RESOURCES,
+				"mx_disable_progression: nested %u deep",
+				PROGRESSION_OFF_MAX);
+	ep->progression_off++;
 	return MX_SUCCESS;
 }
 
@@ -228,12 +243,125 @@ static mx_return_t
 do_reenable_progression(mx_endpoint_t ep)
 {
 	CHECK_EP(ep, "mx_reenable_progression");
-	ep->progression_off = 0;
+	if (ep->progression_off == 0 || --ep->progression_off != 0)
+		return MX_SUCCESS;
 	/* Messages held while matching was paused match now, in order. */
 	for (uint32_t i = 0; i < ep->npartners; i++)
 		mxd_partner_drain(ep, ep->partners[i]);
 	mxd_board_flush(ep->board);
 	return MX_SUCCESS;
+}
+
+/* ---- MX 1.2 additions to myriexpress.h ----------------------------------- */
+
+static mx_return_t
+do_init_api(int api)
+{
+	if (api >> 8 != MX_API >> 8)
+		return mxd_error(NULL, MX_BAD_LIB_VERSION,
+				"mx_init: program built for MX API %#x, "
+				"library has %#x", (unsigned)api, MX_API);
+	return mx_init();
+}
+
+static int
+req_buffered(void *arg)
+{
+	const struct mx_request *r = arg;
+
+	return r->state == MXD_RS_COMPLETE || r->state == MXD_RS_BUFFERED;
+}
+
+static mx_return_t
+do_buffered(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
+		uint32_t *result)
+{
+	CHECK_EP(ep, "mx_buffered");
+	if (!mxd_req_valid(ep, request) || result == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "mx_buffered: bad request");
+	*result = req_buffered(*request) ||
+		mxd_poll_until(ep, req_buffered, *request, timeout);
+	return MX_SUCCESS;
+}
+
+/*
+ * mx_register_unexp_callback() is an unexpected handler that tells the
+ * callback and lets the message go on (MX_RECV_CONTINUE).  The callback
+ * and its context wait in a slot per endpoint, given to the handler as
+ * its context; a slot is rewritten by the next registration on the same
+ * board and endpoint id, so one of a closed endpoint is harmless.
+ */
+struct unexp_callback {
+	mx_matching_callback_t callback;
+	void *context;
+};
+
+static struct unexp_callback callbacks[MXD_MAX_BOARDS][MX_MAX_ENDPOINTS];
+
+static mx_unexp_handler_action_t
+callback_handler(void *context, mx_endpoint_addr_t source, uint64_t match,
+		uint32_t length, void *data)
+{
+	const struct unexp_callback *c = context;
+
+	(void)source;
+	(void)data;
+	c->callback(c->context, match, (int)length);
+	return MX_RECV_CONTINUE;
+}
+
+static mx_return_t
+do_register_unexp_callback(mx_endpoint_t ep, mx_matching_callback_t callback,
+		void *context)
+{
+	struct unexp_callback *c;
+
+	CHECK_EP(ep, "mx_register_unexp_callback");
+	c = &callbacks[ep->board->index][ep->id];
+	c->callback = callback;
+	c->context = context;
+	ep->unexp_handler = callback != NULL ? callback_handler : NULL;
+	ep->unexp_context = callback != NULL ? c : NULL;
+	return MX_SUCCESS;
+}
+
+/* One-sided transfers: no engine support (no remote memory windows). */
+static mx_return_t
+one_sided(mx_endpoint_t ep, mx_request_t *request, const char *fn)
+{
+	if (ep == NULL || !mxd_lib.initialized)
+		return mxd_error(NULL, MX_BAD_ENDPOINT, "%s: bad endpoint", fn);
+	if (request == NULL)
+		return mxd_error(ep, MX_BAD_REQUEST, "%s: NULL request", fn);
+	return mxd_error(ep, MX_FAILURE,
+			"%s: not supported by mx-dpdk (no remote memory "
+			"access; use mx_isend/mx_irecv)", fn);
+}
+
+static mx_return_t
+do_iput(mx_endpoint_t ep, void *local, uint32_t length,
+		mx_endpoint_addr_t dest, uint64_t remote, void *context,
+		mx_request_t *request)
+{
+	(void)local;
+	(void)length;
+	(void)dest;
+	(void)remote;
+	(void)context;
+	return one_sided(ep, request, "mx_iput");
+}
+
+static mx_return_t
+do_iget(mx_endpoint_t ep, void *local, uint32_t length,
+		mx_endpoint_addr_t dest, uint64_t remote, void *context,
+		mx_request_t *request)
+{
+	(void)local;
+	(void)length;
+	(void)dest;
+	(void)remote;
+	(void)context;
+	return one_sided(ep, request, "mx_iget");
 }
 
 /* ---- entry points: the library lock around each call (lock.h) ---- */
@@ -296,3 +424,28 @@ MXD_ENTRY(mx_disable_progression, do_disable_progression,
 MXD_ENTRY(mx_reenable_progression, do_reenable_progression,
 	(mx_endpoint_t ep),
 	(ep))
+
+MXD_ENTRY(mx__init_api, do_init_api,
+	(int api),
+	(api))
+
+MXD_ENTRY(mx_buffered, do_buffered,
+	(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
+		uint32_t *result),
+	(ep, request, timeout, result))
+
+MXD_ENTRY(mx_register_unexp_callback, do_register_unexp_callback,
+	(mx_endpoint_t ep, mx_matching_callback_t callback, void *context),
+	(ep, callback, context))
+
+MXD_ENTRY(mx_iput, do_iput,
+	(mx_endpoint_t ep, void *local_addr, uint32_t length,
+		mx_endpoint_addr_t destination, uint64_t remote_addr,
+		void *context, mx_request_t *request),
+	(ep, local_addr, length, destination, remote_addr, context, request))
+
+MXD_ENTRY(mx_iget, do_iget,
+	(mx_endpoint_t ep, void *local_addr, uint32_t length,
+		mx_endpoint_addr_t destination, uint64_t remote_addr,
+		void *context, mx_request_t *request),
+	(ep, local_addr, length, destination, remote_addr, context, request))

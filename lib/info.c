@@ -7,6 +7,9 @@
 #include "config.h"
 #include "naming.h"
 
+_Static_assert(MXD_MAX_SEGMENTS == MX_MAX_SEGMENTS,
+		"the engine takes MX_MAX_SEGMENTS segments per request");
+
 static int
 out_u32(void *out, uint32_t len, uint32_t v)
 {
@@ -127,8 +130,9 @@ get_info(mx_endpoint_t ep, mx_get_info_key_t key, const void *in,
 		return out_u32(out, out_len, b->frag_max);
 	case MX_COPY_SEND_MAX:
 		return out_u32(out, out_len, b->eager_max);
-	case MX_MAX_SEGMENTS:
-		return out_u32(out, out_len, MXD_MAX_SEGMENTS);
+	case MX_MAX_SEGMENTS_KEY_1_0:	/* the MX 1.0 text's key */
+	case MX_MAX_SEGMENTS_KEY:	/* MX 1.2's constant, as a key */
+		return out_u32(out, out_len, MX_MAX_SEGMENTS);
 	default:
 		break;
 	}

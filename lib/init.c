@@ -16,14 +16,21 @@
 #include "api.h"
 #include "config.h"
 #include "fault.h"
+#include "glue.h"
+#include "log.h"
 #include "naming.h"
 #include "progress.h"
+#include "stats.h"
+
+_Static_assert(MXD_BOARDS_MAX == MXD_MAX_BOARDS &&
+		MXD_BOARD_PORTS_MAX == MXD_BOARD_PORTS,
+		"config.h's limits of MX_BOARDS are board.h's");
 
 static mx_return_t
 errors_are_fatal(char *str, mx_return_t ret)
 {
-	fprintf(stderr, "MX: fatal error %d (%s): %s\n", ret,
-			mx_strerror(ret), str);
+	MXD_LOG(CRIT, mx, "fatal error %d (%s): %s", ret, mx_strerror(ret),
+			str);
 	exit(1);
 }
 
@@ -164,9 +171,68 @@ start_error(int err)
 		return -MX_NO_PERM;	/* hugepages, devices: not allowed */
 	case ENOMEM:
 		return -MX_NO_RESOURCES;
+	case EBUSY:
+		return -MX_BUSY;	/* another process holds the port */
+	case EINVAL:
+	case E2BIG:
+		return -MX_BAD_PARAM_VAL;	/* MX_DPDK_ARGS, devargs */
 	default:
 		return -MX_NO_DEV;
 	}
+}
+
+static int
+no_port(const struct mxd_lib *lib)
+{
+	const char *a = mxd_conf.dpdk_args;
+
+	if (lib->eal_reused)
+		MXD_LOG(ERR, init, "the application initialised DPDK without "
+				"a port: give its EAL one (e.g. --vdev=net_memif0,"
+				"...) before mx_init");
+	else if (a == NULL || strstr(a, "--vdev") == NULL)
+		MXD_LOG(ERR, init, "DPDK found no port: MX_DPDK_ARGS%s names "
+				"none.  Give one, e.g. MX_DPDK_ARGS=\"--no-huge "
+				"-m 256 --no-pci --vdev=net_memif0,role=server,"
+				"socket=/tmp/mx.sock\" (README, Running), or "
+				"bind a NIC to vfio-pci", a == NULL ?
+				" is unset and" : "");
+	else
+		MXD_LOG(ERR, init, "DPDK found no port in MX_DPDK_ARGS=\"%s\" "
+				"(MX_VERBOSE=1 shows DPDK's own messages)", a);
+	return -MX_NO_DEV;
+}
+
+/*
+ * Links that did not come up within MX_LINK_WAIT_MS, by board name.  A
+ * port that could not even start (a memif client that never reached its
+ * server) fails mx_init; one that started but stays down is a warning,
+ * since traffic goes around it (and a memif server waits for its client).
+ */
+static int
+links_report(struct mxd_link *ports, unsigned n, const int *board,
+		const int *pos)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct mxd_link *l = &ports[i];
+		int fatal = !l->started;
+
+		if (board[i] < 0 || (l->started && (!l->waits ||
+				mxd_conf.link_wait_ms == 0 ||
+				l->ops->link_up(l))))
+			continue;
+		rte_log(fatal ? RTE_LOG_ERR : RTE_LOG_WARNING, mxd_log_init,
+				"mx: board %s:%d port %d (%s): link down after "
+				"%u ms: %s%s\n", mxd_conf.hostname, board[i],
+				pos[i], l->name, mxd_conf.link_wait_ms,
+				l->down_hint, mxd_conf.link_wait_ms < 1000 ?
+				" (MX_LINK_WAIT_MS may be too short)" : "");
+		if (fatal)
+			ret = -MX_NO_DEV;
+	}
+	return ret;
 }
 
 static int
@@ -175,8 +241,10 @@ lib_start(struct mxd_lib *lib)
 	struct mxd_glue_conf gc = {
 		.eal_args = mxd_conf.dpdk_args, .mtu = mxd_conf.mtu,
 		.nb_mbufs = mxd_conf.nb_mbufs, .nb_rxd = 1024, .nb_txd = 1024,
-		.keep_affinity = 1,
+		.keep_affinity = 1, .verbose = mxd_conf.verbose != 0,
+		.keep_pmd_mac = mxd_conf.keep_mac != 0,
 	};
+	int board[MXD_GLUE_MAX_PORTS], pos[MXD_GLUE_MAX_PORTS];
 	struct mxd_link *ports;
 	unsigned n = 0;
 	int ret = mxd_glue_eal_init(&gc, &lib->eal_reused);
@@ -184,17 +252,22 @@ lib_start(struct mxd_lib *lib)
 	if (ret == 0)
 		ret = mxd_glue_ports_open(&gc, &ports, &n);
 	if (ret < 0) {
-		fprintf(stderr, "mx: %s\n", mxd_glue_error());
+		MXD_LOG(ERR, init, "%s", mxd_glue_error());
+		if (mxd_conf.verbose)
+			fputs(mxd_glue_eal_text(), stderr);
 		return start_error(ret);
 	}
-	if (n == 0) {
-		fprintf(stderr, "mx: DPDK found no port; give one in "
-				"MX_DPDK_ARGS (e.g. --vdev=net_memif0,...)\n");
-		return -MX_NO_DEV;
-	}
-	if (mxd_conf.link_wait_ms)
-		mxd_glue_links_wait(ports, n, mxd_conf.link_wait_ms);
-	for (unsigned i = 0; i < n && i < MXD_GLUE_MAX_PORTS; i++)
+	if (n == 0)
+		return no_port(lib);
+	if (n > MXD_GLUE_MAX_PORTS)
+		n = MXD_GLUE_MAX_PORTS;
+	if (mxd_config_boards(mxd_conf.boards, n, board, pos) < 0)
+		return -MX_BAD_PARAM_VAL;
+	mxd_glue_links_start(ports, n, mxd_conf.link_wait_ms);
+	ret = links_report(ports, n, board, pos);
+	if (ret < 0)
+		return ret;
+	for (unsigned i = 0; i < n; i++)
 		lib->links[i] = &ports[i];
 	lib->nlinks = n;
 	return 0;
@@ -205,11 +278,62 @@ print_boards(const struct mxd_lib *lib)
 {
 	for (unsigned i = 0; i < lib->nboards; i++) {
 		const struct mxd_board *b = lib->boards[i];
+		const uint8_t *m = b->port[0]->mac;
 
-		fprintf(stderr, "mx: board %u %s nic %012llx ports %u frag %u "
-				"eager max %u\n", i, b->name,
+		MXD_LOG(DEBUG, init, "board %u %s nic %012llx ports %u frag %u "
+				"eager max %u; port 0 %s MAC %02x:%02x:%02x:"
+				"%02x:%02x:%02x%s", i, b->name,
 				(unsigned long long)b->nic_id, b->nports,
-				b->frag_max, b->eager_max);
+				b->frag_max, b->eager_max, b->port[0]->name,
+				m[0], m[1], m[2], m[3], m[4], m[5],
+				b->port[0]->mac_assigned ? " (assigned)" : "");
+	}
+}
+
+/* Settings a board cannot honour in full are capped: say so once. */
+static void
+warn_capped(const struct mxd_lib *lib)
+{
+	for (unsigned i = 0; i < lib->nboards; i++) {
+		const struct mxd_board *b = lib->boards[i];
+
+		if (mxd_conf.eager_max > b->eager_max) {
+			MXD_LOG(WARNING, config, "MX_RNDV_THRESHOLD=%u capped "
+					"to %u on board %s: an eager message is "
+					"at most %u frames of %u bytes (raise "
+					"MX_MTU for more)", mxd_conf.eager_max,
+					b->eager_max, b->name, MXD_MAX_FRAGS,
+					b->frag_max);
+			return;
+		}
+	}
+}
+
+/* Another process of this host with one of our names or NIC ids. */
+static void
+warn_shared_identity(const struct mxd_lib *lib)
+{
+	for (unsigned i = 0; i < lib->nboards; i++) {
+		const struct mxd_board *b = lib->boards[i];
+		char other[MX_MAX_HOSTNAME_LEN];
+		int pid, how;
+
+		how = mxd_stats_find_other(b->name, b->nic_id, &pid, other,
+				sizeof(other));
+		if (how == 1)
+			MXD_LOG(WARNING, naming, "board %s: process %d of this "
+					"host already uses the name %s%s: give "
+					"each process a MX_HOSTNAME of its own "
+					"(e.g. MX_HOSTNAME=nodeA), or a peer "
+					"may reach the wrong one", b->name, pid,
+					other, mxd_conf.hostname_set ? "" :
+					" (the default, the host's name)");
+		else if (how == 2)
+			MXD_LOG(WARNING, naming, "board %s: NIC id %012llx is "
+					"also board %s of process %d: give the "
+					"ports distinct MACs (drop mac= to let "
+					"the library choose one)", b->name,
+					(unsigned long long)b->nic_id, other, pid);
 	}
 }
 
@@ -225,7 +349,8 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 		lib->links[i] = links[i];
 	lib->nlinks = n;
 	if (mxd_fault_wrap(mxd_conf.faults, lib->links, n) < 0) {
-		fprintf(stderr, "mx: %s\n", mxd_glue_error());
+		MXD_LOG(ERR, config, "%s (in MX_FAULTS=\"%s\")",
+				mxd_glue_error(), mxd_conf.faults);
 		return -MX_BAD_PARAM_VAL;
 	}
 	mxd_naming_init();
@@ -243,8 +368,9 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 	}
 	for (unsigned i = 0; i < lib->nboards; i++)
 		mxd_naming_announce(lib->boards[i], NULL);
-	if (mxd_conf.verbose)
-		print_boards(lib);
+	print_boards(lib);
+	warn_capped(lib);
+	warn_shared_identity(lib);
 	lib->initialized = 1;
 	return 0;
 }
@@ -261,6 +387,8 @@ do_init(void)
 	ret = mxd_config_load(&mxd_conf);
 	if (ret == 0)
 		ret = lib_start(lib);
+	if (ret == 0)
+		mxd_stats_sweep();
 	if (ret == 0)
 		ret = mxd_init_links(lib->links, lib->nlinks);
 	if (ret == 0)

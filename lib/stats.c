@@ -6,8 +6,18 @@
  * layout is mx_dpdk_stats_t of mx_extensions.h: a header, the labels,
  * then the values.  Counting is a plain increment into that memory, as
  * before.  If the segment cannot be created the counters stay private.
+ *
+ * Segments do not outlive their process: mx_finalize() removes them, an
+ * exit without it removes them (atexit), and the segments of processes
+ * that died without either (a signal) are removed by the next mx_init()
+ * of any process of the host, as by "mx_counters -p".  The same look at
+ * the other processes' segments tells mx_init() whether another process
+ * already uses one of its board names or NIC ids.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +35,139 @@ values_offset(void)
 		(size_t)MXD_C_MAX * MX_DPDK_STATS_LABEL;
 
 	return (off + 7) & ~(size_t)7;
+}
+
+#define SEG_PREFIX	"mx-dpdk."
+#define MAX_OWN		16
+
+/* This process's segments, for the exit handler (paths under /dev/shm). */
+static char own[MAX_OWN][64];
+static pid_t own_pid;
+static int exit_hook;
+
+static void
+remove_own(void)
+{
+	if (getpid() != own_pid)	/* a forked child exiting */
+		return;
+	for (unsigned i = 0; i < MAX_OWN; i++)
+		if (own[i][0] != '\0') {
+			shm_unlink(own[i]);
+			own[i][0] = '\0';
+		}
+}
+
+static void
+own_add(const char *path)
+{
+	if (own_pid != getpid()) {
+		memset(own, 0, sizeof(own));	/* inherited from a parent */
+		own_pid = getpid();
+	}
+	if (!exit_hook)
+		exit_hook = atexit(remove_own) == 0;
+	for (unsigned i = 0; i < MAX_OWN; i++)
+		if (own[i][0] == '\0') {
+			snprintf(own[i], sizeof(own[i]), "%s", path);
+			return;
+		}
+}
+
+static void
+own_del(const char *path)
+{
+	for (unsigned i = 0; i < MAX_OWN; i++)
+		if (!strcmp(own[i], path))
+			own[i][0] = '\0';
+}
+
+/* The pid in a segment's file name, or 0 if it is not one of ours. */
+static pid_t
+seg_pid(const char *name)
+{
+	unsigned long pid;
+	char *end;
+
+	if (strncmp(name, SEG_PREFIX, strlen(SEG_PREFIX)) != 0)
+		return 0;
+	pid = strtoul(name + strlen(SEG_PREFIX), &end, 10);
+	return *end == '.' && pid > 0 ? (pid_t)pid : 0;
+}
+
+static int
+pid_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+/* Reads a live segment's header; 0 on success. */
+static int
+seg_header(const char *name, mx_dpdk_stats_t *h)
+{
+	char path[300];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/shm/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, h, sizeof(*h), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(*h) || h->magic != MX_DPDK_STATS_MAGIC)
+		return -1;
+	h->board_name[sizeof(h->board_name) - 1] = '\0';
+	return 0;
+}
+
+void
+mxd_stats_sweep(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		pid_t pid = seg_pid(e->d_name);
+		char path[300];
+
+		if (pid == 0 || pid_alive(pid))
+			continue;
+		snprintf(path, sizeof(path), "/%s", e->d_name);
+		shm_unlink(path);
+	}
+	closedir(d);
+}
+
+int
+mxd_stats_find_other(const char *name, uint64_t nic_id, int *pid,
+		char *other_name, size_t len)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+	int found = 0;
+
+	if (d == NULL)
+		return 0;
+	while (!found && (e = readdir(d)) != NULL) {
+		pid_t p = seg_pid(e->d_name);
+		mx_dpdk_stats_t h;
+
+		if (p == 0 || p == getpid() || !pid_alive(p) ||
+				seg_header(e->d_name, &h) != 0)
+			continue;
+		if (!strcmp(h.board_name, name))
+			found = 1;
+		else if (h.nic_id == nic_id)
+			found = 2;
+		if (found) {
+			*pid = (int)p;
+			snprintf(other_name, len, "%s", h.board_name);
+		}
+	}
+	closedir(d);
+	return found;
 }
 
 static void *
@@ -45,8 +188,10 @@ stats_map(struct mxd_stats *s, unsigned index, size_t len)
 	}
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
-	if (m != MAP_FAILED)
+	if (m != MAP_FAILED) {
+		own_add(s->path);
 		return m;
+	}
 	shm_unlink(s->path);
 private:
 	s->path[0] = '\0';
@@ -88,6 +233,7 @@ mxd_stats_close(struct mxd_stats *s)
 	if (s->path[0] != '\0') {
 		munmap(s->seg, s->len);
 		shm_unlink(s->path);
+		own_del(s->path);
 	} else {
 		free(s->seg);
 	}

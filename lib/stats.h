@@ -61,4 +61,14 @@ int mxd_stats_open(struct mxd_stats *s, unsigned index, uint64_t nic_id,
 		const char *name);
 void mxd_stats_close(struct mxd_stats *s);
 
+/* Removes the segments of processes that are gone. */
+void mxd_stats_sweep(void);
+/*
+ * Whether a live process other than this one has a board named 'name'
+ * (returns 1) or one whose NIC id is nic_id (returns 2); then *pid and
+ * other_name say which.  0 if none.
+ */
+int mxd_stats_find_other(const char *name, uint64_t nic_id, int *pid,
+		char *other_name, size_t len);
+
 #endif /* MXD_STATS_H */

@@ -395,7 +395,10 @@ parse_group(char *g, struct fault_conf *c)
 			return -1;
 		}
 		if (rc < 0) {
-			mxd_glue_set_error("MX_FAULTS: bad value %s=%s", kv, v);
+			mxd_glue_set_error("MX_FAULTS: bad value %s=%s: drop, "
+					"dup, reorder and corrupt take a "
+					"probability (0.05 or 5%%), the others "
+					"a whole number", kv, v);
 			return -1;
 		}
 	}

@@ -20,6 +20,8 @@ struct mxd_glue_conf {
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
 	int keep_affinity;	/* restore the caller's CPU affinity */
+	int verbose;		/* MX_VERBOSE: DPDK's own messages too */
+	int keep_pmd_mac;	/* 1: never replace a PMD's default MAC */
 };
 
 /*
@@ -39,7 +41,21 @@ int mxd_glue_ports_open(const struct mxd_glue_conf *conf,
 unsigned mxd_glue_links_wait(struct mxd_link *links, unsigned n,
 		uint32_t ms);
 
+/*
+ * Waits up to ms milliseconds for the links that should come up by
+ * themselves (l->waits) to be up; a memif client whose server is not
+ * there yet, or that connected before its server was ready, is started
+ * again every few hundred milliseconds meanwhile.  Returns the number of
+ * links up; a link still down keeps l->started and l->down_hint for the
+ * caller to report.
+ */
+unsigned mxd_glue_links_start(struct mxd_link *links, unsigned n,
+		uint32_t ms);
+
 const char *mxd_glue_error(void);
+/* What the EAL printed when its initialisation failed ("" otherwise), for
+ * the caller to show after its own message (MX_VERBOSE). */
+const char *mxd_glue_eal_text(void);
 
 /* Records the reason of a failure for mxd_glue_error() (eal.c). */
 void mxd_glue_set_error(const char *fmt, ...)

@@ -56,6 +56,15 @@ struct mxd_link {
 	 * PMD (a memif peer that went away); their frames were lost. */
 	uint64_t cut;
 	void *priv;
+	/* Start-up (control path, pmd-glue/port.c): */
+	uint8_t started;	/* the PMD started the port */
+	uint8_t waits;		/* its link should come up by itself (all
+				 * but a memif server, which waits for its
+				 * client) */
+	uint8_t mac_assigned;	/* mac is ours: the PMD's was a default
+				 * that every instance shares */
+	uint8_t pmd_mac[6];	/* the MAC the PMD reported */
+	char down_hint[176];	/* what to check when the link stays down */
 };
 
 #endif /* MXD_LINK_H */

@@ -7,13 +7,18 @@
  * started until exit, because the EAL cannot be initialised twice and MX
  * programs may call mx_init()/mx_finalize() repeatedly.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_dev.h>
 #include <rte_devargs.h>
@@ -24,6 +29,7 @@
 #include <rte_mempool.h>
 
 #include "glue.h"
+#include "log.h"
 
 #define BURST_MAX	64
 
@@ -217,9 +223,9 @@ static void
 burst_cut(struct mxd_link *l, const char *what)
 {
 	if (l->cut++ == 0)
-		fprintf(stderr, "mx: port %u (%s): the peer's memory vanished "
-				"during a %s burst; frames of that burst are "
-				"lost\n", l->port_id, l->name, what);
+		MXD_LOG(WARNING, port, "port %u (%s): the peer's memory "
+				"vanished during a %s burst; frames of that "
+				"burst are lost", l->port_id, l->name, what);
 }
 
 static uint16_t
@@ -301,17 +307,81 @@ port_queues(uint16_t pid, const struct mxd_glue_conf *conf,
 	return rte_eth_tx_queue_setup(pid, 0, conf->nb_txd, s, NULL);
 }
 
+/* The value of devarg 'key' of port pid into out (empty if absent);
+ * returns 1 if the port has it. */
+static int
+devarg(uint16_t pid, const char *key, char *out, size_t len)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	size_t kl = strlen(key);
+
+	out[0] = '\0';
+	if (rte_eth_dev_info_get(pid, &info) != 0 ||
+			(da = rte_dev_devargs(info.device)) == NULL ||
+			da->args == NULL)
+		return 0;
+	for (const char *a = da->args; *a; a += strcspn(a, ","),
+			a += *a == ',') {
+		if (strncmp(a, key, kl) == 0 && a[kl] == '=') {
+			snprintf(out, len, "%.*s", (int)strcspn(a + kl + 1,
+					","), a + kl + 1);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static uint32_t
+devarg_u32(uint16_t pid, const char *key, uint32_t def)
+{
+	char v[32];
+
+	return devarg(pid, key, v, sizeof(v)) ?
+		(uint32_t)strtoul(v, NULL, 0) : def;
+}
+
+static const char *
+port_driver(uint16_t pid)
+{
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(pid, &info) != 0 || info.driver_name == NULL)
+		return "";
+	return info.driver_name;
+}
+
+static int
+is_driver(uint16_t pid, const char *name)
+{
+	return strcmp(port_driver(pid), name) == 0;
+}
+
+/*
+ * The MTU to use.  A PMD that cannot set an MTU (net_ring, net_null,
+ * net_memif) enforces none either: MX_MTU is then taken as it is.  One
+ * that refuses it (net_af_packet when the interface or its ring frames are
+ * smaller) keeps its own, with a warning saying what to change.
+ */
 static uint32_t
 port_mtu(uint16_t pid, const struct mxd_glue_conf *conf)
 {
 	uint16_t mtu = RTE_ETHER_MTU;
+	int ret;
 
-	if (conf->mtu != 0) {
-		/* Not every virtual PMD implements MTU setting: best effort. */
-		rte_eth_dev_set_mtu(pid, (uint16_t)conf->mtu);
-		return conf->mtu;
-	}
 	rte_eth_dev_get_mtu(pid, &mtu);
+	if (conf->mtu == 0 || conf->mtu == mtu)
+		return mtu;
+	ret = rte_eth_dev_set_mtu(pid, (uint16_t)conf->mtu);
+	if (ret == 0 || !is_driver(pid, "net_af_packet"))
+		return conf->mtu;	/* virtual ports enforce no MTU */
+	MXD_LOG(WARNING, port, "port %u: MX_MTU=%u refused by %s (%s); "
+			"keeping MTU %u: %s", pid, conf->mtu, port_driver(pid),
+			rte_strerror(-ret), mtu, is_driver(pid,
+				"net_af_packet") ? "set the interface's MTU "
+			"(ip link set dev IFACE mtu N) and give the port "
+			"framesz= of at least MTU + 80" :
+			"the port cannot carry frames that large");
 	return mtu;
 }
 
@@ -325,20 +395,163 @@ port_mtu(uint16_t pid, const struct mxd_glue_conf *conf)
 static uint32_t
 port_frame_max(uint16_t pid)
 {
+	uint32_t bsize;
+
+	if (!is_driver(pid, "net_memif"))
+		return UINT32_MAX;
+	bsize = devarg_u32(pid, "bsize", 2048);
+	return bsize > RTE_ETHER_HDR_LEN + 576 ? bsize :
+		RTE_ETHER_HDR_LEN + 576;	/* memif checks it */
+}
+
+/*
+ * Bytes an mbuf must hold after its headroom.  net_af_packet copies a
+ * whole ring frame's payload into one mbuf and refuses an rx queue whose
+ * mbufs are smaller than framesz less the 32 bytes of tpacket2 header it
+ * does not copy.
+ */
+static uint32_t
+port_room(uint16_t pid, uint32_t mtu)
+{
+	uint32_t room = mtu + RTE_ETHER_HDR_LEN > 2048 ?
+		mtu + RTE_ETHER_HDR_LEN : 2048;
+
+	if (is_driver(pid, "net_af_packet")) {
+		uint32_t fs = devarg_u32(pid, "framesz", 2048);
+
+		if (fs > 32 && fs - 32 > room)
+			room = fs - 32;
+	}
+	return room;
+}
+
+/* ---- memif: arguments and roles --------------------------------------- */
+
+static const char *const memif_keys[] = {
+	"id", "role", "bsize", "rsize", "socket", "socket-abstract",
+	"owner-uid", "owner-gid", "mac", "secret", "zero-copy",
+};
+
+/* A memif devarg the PMD would silently ignore is a typo: refuse it. */
+static int
+memif_check_args(uint16_t pid, const char *name)
+{
 	struct rte_eth_dev_info info;
 	const struct rte_devargs *da;
-	const char *b;
-	uint32_t bsize = 2048;
 
-	if (rte_eth_dev_info_get(pid, &info) != 0 || info.driver_name == NULL ||
-			strcmp(info.driver_name, "net_memif") != 0)
-		return UINT32_MAX;
-	da = rte_dev_devargs(info.device);
-	if (da != NULL && da->args != NULL &&
-			(b = strstr(da->args, "bsize=")) != NULL &&
-			(b == da->args || b[-1] == ','))
-		bsize = (uint32_t)strtoul(b + 6, NULL, 0);
-	return bsize > 14 + 576 ? bsize : 14 + 576;	/* memif checks it */
+	if (rte_eth_dev_info_get(pid, &info) != 0 ||
+			(da = rte_dev_devargs(info.device)) == NULL ||
+			da->args == NULL)
+		return 0;
+	for (const char *a = da->args; *a; a += strcspn(a, ","),
+			a += *a == ',') {
+		size_t kl = strcspn(a, "=,");
+		unsigned k;
+
+		for (k = 0; k < RTE_DIM(memif_keys); k++)
+			if (strlen(memif_keys[k]) == kl &&
+					!strncmp(a, memif_keys[k], kl))
+				break;
+		if (k == RTE_DIM(memif_keys)) {
+			mxd_glue_set_error("port %u (%s): unknown memif "
+					"argument \"%.*s\" in --vdev=%s,%s; "
+					"memif takes id, role, bsize, rsize, "
+					"socket, socket-abstract, owner-uid, "
+					"owner-gid, mac, secret, zero-copy",
+					pid, name, (int)kl, a, name, da->args);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int
+memif_is_server(uint16_t pid)
+{
+	char role[16];
+
+	devarg(pid, "role", role, sizeof(role));
+	return !strcmp(role, "server") || !strcmp(role, "master");
+}
+
+static void
+memif_socket(uint16_t pid, char *out, size_t len)
+{
+	if (!devarg(pid, "socket", out, len))
+		snprintf(out, len, "/run/memif.sock");
+}
+
+/* ---- identities ------------------------------------------------------- */
+
+static const uint8_t pcap_default_mac[5] = { 0x02, 0x70, 0x63, 0x61, 0x70 };
+
+/*
+ * Whether the port's MAC is a default that every instance of its PMD
+ * shares (a NIC id must be unique): all zero (net_ring), net_pcap's
+ * 02:70:63:61:70:xx unless phy_mac=1, net_null's, and memif's when no
+ * mac= is given (memif draws it from DPDK's random state, which forked
+ * processes share).
+ */
+static int
+mac_is_default(uint16_t pid, const uint8_t *mac)
+{
+	static const uint8_t zero[6];
+	char v[32];
+
+	if (!memcmp(mac, zero, 6) || is_driver(pid, "net_null") ||
+			is_driver(pid, "net_ring"))
+		return 1;
+	if (is_driver(pid, "net_pcap"))
+		return !memcmp(mac, pcap_default_mac, 5) &&
+			!(devarg(pid, "phy_mac", v, sizeof(v)) &&
+					strcmp(v, "0") != 0);
+	if (is_driver(pid, "net_memif"))
+		return !devarg(pid, "mac", v, sizeof(v));
+	return 0;
+}
+
+/* A random locally administered unicast MAC, unlike the ports before. */
+static void
+mac_draw(uint8_t *mac, unsigned nprev)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		unsigned i;
+
+		if (getrandom(mac, 6, 0) != 6) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			mac[1] = (uint8_t)getpid(); mac[2] = (uint8_t)(getpid() >> 8);
+			mac[3] = (uint8_t)ts.tv_nsec; mac[4] = (uint8_t)(ts.tv_nsec >> 8);
+			mac[5] = (uint8_t)(nprev + tries);
+		}
+		mac[0] = (uint8_t)((mac[0] & 0xfc) | 0x02);
+		for (i = 0; i < nprev; i++)
+			if (!memcmp(links[i].mac, mac, 6))
+				break;
+		if (i == nprev)
+			return;
+	}
+}
+
+static void
+mac_assign(struct mxd_link *l, uint16_t pid)
+{
+	struct rte_ether_addr a;
+	int ret;
+
+	memcpy(l->pmd_mac, l->mac, 6);
+	mac_draw(l->mac, nb_links);
+	memcpy(a.addr_bytes, l->mac, 6);
+	/* A PMD without the operation filters nothing by MAC: the engine's
+	 * frames carry ours all the same. */
+	ret = rte_eth_dev_default_mac_addr_set(pid, &a);
+	l->mac_assigned = 1;
+	MXD_LOG(DEBUG, port, "port %u (%s): MAC %02x:%02x:%02x:%02x:%02x:%02x "
+			"assigned (the PMD's default is shared by every "
+			"instance)%s", pid, l->name, l->mac[0], l->mac[1],
+			l->mac[2], l->mac[3], l->mac[4], l->mac[5],
+			ret == 0 ? "" : "; the PMD keeps its own");
 }
 
 static void
@@ -355,34 +568,66 @@ link_describe(struct mxd_link *l, uint16_t pid)
 	l->numa_node = rte_eth_dev_socket_id(pid);
 }
 
+static void
+link_roles(struct mxd_link *l, uint16_t pid)
+{
+	char sock[108];
+
+	l->waits = 1;
+	if (is_driver(pid, "net_memif")) {
+		memif_socket(pid, sock, sizeof(sock));
+		if (memif_is_server(pid)) {
+			l->waits = 0;
+			snprintf(l->down_hint, sizeof(l->down_hint), "no memif "
+					"client has connected to %s yet", sock);
+		} else {
+			snprintf(l->down_hint, sizeof(l->down_hint), "is the "
+					"memif server running (socket %s)?", sock);
+		}
+	} else if (is_driver(pid, "net_af_packet") ||
+			is_driver(pid, "net_pcap")) {
+		snprintf(l->down_hint, sizeof(l->down_hint),
+				"is the interface up (ip link set dev IFACE up)?");
+	} else {
+		snprintf(l->down_hint, sizeof(l->down_hint),
+				"is the cable in and the peer up?");
+	}
+}
+
 static int
 port_setup(uint16_t pid, const struct mxd_glue_conf *conf)
 {
 	struct mxd_link *l = &links[nb_links];
 	struct port_priv *pp = &privs[nb_links];
-	uint32_t mtu = port_mtu(pid, conf), fmax = port_frame_max(pid), room;
+	uint32_t mtu, fmax, room;
 	int ret;
 
-	if (mtu + 14 > fmax) {
-		fprintf(stderr, "mx: port %u: MTU %u lowered to %u: its frames "
-				"must fit one memif buffer (bsize=%u; give both "
-				"ends bsize=%u or more for this MTU)\n", pid,
-				mtu, fmax - 14, fmax, mtu + 14);
-		mtu = fmax - 14;
+	rte_eth_dev_get_name_by_port(pid, l->name);
+	if (is_driver(pid, "net_memif") && memif_check_args(pid, l->name) < 0)
+		return -EINVAL;
+	mtu = port_mtu(pid, conf);
+	fmax = port_frame_max(pid);
+	if (mtu + RTE_ETHER_HDR_LEN > fmax) {
+		MXD_LOG(WARNING, port, "port %u: MTU %u lowered to %u: its "
+				"frames must fit one memif buffer (bsize=%u; "
+				"give both ends bsize=%u or more for this MTU)",
+				pid, mtu, fmax - RTE_ETHER_HDR_LEN, fmax,
+				mtu + RTE_ETHER_HDR_LEN);
+		mtu = fmax - RTE_ETHER_HDR_LEN;
 	}
-	room = mtu + 14 > 2048 ? mtu + 14 : 2048;
+	room = port_room(pid, mtu);
 
 	pp->mp = port_pool(pid, conf, room);
 	if (pp->mp == NULL) {
-		mxd_glue_set_error("port %u: mempool: %s", pid,
-				rte_strerror(rte_errno));
+		mxd_glue_set_error("port %u (%s): no memory for %u frame "
+				"buffers of %u bytes (%s): lower MX_MBUFS or "
+				"give the EAL more memory (-m)", pid, l->name,
+				conf->nb_mbufs, room, rte_strerror(rte_errno));
 		return -rte_errno;
 	}
 	ret = port_queues(pid, conf, pp->mp);
-	if (ret == 0)
-		ret = rte_eth_dev_start(pid);
 	if (ret < 0) {
-		mxd_glue_set_error("port %u: configure/start: %s", pid,
+		mxd_glue_set_error("port %u (%s): configure: %s", pid, l->name,
 				rte_strerror(-ret));
 		return ret;
 	}
@@ -391,12 +636,133 @@ port_setup(uint16_t pid, const struct mxd_glue_conf *conf)
 	l->mtu = mtu;
 	l->room = room;
 	l->priv = pp;
+	link_roles(l, pid);
+	ret = rte_eth_dev_start(pid);
+	/* A memif client whose server is not there yet: started again by
+	 * mxd_glue_links_wait(). */
+	if (ret < 0 && !(is_driver(pid, "net_memif") && l->waits)) {
+		mxd_glue_set_error("port %u (%s): start: %s", pid, l->name,
+				rte_strerror(-ret));
+		return ret;
+	}
+	l->started = ret == 0;
 	link_describe(l, pid);
+	if (!conf->keep_pmd_mac && mac_is_default(pid, l->mac))
+		mac_assign(l, pid);
 	if (strcmp(l->driver, "net_memif") == 0) {
 		guard_install();
 		l->ops = &memif_ops;
 	}
 	nb_links++;
+	return 0;
+}
+
+/* ---- ports the arguments asked for that DPDK did not create ------------ */
+
+/* Whether an abstract (or path) unix socket address is bound already. */
+static int
+unix_addr_in_use(const char *path, int abstract)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	int s = socket(AF_UNIX, SOCK_SEQPACKET, 0), busy;
+
+	if (s < 0)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path) - 1) {
+		close(s);
+		return 0;
+	}
+	if (abstract) {
+		memcpy(sa.sun_path + 1, path, strlen(path));
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+				strlen(path));
+		busy = bind(s, (struct sockaddr *)&sa, len) < 0 &&
+			errno == EADDRINUSE;
+	} else {
+		memcpy(sa.sun_path, path, strlen(path));
+		busy = connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	}
+	close(s);
+	return busy;
+}
+
+static void
+devargs_value(const char *args, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+
+	out[0] = '\0';
+	for (const char *a = args; *a; a += strcspn(a, ","), a += *a == ',')
+		if (!strncmp(a, key, kl) && a[kl] == '=')
+			snprintf(out, len, "%.*s", (int)strcspn(a + kl + 1,
+					","), a + kl + 1);
+}
+
+/* Why the --vdev 'spec' ("net_memif0,role=...") gave no port: -EBUSY if
+ * another process holds it, else -ENODEV. */
+static int
+explain_missing(const char *spec)
+{
+	char name[64], args[256], role[16], sock[108], abs[8];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(spec, ","), spec);
+	snprintf(args, sizeof(args), "%s", spec + strcspn(spec, ","));
+	if (!strncmp(name, "net_memif", 9)) {
+		devargs_value(args, "role", role, sizeof(role));
+		devargs_value(args, "socket", sock, sizeof(sock));
+		devargs_value(args, "socket-abstract", abs, sizeof(abs));
+		if (sock[0] == '\0')
+			snprintf(sock, sizeof(sock), "/run/memif.sock");
+		if (role[0] && strcmp(role, "server") && strcmp(role, "client")
+				&& strcmp(role, "master") && strcmp(role, "slave")) {
+			mxd_glue_set_error("port %s: memif role \"%s\" is "
+					"neither server nor client", name, role);
+			return -ENODEV;
+		}
+		if ((!strcmp(role, "server") || !strcmp(role, "master")) &&
+				unix_addr_in_use(sock, strcmp(abs, "no") != 0)) {
+			mxd_glue_set_error("port %s: its memif socket %s is "
+					"held by another process (a memif server "
+					"already serves it): stop that process, "
+					"give this port another socket=, or make "
+					"it that server's client (role=client)",
+					name, sock);
+			return -EBUSY;
+		}
+	}
+	mxd_glue_set_error("port %s (--vdev=%s) was not created: its driver "
+			"refused it (another process may hold the device; "
+			"MX_VERBOSE=1 shows DPDK's reason)", name, spec);
+	return -ENODEV;
+}
+
+/* Every --vdev of the arguments became a port, or the reason is set. */
+static int
+vdevs_present(const char *args)
+{
+	const char *a = args;
+
+	while (a != NULL && (a = strstr(a, "--vdev")) != NULL) {
+		char spec[320];
+		uint16_t pid;
+
+		a += 6;
+		a += strspn(a, "= \t");
+		snprintf(spec, sizeof(spec), "%.*s", (int)strcspn(a, " \t\n"),
+				a);
+		{
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.*s",
+					(int)strcspn(spec, ","), spec);
+			if (name[0] && rte_eth_dev_get_port_by_name(name,
+						&pid) != 0)
+				return explain_missing(spec);
+		}
+	}
 	return 0;
 }
 
@@ -408,6 +774,9 @@ mxd_glue_ports_open(const struct mxd_glue_conf *conf, struct mxd_link **out,
 	int ret;
 
 	if (!ports_ready) {
+		ret = vdevs_present(conf->eal_args);
+		if (ret < 0)
+			return ret;
 		RTE_ETH_FOREACH_DEV(pid) {
 			if (nb_links == MXD_GLUE_MAX_PORTS)
 				break;
@@ -422,6 +791,28 @@ mxd_glue_ports_open(const struct mxd_glue_conf *conf, struct mxd_link **out,
 	return 0;
 }
 
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A memif client connected too early (its server had created the socket
+ * but not started the port, and refused it) or to no server: it does not
+ * try again by itself. */
+#define RESTART_MS	200
+
+static void
+link_restart(struct mxd_link *l)
+{
+	if (l->started)
+		rte_eth_dev_stop(l->port_id);
+	l->started = rte_eth_dev_start(l->port_id) == 0;
+}
+
 unsigned
 mxd_glue_links_wait(struct mxd_link *l, unsigned n, uint32_t ms)
 {
@@ -431,9 +822,43 @@ mxd_glue_links_wait(struct mxd_link *l, unsigned n, uint32_t ms)
 	for (uint32_t t = 0;; t++) {
 		up = 0;
 		for (unsigned i = 0; i < n; i++)
-			up += (unsigned)l[i].ops->link_up(&l[i]);
+			up += (unsigned)(l[i].started &&
+					l[i].ops->link_up(&l[i]));
 		if (up == n || t >= ms)
 			return up;
+		nanosleep(&ts, NULL);
+	}
+}
+
+unsigned
+mxd_glue_links_start(struct mxd_link *l, unsigned n, uint32_t ms)
+{
+	struct timespec ts = { 0, 1000000 };
+	uint64_t start = now_ms(), last = start;
+	unsigned up;
+
+	for (;;) {
+		unsigned waiting = 0;
+		uint64_t t = now_ms();
+
+		up = 0;
+		for (unsigned i = 0; i < n; i++) {
+			int u = l[i].started && l[i].ops->link_up(&l[i]);
+
+			up += (unsigned)u;
+			waiting += !u && (l[i].waits || !l[i].started);
+		}
+		if (waiting == 0 || t - start >= ms)
+			return up;
+		if (t - last >= RESTART_MS) {
+			for (unsigned i = 0; i < n; i++)
+				if (strcmp(l[i].driver, "net_memif") == 0 &&
+						l[i].waits &&
+						!(l[i].started &&
+						l[i].ops->link_up(&l[i])))
+					link_restart(&l[i]);
+			last = t;
+		}
 		nanosleep(&ts, NULL);
 	}
 }

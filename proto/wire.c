@@ -88,8 +88,9 @@ mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len, uint64_t match,
 }
 
 size_t
-mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
-		uint32_t src_filter, uint8_t status, uint32_t epoch)
+mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint64_t dst_nic,
+		uint32_t conn_id, uint32_t src_filter, uint8_t status,
+		uint32_t epoch)
 {
 	mxd_put64(p + O(mxd_conn_hdr, src_nic), src_nic);
 	mxd_put32(p + O(mxd_conn_hdr, conn_id), conn_id);
@@ -98,6 +99,7 @@ mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
 	memset(p + O(mxd_conn_hdr, pad0), 0,
 			O(mxd_conn_hdr, epoch) - O(mxd_conn_hdr, pad0));
 	mxd_put32(p + O(mxd_conn_hdr, epoch), epoch);
+	mxd_put64(p + O(mxd_conn_hdr, dst_nic), dst_nic);
 	return sizeof(struct mxd_conn_hdr);
 }
 
@@ -224,6 +226,7 @@ parse_conn(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 	pkt->u.conn.src_filter = mxd_get32(b + O(mxd_conn_hdr, src_filter));
 	pkt->u.conn.status = b[O(mxd_conn_hdr, status)];
 	pkt->u.conn.epoch = mxd_get32(b + O(mxd_conn_hdr, epoch));
+	pkt->u.conn.dst_nic = mxd_get64(b + O(mxd_conn_hdr, dst_nic));
 	return MXD_DROP_NONE;
 }
 

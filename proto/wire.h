@@ -141,8 +141,10 @@ struct mxd_conn_hdr {
 	uint8_t pad0[3];	/* 17 zero */
 	uint32_t epoch;		/* 20 sender's epoch of its state for the
 				 *    receiver: raised when it starts over */
+	uint64_t dst_nic;	/* 24 the NIC id asked for (a request may
+				 *    go to every port as broadcast) */
 };
-_Static_assert(sizeof(struct mxd_conn_hdr) == 24, "conn header size");
+_Static_assert(sizeof(struct mxd_conn_hdr) == 32, "conn header size");
 
 /* MXD_T_DISCOVER: announce own name, optionally ask for another's. */
 struct mxd_disc_hdr {
@@ -261,6 +263,7 @@ struct mxd_pkt {
 			uint32_t src_filter;
 			uint8_t status;
 			uint32_t epoch;
+			uint64_t dst_nic;
 		} conn;
 		struct {
 			uint64_t src_nic;
@@ -390,8 +393,9 @@ size_t mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len,
 		uint64_t match, uint16_t frag_max, uint8_t frag_idx);
 
 /* Writes a CONN_REQ/REP header (after the common header), returns its size. */
-size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint32_t conn_id,
-		uint32_t src_filter, uint8_t status, uint32_t epoch);
+size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint64_t dst_nic,
+		uint32_t conn_id, uint32_t src_filter, uint8_t status,
+		uint32_t epoch);
 
 size_t mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason,
 		uint32_t session);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages mx-dpdk needs, if any is missing.
 # (tshark: the dissector test; noninteractive answers wireshark-common's
-# question, capture by non-superusers, with its default: no.)
+# question, capture by non-superusers, with its default: no.  libsystemd-dev:
+# DPDK's static link list, "pkg-config --static --libs libdpdk", names
+# -lsystemd, and myriexpress.pc requires libdpdk.)
 set -eu
-pkgs="build-essential g++ meson ninja-build pkg-config libdpdk-dev libnuma-dev libcmocka-dev python3 clang libclang-rt-14-dev tshark groff-base"
+pkgs="build-essential g++ meson ninja-build pkg-config libdpdk-dev libnuma-dev libcmocka-dev python3 clang libclang-rt-14-dev tshark groff-base libsystemd-dev"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -25,7 +25,7 @@ memif_pair() {
 	local dir; dir=$(mktemp -d /tmp/mxd-pair.XXXXXX)
 	local sock=$dir/memif.sock
 	local eal=${MEMIF_EAL:---no-huge -m 256 --no-shconf}
-	local base="$eal --no-pci --log-level=error"
+	local base="$eal --no-pci"
 	local limit=${MEMIF_PAIR_TIMEOUT:-120}
 	local srv2= cli2= boards= xa=${MEMIF_ARGS:+,$MEMIF_ARGS}
 	if [ "${MEMIF_PORTS:-1}" = 2 ]; then

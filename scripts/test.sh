@@ -2,7 +2,9 @@
 # The whole test suite: installs what is missing, builds in a fresh build
 # directory, runs the unit and integration suites (cmocka under meson);
 # then the same suites built with ASan+UBSan (LeakSanitizer checks every
-# process after mx_finalize), then the fuzz target for a bounded time.
+# process after mx_finalize), except the tests also in suite 'once' (the
+# tools' scripts, packaging, start-up, loss runs: tests/meson.build), then
+# the fuzz target for a bounded time.
 #   MXD_SANITIZE=0 skips the sanitizer pass, MXD_FUZZ_SECS=0 the fuzzing.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +24,7 @@ if [ "${MXD_SANITIZE:-1}" != 0 ]; then
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	ASAN_OPTIONS=detect_leaks=1 \
 		meson test -C "$san" --suite unit --suite integration \
-		--print-errorlogs --timeout-multiplier 3 "$@"
+		--no-suite once --print-errorlogs --timeout-multiplier 3 "$@"
 fi
 if [ "${MXD_FUZZ_SECS:-60}" != 0 ]; then
 	rm -rf "$top/build-fuzz"

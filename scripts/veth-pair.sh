@@ -24,6 +24,10 @@
 #                  for pcap, phy_mac=1
 #   VETH_EAL       other EAL options ("--no-huge -m 256 --no-shconf")
 #   VETH_PAIR_TIMEOUT  seconds before both sides are killed (120)
+#   VETH_IFACE_MAC 0: leave the veth ends the MACs the kernel drew, instead
+#                  of 02:00:00:00:00:0a and :0b (net_af_packet uses the
+#                  interface's; net_pcap's default is replaced by a MAC
+#                  the library draws)
 #
 # The two ends get distinct MACs (02:00:00:00:00:0a server, :0b client),
 # set with ip link: net_af_packet takes its MAC from the interface, and a
@@ -141,8 +145,10 @@ veth_pair() (
 	ip netns add "$nsa" && ip netns add "$nsb" &&
 	ip link add "$va" mtu "$mtu" type veth peer name "$vb" mtu "$mtu" &&
 	ip link set "$va" netns "$nsa" && ip link set "$vb" netns "$nsb" &&
-	ip -n "$nsa" link set "$va" address 02:00:00:00:00:0a up &&
-	ip -n "$nsb" link set "$vb" address 02:00:00:00:00:0b up || {
+	local maca="address 02:00:00:00:00:0a" macb="address 02:00:00:00:00:0b"
+	[ "${VETH_IFACE_MAC:-1}" = 0 ] && maca= macb=
+	ip -n "$nsa" link set "$va" $maca up &&
+	ip -n "$nsb" link set "$vb" $macb up || {
 		echo "veth_pair: cannot set up $va/$vb" >&2
 		ip link del "$va" 2>/dev/null
 		return 1

@@ -179,6 +179,8 @@ local pf = {
 	conn_pad = ProtoField.bytes("mxdpdk.conn.pad", "Pad"),
 	conn_epoch = ProtoField.uint32("mxdpdk.conn.epoch", "Epoch",
 		base.DEC),
+	conn_dst_nic = ProtoField.uint64("mxdpdk.conn.dst_nic",
+		"Destination NIC id", base.HEX),
 
 	-- DISCOVER
 	disc_nic = ProtoField.uint64("mxdpdk.disc.src_nic", "Source NIC id",
@@ -412,16 +414,17 @@ end
 local function dissect_conn(tvb, tree, h)
 	local o = HDR_LEN
 	local name = h.type == T_CONN_REQ and "CONN_REQ" or "CONN_REP"
-	if h.length ~= 24 then
+	if h.length ~= 32 then
 		return name .. " (bad length)", "drop: bad length"
 	end
-	local t = tree:add(tvb(o, 24), "Connect header")
+	local t = tree:add(tvb(o, 32), "Connect header")
 	t:add(pf.conn_nic, tvb(o, 8))
 	t:add(pf.conn_id, tvb(o + 8, 4))
 	t:add(pf.conn_filter, tvb(o + 12, 4))
 	t:add(pf.conn_status, tvb(o + 16, 1))
 	t:add(pf.conn_pad, tvb(o + 17, 3))
 	t:add(pf.conn_epoch, tvb(o + 20, 4))
+	t:add(pf.conn_dst_nic, tvb(o + 24, 8))
 	local info = string.format("%s id=0x%x nic=%s epoch=%u", name,
 		u32(tvb, o + 8), hex64(tvb, o), u32(tvb, o + 20))
 	if h.type == T_CONN_REP then

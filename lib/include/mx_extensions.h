@@ -15,41 +15,49 @@ extern "C" {
 #endif
 
 /* ---- MX 1.2 ------------------------------------------------------------- */
-
-/**
- * Completes (like mx_test()) one complete request of the endpoint whose
- * match information matches (match_info & match_mask) == (request's &
- * match_mask); *result 1 if there was one.
+/*
+ * What MX 1.2 declared in mx_extensions.h.  Its other additions
+ * (mx_test_any(), mx_wait_any(), mx_buffered(), mx_disable_progression(),
+ * mx_reenable_progression(), mx_register_unexp_callback(), mx_iput(),
+ * mx_iget()) are in myriexpress.h, where MX 1.2 declared them.
  */
-mx_return_t mx_test_any(mx_endpoint_t endpoint, uint64_t match_info,
-		uint64_t match_mask, mx_status_t *status, uint32_t *result);
 
-/** Like mx_test_any(), waiting up to 'timeout' ms (MX_INFINITE: no limit). */
-mx_return_t mx_wait_any(mx_endpoint_t endpoint, uint32_t timeout,
-		uint64_t match_info, uint64_t match_mask, mx_status_t *status,
-		uint32_t *result);
+/** Defined: mx_iconnect() takes match information and a context. */
+#define MX_HAS_ICONNECT_V2 1
 
 /**
  * Gives up the handle: the request goes on and is released by the library
- * when it completes; it must not be used again.
+ * when it completes; it must not be used again (*request is set to NULL).
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST.
  */
 mx_return_t mx_forget(mx_endpoint_t endpoint, mx_request_t *request);
 
-/** Makes progress on the endpoint (receives, acks, queued sends). */
+/**
+ * Makes progress on the endpoint (receives, acks, queued sends).
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT.
+ */
 mx_return_t mx_progress(mx_endpoint_t endpoint);
 
 /**
  * Like mx_decompose_endpoint_addr(), also giving the remote endpoint's
  * session id (0 if it is not known or the address is not connected).
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT (NULL output).
  */
 mx_return_t mx_decompose_endpoint_addr2(mx_endpoint_addr_t endpoint_addr,
 		uint64_t *nic_id, uint32_t *endpoint_id, uint32_t *session_id);
 
-/** Attaches an application pointer to a connected address. */
+/**
+ * Attaches an application pointer to a connected address.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT (not a connected address).
+ */
 mx_return_t mx_set_endpoint_addr_context(mx_endpoint_addr_t endpoint_addr,
 		void *context);
 
-/** Returns the pointer attached by mx_set_endpoint_addr_context(). */
+/**
+ * Returns the pointer attached by mx_set_endpoint_addr_context() (NULL if
+ * none was).
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT (not a connected address).
+ */
 mx_return_t mx_get_endpoint_addr_context(mx_endpoint_addr_t endpoint_addr,
 		void **context);
 
@@ -59,6 +67,8 @@ mx_return_t mx_get_endpoint_addr_context(mx_endpoint_addr_t endpoint_addr,
  * Failure statuses: MX_STATUS_ENDPOINT_CLOSED (no such endpoint),
  * MX_STATUS_BAD_KEY (filter), MX_STATUS_TIMEOUT (no answer within the
  * endpoint's request timeout, 10 s by default).
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST, MX_BAD_ENDPOINT_ID,
+ * MX_NO_RESOURCES.
  */
 mx_return_t mx_iconnect(mx_endpoint_t endpoint, uint64_t nic_id,
 		uint32_t endpoint_id, uint32_t filter, uint64_t match_info,
@@ -67,6 +77,7 @@ mx_return_t mx_iconnect(mx_endpoint_t endpoint, uint64_t nic_id,
 /**
  * Forgets a connected address: its pending and queued sends complete with
  * MX_STATUS_CANCELLED; a later mx_connect() makes it usable again.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT (not an address of this endpoint).
  */
 mx_return_t mx_disconnect(mx_endpoint_t endpoint,
 		mx_endpoint_addr_t endpoint_addr);
@@ -76,12 +87,14 @@ mx_return_t mx_disconnect(mx_endpoint_t endpoint,
  * request NULL the endpoint's default for later ones (0: none).  A send
  * not acknowledged in time completes with MX_STATUS_TIMEOUT.  Receives do
  * not time out.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST (not a pending send
+ * or connect of this endpoint).
  */
 mx_return_t mx_set_request_timeout(mx_endpoint_t endpoint,
 		mx_request_t request, uint32_t milliseconds);
 
 /** What an unexpected-message handler decides. */
-typedef enum {
+typedef enum mx_unexp_handler_action {
 	MX_RECV_CONTINUE = 0,	/**< queue it as unexpected (or match the
 				     receive the handler just posted) */
 	MX_RECV_FINISHED = 1	/**< the handler consumed it: drop it */
@@ -97,15 +110,13 @@ typedef mx_unexp_handler_action_t (*mx_unexp_handler_t)(void *context,
 		mx_endpoint_addr_t source, uint64_t match_value,
 		uint32_t length, void *data_if_available);
 
-/** Installs (or with NULL removes) the endpoint's unexpected handler. */
+/**
+ * Installs (or with NULL removes) the endpoint's unexpected handler.  It
+ * replaces a callback of mx_register_unexp_callback(), if any.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT.
+ */
 mx_return_t mx_register_unexp_handler(mx_endpoint_t endpoint,
 		mx_unexp_handler_t handler, void *context);
-
-/** Stops progress (and so handler calls) on the endpoint until re-enabled. */
-mx_return_t mx_disable_progression(mx_endpoint_t endpoint);
-
-/** Undoes mx_disable_progression(). */
-mx_return_t mx_reenable_progression(mx_endpoint_t endpoint);
 
 /* ---- mx-dpdk introspection ----------------------------------------------- */
 

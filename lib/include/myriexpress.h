@@ -3,8 +3,13 @@
  * @file myriexpress.h
  * Myrinet Express (MX) API, implemented by mx-dpdk over Ethernet with DPDK.
  *
- * Source-compatible with the MX 1.0 specification (and the status fields of
- * MX 1.1+).  A program includes this header, links libmyriexpress.a
+ * Source-compatible with the MX 1.0 specification and with the header of
+ * MX 1.2: every function, type and constant that MX 1.2 declared here is
+ * declared here too, with MX's signature (the rest of MX 1.2, connection
+ * management and unexpected handlers, is in mx_extensions.h, where MX 1.2
+ * put it).  Calls that mx-dpdk cannot carry out (mx_iput(), mx_iget())
+ * are declared and return MX_FAILURE; the README lists them.  A program
+ * includes this header, links libmyriexpress.a
  * (`pkg-config --cflags --libs --static myriexpress`) and runs over any
  * port DPDK drives.  The library takes no command-line arguments: its
  * settings are MX_* environment variables, listed in the README and printed
@@ -17,12 +22,15 @@
  *
  * Threads: the library is thread-safe as section IX.2 of the MX
  * specification describes (several threads may block in mx_peek() on one
- * endpoint; each completion wakes one of them; mx_wakeup() releases them).
- * While only one thread has ever called it, it takes no lock at all.
+ * endpoint; each completion wakes one of them; mx_wakeup() releases them),
+ * and says so with MX_THREAD_SAFE.  While only one thread has ever called
+ * it, it takes no lock at all.
  */
 #ifndef MYRIEXPRESS_H
 #define MYRIEXPRESS_H
 
+/* MX programs print and parse NIC ids with PRIx64/SCNx64 from here. */
+#include <inttypes.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -31,6 +39,12 @@ extern "C" {
 
 /** API version, as MX 1.2 defined it (checked by some programs). */
 #define MX_API 0x301
+
+/**
+ * Defined to 1: every call may be made from any number of threads, on one
+ * endpoint or several.  MX programs test it to turn their threaded modes on.
+ */
+#define MX_THREAD_SAFE 1
 
 /** Largest number of endpoints per board; ids are 0..MX_MAX_ENDPOINTS-1. */
 #define MX_MAX_ENDPOINTS 32
@@ -47,9 +61,25 @@ extern "C" {
 #define MX_INFINITE 0
 /** Mask that compares every bit of the match information. */
 #define MX_MATCH_MASK_NONE (~(uint64_t)0)
+/**
+ * Largest number of segments in one request's gather/scatter list, as
+ * MX 1.2 defines it (mx_segment_t s[MX_MAX_SEGMENTS]).  The MX 1.0 text
+ * made it an mx_get_info() key; both the constant and that key (17) are
+ * accepted there and answer MX_MAX_SEGMENTS.
+ */
+#define MX_MAX_SEGMENTS 256
+/** Size in bytes of an mx_endpoint_addr_t. */
+#define MX_SIZEOF_ADDR 16
+/** Most match bits MX_PARAM_CONTEXT_ID may reserve for a context id. */
+#define MX_CONTEXT_ID_BITS_MAX 16
+
+/** High and low 32 bits of a value (0 high bits for a 32-bit one), to
+ *  print a 64-bit id as two "%08x" halves. */
+#define MX_U32(x) ((uint32_t)((uint64_t)(x) >> 32))
+#define MX_L32(x) ((uint32_t)(x))
 
 /** Return codes of MX functions. */
-typedef enum {
+typedef enum mx_return_code {
 	MX_SUCCESS = 0,
 	MX_BAD_BAD_BAD = 1,
 	MX_FAILURE = 2,
@@ -97,7 +127,7 @@ typedef enum {
 } mx_return_t;
 
 /** Outcome of a completed request (mx_status_t.code). */
-typedef enum {
+typedef enum mx_status_code {
 	MX_STATUS_SUCCESS = 0,
 	MX_STATUS_PENDING = 1,
 	MX_STATUS_BUFFERED = 2,
@@ -124,17 +154,20 @@ typedef struct mx_request *mx_request_t;
 
 /** Address of a remote endpoint, as built by mx_connect(). Opaque. */
 typedef struct {
-	uint64_t stuff[2];
+	uint64_t stuff[MX_SIZEOF_ADDR / sizeof(uint64_t)];
 } mx_endpoint_addr_t;
+
+/** Start of a segment. */
+typedef void *mx_segment_ptr_t;
 
 /** One contiguous piece of a gather/scatter list. */
 typedef struct {
-	void *segment_ptr;
+	mx_segment_ptr_t segment_ptr;
 	uint32_t segment_length;
 } mx_segment_t;
 
 /** Filled in when a request completes, or by mx_iprobe(). */
-typedef struct {
+typedef struct mx_status {
 	mx_status_code_t code;		/**< outcome */
 	mx_endpoint_addr_t source;	/**< sender (receives, probes) */
 	uint64_t match_info;		/**< match information of the message */
@@ -152,7 +185,7 @@ extern mx_error_handler_t MX_ERRORS_ARE_FATAL;
 extern mx_error_handler_t MX_ERRORS_RETURN;
 
 /** Keys of mx_get_info(). */
-typedef enum {
+typedef enum mx_get_info_key {
 	MX_NIC_COUNT = 1,		/**< out: uint32_t */
 	MX_NIC_IDS = 2,			/**< out: uint64_t[count + 1], 0-ended */
 	MX_MAX_NATIVE_ENDPOINTS = 3,	/**< out: uint32_t */
@@ -169,11 +202,31 @@ typedef enum {
 	MX_NUMA_NODE = 14,		/**< in: board; out: uint32_t */
 	MX_NET_TYPE = 15,		/**< in: board; out: uint32_t */
 	MX_LINE_SPEED = 16,		/**< in: board; out: uint32_t (Mb/s) */
-	MX_MAX_SEGMENTS = 17		/**< out: uint32_t, segments per request */
+	/** mx-dpdk: the MX 1.0 text's key for the segment limit; out:
+	 *  uint32_t, MX_MAX_SEGMENTS.  The constant MX_MAX_SEGMENTS itself
+	 *  is accepted as a key too (this enumerator keeps it in range for
+	 *  C++ casts). */
+	MX_MAX_SEGMENTS_KEY_1_0 = 17,
+	MX_MAX_SEGMENTS_KEY = MX_MAX_SEGMENTS
 } mx_get_info_key_t;
 
-/** MX_NET_TYPE value for every board of this implementation. */
-#define MX_NET_ETHER 2
+/** Defined when mx_get_info() has the key MX_NET_TYPE. */
+#define MX_HAS_NET_TYPE 1
+
+/** Values of MX_NET_TYPE: every board of mx-dpdk is MX_NET_ETHER. */
+typedef enum mx_net_type {
+	MX_NET_MYRI = 0,
+	MX_NET_ETHER = 1
+} mx_net_type_t;
+
+/**
+ * Myrinet line speeds of MX 1.2.  mx-dpdk's MX_LINE_SPEED answers the
+ * sum of a board's link speeds in Mb/s instead (Ethernet has many).
+ */
+typedef enum mx_line_speed {
+	MX_SPEED_2G = 0,
+	MX_SPEED_10G = 1
+} mx_line_speed_t;
 
 /**
  * Keys of mx_open_endpoint() parameters.  MX_PARAM_CONTEXT_ID declares
@@ -181,7 +234,7 @@ typedef enum {
  * every receive and probe must then compare all of them, or fails with
  * MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK.
  */
-typedef enum {
+typedef enum mx_param_key {
 	MX_PARAM_ERROR_HANDLER = 0,
 	MX_PARAM_UNEXP_QUEUE_MAX = 1,
 	MX_PARAM_CONTEXT_ID = 2
@@ -203,6 +256,7 @@ typedef struct {
 /**
  * Initialises the library: the DPDK EAL (from MX_DPDK_ARGS, or the one the
  * application already initialised) and every DPDK port, grouped into boards.
+ * A function here (MX 1.2 made it a macro calling mx__init_api(MX_API)).
  * @return MX_SUCCESS; MX_ALREADY_INITIALIZED if called twice; MX_NO_DEV if
  * DPDK cannot start or finds no port; MX_NO_DRIVER if a device named in
  * MX_DPDK_ARGS has no driver; MX_NO_PERM if DPDK was refused access (e.g.
@@ -210,6 +264,14 @@ typedef struct {
  * malformed MX_* setting.
  */
 mx_return_t mx_init(void);
+
+/**
+ * mx_init() for a program built against API version 'api' (MX 1.2's
+ * mx_init() macro passes MX_API).
+ * @return what mx_init() returns, or MX_BAD_LIB_VERSION if api's major
+ * version (api >> 8) is not this header's.
+ */
+mx_return_t mx__init_api(int api);
 
 /**
  * Closes every endpoint still open and releases the library's resources.
@@ -221,13 +283,14 @@ mx_return_t mx_finalize(void);
 /**
  * Installs the error handler and returns the previous one.  May be called
  * before mx_init().  MX_ERRORS_ARE_FATAL restores the default.
+ * @return the handler in force before the call.
  */
 mx_error_handler_t mx_set_error_handler(mx_error_handler_t handler);
 
-/** Describes a return code; never NULL. */
+/** Describes a return code. @return a static string, never NULL. */
 const char *mx_strerror(mx_return_t return_code);
 
-/** Describes a status code; never NULL. */
+/** Describes a status code. @return a static string, never NULL. */
 const char *mx_strstatus(mx_status_code_t status);
 
 /**
@@ -255,8 +318,46 @@ mx_return_t mx_open_endpoint(uint32_t board_num, uint32_t endpoint_id,
  */
 mx_return_t mx_close_endpoint(mx_endpoint_t endpoint);
 
-/** Makes threads blocked in this endpoint's calls return. */
+/**
+ * Makes threads blocked in this endpoint's calls return.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT.
+ */
 mx_return_t mx_wakeup(mx_endpoint_t endpoint);
+
+/**
+ * Holds the endpoint's incoming messages: nothing is matched, queued as
+ * unexpected or given to an unexpected handler (nor acknowledged, so
+ * senders wait) until mx_reenable_progression().  Calls nest: as many
+ * mx_reenable_progression() as mx_disable_progression() resume it.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_NO_RESOURCES (nested 255 deep).
+ */
+mx_return_t mx_disable_progression(mx_endpoint_t endpoint);
+
+/**
+ * Undoes one mx_disable_progression(); at the last one, the messages held
+ * are matched, in order.  Without a pending mx_disable_progression() it
+ * does nothing.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT.
+ */
+mx_return_t mx_reenable_progression(mx_endpoint_t endpoint);
+
+/**
+ * The MX 1.0/1.1 unexpected-message callback: told the match information
+ * and length of each message that matches no posted receive, before it is
+ * queued as unexpected.  It may post a receive (mx_irecv()) that the
+ * message then matches.
+ */
+typedef void (*mx_matching_callback_t)(void *context, uint64_t match_value,
+		int length);
+
+/**
+ * Installs (NULL: removes) the endpoint's unexpected-message callback.
+ * It takes the place of an unexpected handler (mx_extensions.h), which
+ * MX 1.2 preferred: the endpoint has one or the other.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT.
+ */
+mx_return_t mx_register_unexp_callback(mx_endpoint_t endpoint,
+		mx_matching_callback_t callback, void *context);
 
 /**
  * Finds the NIC id of a board name "<host>:<board>" (discovery on the
@@ -291,11 +392,17 @@ mx_return_t mx_connect(mx_endpoint_t endpoint, uint64_t nic_id,
 		uint32_t endpoint_id, uint32_t filter, uint32_t timeout,
 		mx_endpoint_addr_t *endpoint_addr);
 
-/** Extracts the NIC id and endpoint id of an address. */
+/**
+ * Extracts the NIC id and endpoint id of an address.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT (NULL output).
+ */
 mx_return_t mx_decompose_endpoint_addr(mx_endpoint_addr_t endpoint_addr,
 		uint64_t *nic_id, uint32_t *endpoint_id);
 
-/** Returns the address of the local endpoint itself. */
+/**
+ * Returns the address of the local endpoint itself.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT.
+ */
 mx_return_t mx_get_endpoint_addr(mx_endpoint_t endpoint,
 		mx_endpoint_addr_t *endpoint_addr);
 
@@ -318,6 +425,7 @@ mx_return_t mx_isend(mx_endpoint_t endpoint, mx_segment_t *segments_list,
  * Synchronous send: like mx_isend(), but completes only once the receiver
  * has matched the message with a receive.  mx_ibuffered() tells earlier
  * when the buffers may be reused.
+ * @return as mx_isend().
  */
 mx_return_t mx_issend(mx_endpoint_t endpoint, mx_segment_t *segments_list,
 		uint32_t segments_count, mx_endpoint_addr_t destination,
@@ -338,9 +446,20 @@ mx_return_t mx_irecv(mx_endpoint_t endpoint, mx_segment_t *segments_list,
 /**
  * Sets *result to non-zero if the request's buffers may be reused: a send
  * whose data has been copied out (buffered) or any complete request.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST.
  */
 mx_return_t mx_ibuffered(mx_endpoint_t endpoint, mx_request_t *request,
 		uint32_t *result);
+
+/**
+ * Like mx_ibuffered(), but waits up to 'timeout' milliseconds (MX_INFINITE:
+ * no limit, until mx_wakeup()) for the request to be buffered.  The
+ * request stays pending: complete it with mx_test() or mx_wait().
+ * @return MX_SUCCESS (*result 0 on timeout), MX_BAD_ENDPOINT,
+ * MX_BAD_REQUEST.
+ */
+mx_return_t mx_buffered(mx_endpoint_t endpoint, mx_request_t *request,
+		uint32_t timeout, uint32_t *result);
 
 /**
  * Makes progress and, if *request is complete, fills *status, releases the
@@ -353,29 +472,62 @@ mx_return_t mx_test(mx_endpoint_t endpoint, mx_request_t *request,
 /**
  * Like mx_test(), but waits up to 'timeout' milliseconds (MX_INFINITE: no
  * limit).  Polls first, then releases the CPU between polls.
+ * @return MX_SUCCESS (*result 0 on timeout or mx_wakeup()),
+ * MX_BAD_ENDPOINT, MX_BAD_REQUEST.
  */
 mx_return_t mx_wait(mx_endpoint_t endpoint, mx_request_t *request,
 		uint32_t timeout, mx_status_t *status, uint32_t *result);
 
 /**
+ * Completes (like mx_test()) one complete request of the endpoint whose
+ * match information matches: (request's match_info & match_mask) ==
+ * (match_info & match_mask).  *result 1 and *status filled if there was
+ * one, else 0.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST (result NULL).
+ */
+mx_return_t mx_test_any(mx_endpoint_t endpoint, uint64_t match_info,
+		uint64_t match_mask, mx_status_t *status, uint32_t *result);
+
+/**
+ * Like mx_test_any(), waiting up to 'timeout' ms (MX_INFINITE: no limit,
+ * until mx_wakeup()).
+ * @return MX_SUCCESS (*result 0 on timeout), MX_BAD_ENDPOINT,
+ * MX_BAD_REQUEST.
+ */
+mx_return_t mx_wait_any(mx_endpoint_t endpoint, uint32_t timeout,
+		uint64_t match_info, uint64_t match_mask, mx_status_t *status,
+		uint32_t *result);
+
+/**
  * Sets *request to a request of this endpoint that is complete and
  * *result to 1, or *result to 0 if there is none.  Does not release it.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST (NULL output).
  */
 mx_return_t mx_ipeek(mx_endpoint_t endpoint, mx_request_t *request,
 		uint32_t *result);
 
-/** Like mx_ipeek(), but waits up to 'timeout' milliseconds. */
+/**
+ * Like mx_ipeek(), but waits up to 'timeout' milliseconds (MX_INFINITE:
+ * no limit, until mx_wakeup()).
+ * @return as mx_ipeek() (*result 0 on timeout).
+ */
 mx_return_t mx_peek(mx_endpoint_t endpoint, uint32_t timeout,
 		mx_request_t *request, uint32_t *result);
 
 /**
  * Reports, without receiving it, the first message that a receive with
  * these match arguments would match: *result 1 and *status filled.
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_MATCH_MASK,
+ * MX_BAD_MATCHING_FOR_CONTEXT_ID_MASK, MX_BAD_REQUEST (result NULL).
  */
 mx_return_t mx_iprobe(mx_endpoint_t endpoint, uint64_t match_recv,
 		uint64_t match_mask, mx_status_t *status, uint32_t *result);
 
-/** Like mx_iprobe(), but waits up to 'timeout' milliseconds. */
+/**
+ * Like mx_iprobe(), but waits up to 'timeout' milliseconds (MX_INFINITE:
+ * no limit, until mx_wakeup()).
+ * @return as mx_iprobe() (*result 0 on timeout).
+ */
 mx_return_t mx_probe(mx_endpoint_t endpoint, uint32_t timeout,
 		uint64_t match_recv, uint64_t match_mask, mx_status_t *status,
 		uint32_t *result);
@@ -384,12 +536,37 @@ mx_return_t mx_probe(mx_endpoint_t endpoint, uint32_t timeout,
  * Cancels a pending receive that has not matched yet: *result 1 and the
  * request is released; 0 if it was too late (complete it with mx_test()).
  * Sends cannot be cancelled (*result 0).
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST.
  */
 mx_return_t mx_cancel(mx_endpoint_t endpoint, mx_request_t *request,
 		uint32_t *result);
 
-/** Returns the context pointer given when the request was posted. */
+/**
+ * Returns the context pointer given when the request was posted.
+ * @return MX_SUCCESS, MX_BAD_REQUEST.
+ */
 mx_return_t mx_context(mx_request_t *request, void **context);
+
+/**
+ * One-sided write of MX 1.2 (to 'remote_addr' in the destination's
+ * memory).  mx-dpdk has no remote memory access: after its arguments are
+ * checked, it fails.
+ * @return MX_FAILURE (not supported), or first MX_BAD_ENDPOINT,
+ * MX_BAD_REQUEST.
+ */
+mx_return_t mx_iput(mx_endpoint_t endpoint, void *local_addr,
+		uint32_t length, mx_endpoint_addr_t destination,
+		uint64_t remote_addr, void *context, mx_request_t *request);
+
+/**
+ * One-sided read of MX 1.2 (from 'remote_addr' in the destination's
+ * memory): not supported, as mx_iput().
+ * @return MX_FAILURE (not supported), or first MX_BAD_ENDPOINT,
+ * MX_BAD_REQUEST.
+ */
+mx_return_t mx_iget(mx_endpoint_t endpoint, void *local_addr,
+		uint32_t length, mx_endpoint_addr_t destination,
+		uint64_t remote_addr, void *context, mx_request_t *request);
 
 #ifdef __cplusplus
 }

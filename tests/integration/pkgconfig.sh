@@ -12,8 +12,11 @@ DESTDIR=$dest meson install -C "$build" --quiet >/dev/null
 prefix=$(meson introspect "$build" --buildoptions |
 	python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
 pcdir=$(dirname "$(find "$dest" -name myriexpress.pc | head -1)")
-# The .pc names the final prefix; point it at the scratch copy.
-sed -i "s|^prefix=.*|prefix=$dest$prefix|; s|=$prefix/|=$dest$prefix/|" "$pcdir/myriexpress.pc"
+# The .pc files (myriexpress.pc, myriexpress-libs.pc) name the final
+# prefix; point them at the scratch copy.
+for f in "$pcdir"/myriexpress*.pc; do
+	sed -i "s|^prefix=.*|prefix=$dest$prefix|; s|=$prefix/|=$dest$prefix/|" "$f"
+done
 export PKG_CONFIG_PATH=$pcdir
 # A sanitized build's archive needs the same runtime in the program.
 san=$(meson introspect "$build" --buildoptions |

@@ -7,7 +7,8 @@
 #   - examples/hello.c links against the shared libmyriexpress.so
 #     ("pkg-config --libs") and runs over net_null;
 #   - the same program linked with "--static" carries the archive and
-#     DPDK's archives, needs no libmyriexpress.so and runs;
+#     DPDK's archives, needs no libmyriexpress.so and runs (unsanitized
+#     builds; DPDK's static list needs libsystemd-dev, scripts/deps.sh);
 #   - the shared library exports the MX API and nothing else.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -55,7 +56,7 @@ verdict "hello runs with the shared library" $?
 
 if [ "$san" = none ]; then
 	cc -Wall -Werror -o "$dest/hello_a" "$top/examples/hello.c" \
-		$(pkg-config --cflags --libs --static myriexpress)
+		$(pkg-config --cflags --libs --static myriexpress) &&
 	! readelf -d "$dest/hello_a" | grep -q "NEEDED.*libmyriexpress" &&
 		! readelf -d "$dest/hello_a" | grep -q "NEEDED.*librte_eal"
 	verdict "hello linked --static: the archive and DPDK's, no shared mx or DPDK" $?

@@ -530,8 +530,8 @@ striped_b(void)
 #define BYPASS_LEN (64u << 20)
 
 /*
- * Both sides post a 64 MiB transfer, then compute for a second without
- * calling MX, then test once.  With the progress thread the transfer is
+ * Both sides post a 64 MiB transfer, then compute for three seconds
+ * without calling MX, then test once.  With the progress thread the transfer is
  * already done; without it (control) one progress pass cannot be enough.
  */
 static void
@@ -560,7 +560,9 @@ bypass_side(int server, int with_thread)
 		CHECK(mx_isend(ep, &seg, 1, to, 7, NULL, &r) == MX_SUCCESS,
 				"isend");
 	}
-	sleep(1);			/* compute: no MX call */
+	/* Compute, no MX call: 3 s leave a sanitized build on a loaded
+	 * machine time for 64 MiB (a second did not, under ASan). */
+	sleep(3);
 	CHECK(mx_test(ep, &r, &st, &done) == MX_SUCCESS, "test");
 	CHECK(done == (uint32_t)with_thread, "%s thread: first test after "
 			"computing gave %u", with_thread ? "with" : "without",

@@ -95,8 +95,8 @@ conn_and_disc_roundtrip(void **state)
 	(void)state;
 	a.type = MXD_T_CONN_REP;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_conn_hdr));
-	n += mxd_wire_put_conn(f + n, 0x020000000001ull, 77, 0xabcd,
-			MXD_CONN_BAD_KEY, 0x01020304);
+	n += mxd_wire_put_conn(f + n, 0x020000000001ull, 0x020000000002ull,
+			77, 0xabcd, MXD_CONN_BAD_KEY, 0x01020304);
 	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
 	assert_true(pkt.u.conn.src_nic == 0x020000000001ull);
@@ -104,6 +104,7 @@ conn_and_disc_roundtrip(void **state)
 	assert_int_equal(pkt.u.conn.src_filter, 0xabcd);
 	assert_int_equal(pkt.u.conn.status, MXD_CONN_BAD_KEY);
 	assert_int_equal(pkt.u.conn.epoch, 0x01020304);
+	assert_true(pkt.u.conn.dst_nic == 0x020000000002ull);
 
 	a.type = MXD_T_DISCOVER;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_disc_hdr));
