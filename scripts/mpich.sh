@@ -70,6 +70,10 @@ build_mx() {
 	fi
 	ninja -C "$b" -j"$jobs" >/dev/null
 	meson install -C "$b" >/dev/null
+	# The netmod goes into libmpi.so with the archive: no shared
+	# libmyriexpress for -lmyriexpress to find first (and then for every
+	# MPI program to need at run time).
+	rm -f "$cache"/mx/lib/*/libmyriexpress.so*
 	MXPC=$(dirname "$(find "$cache/mx" -name myriexpress.pc | head -1)")
 	MXLIB=$(find "$cache/mx" -name libmyriexpress.a | head -1)
 }
