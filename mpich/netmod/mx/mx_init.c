@@ -534,9 +534,9 @@ parse_card(const char *bc, MPIDI_VC_t *vc)
 
 /*
  * A connect request to a NIC the library has not located yet goes out of
- * every port as a broadcast that names only the endpoint id: every board
- * of the segment with such an endpoint takes it, answers, and keeps a
- * partner for us, and only the right NIC's answer is kept.  Resolving the
+ * every port as a broadcast (before main 2dffc6c it named only the
+ * endpoint id, and every board of the segment with such an endpoint took
+ * it, answered, and kept a partner for us).  Resolving the
  * peer's board name first (a discovery exchange, mx_hostname_to_nic_id)
  * tells the library where the NIC is, and the request goes to it alone.
  * (The library before its connect epochs took such a request, marked
