@@ -222,29 +222,10 @@ check(const uint8_t *buf, uint32_t len, uint32_t seed)
 	return 0;
 }
 
-/*
- * Completes a request that must succeed: 0; -1 if it failed (it is
- * released); -2 if it did not complete (it is still pending).
- */
 static int
 complete(struct run *r, mx_request_t *req, mx_status_t *st)
 {
-	mx_return_t rc = tool_complete(r->ep, req, r->blocking,
-			r->next, st);
-
-	if (rc != MX_SUCCESS) {
-		fprintf(stderr, "mx_pingpong: waiting for a request: %s\n",
-				rc == MX_TIMEOUT ? "no completion in 60 s" :
-				rc == MX_BUSY ? "silent sender, and a new one "
-				"is waiting" : mx_strerror(rc));
-		return -2;
-	}
-	if (st->code != MX_STATUS_SUCCESS) {
-		fprintf(stderr, "mx_pingpong: request failed: %s\n",
-				mx_strstatus(st->code));
-		return -1;
-	}
-	return 0;
+	return tool_must_complete(r->ep, req, r->blocking, r->next, st);
 }
 
 /*
@@ -568,18 +549,6 @@ serve_one(struct run *r)
 	return ret;
 }
 
-static mx_endpoint_t
-open_ep(const struct opts *o)
-{
-	mx_endpoint_t ep;
-	mx_return_t rc;
-
-	rc = mx_open_endpoint(o->board, o->local_ep, o->filter, NULL, 0, &ep);
-	if (rc != MX_SUCCESS)
-		tool_open_die(o->board, o->local_ep, rc);
-	return ep;
-}
-
 /*
  * With -s, whatever a sender that failed (died, timed out) left pending
  * was let go of, and its address is forgotten: the next sender starts
@@ -627,7 +596,7 @@ main(int argc, char **argv)
 				MX_BOARD_UNKNOWN);
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
-	r.ep = open_ep(&o);
+	r.ep = tool_open(o.board, o.local_ep, o.filter);
 	if (o.dest == NULL) {
 		ret = receiver(&r);
 	} else {

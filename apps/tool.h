@@ -83,6 +83,18 @@ tool_open_die(uint32_t board, uint32_t ep, mx_return_t rc)
 	exit(1);
 }
 
+/* Opens endpoint ep of board with filter, or exits saying why. */
+static inline mx_endpoint_t
+tool_open(uint32_t board, uint32_t ep, uint32_t filter)
+{
+	mx_endpoint_t e;
+	mx_return_t rc = mx_open_endpoint(board, ep, filter, NULL, 0, &e);
+
+	if (rc != MX_SUCCESS)
+		tool_open_die(board, ep, rc);
+	return e;
+}
+
 /* An option's number, or exit 2: "-N 1k" or "-N -1" is a mistake, not 0. */
 static inline uint32_t
 tool_u32(const char *arg, char opt)
@@ -269,6 +281,31 @@ tool_complete(mx_endpoint_t ep, mx_request_t *req, int blocking,
 					&found) == MX_SUCCESS && found)
 			return MX_BUSY;
 	}
+}
+
+/*
+ * Completes a request that must succeed: 0; -1 if it failed (it is
+ * released); -2 if it did not complete (it is still pending).
+ */
+static inline int
+tool_must_complete(mx_endpoint_t ep, mx_request_t *req, int blocking,
+		const uint64_t *next, mx_status_t *st)
+{
+	mx_return_t rc = tool_complete(ep, req, blocking, next, st);
+
+	if (rc != MX_SUCCESS) {
+		fprintf(stderr, "%s: waiting for a request: %s\n", tool_name,
+				rc == MX_TIMEOUT ? "no completion in 60 s" :
+				rc == MX_BUSY ? "silent sender, and a new one "
+				"is waiting" : mx_strerror(rc));
+		return -2;
+	}
+	if (st->code != MX_STATUS_SUCCESS) {
+		fprintf(stderr, "%s: request failed: %s\n", tool_name,
+				mx_strstatus(st->code));
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- statistics -------------------------------------------------------- */
