@@ -49,7 +49,8 @@ static const struct num_setting nums[] = {
 	NUM("MX_CONNECT_RETRY_MS", connect_retry_ms, 100, 1, 60000,
 		"interval between connect requests"),
 	NUM("MX_CLOSE_LINGER_MS", close_linger_ms, 2000, 0, 600000,
-		"mx_close_endpoint waits this long for sent data to be acked"),
+		"mx_close_endpoint waits at most this long for sent data to "
+		"be acked and its last acks heard, then says BYE; 0: abortive"),
 	NUM("MX_PROGRESS_THREAD", progress_thread, 0, 0, 1,
 		"1: a thread makes progress while the application computes"),
 	NUM("MX_PROGRESS_US", progress_us, 20, 1, 1000000,
