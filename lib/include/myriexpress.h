@@ -328,7 +328,9 @@ mx_return_t mx_wakeup(mx_endpoint_t endpoint);
  * Holds the endpoint's incoming messages: nothing is matched, queued as
  * unexpected or given to an unexpected handler (nor acknowledged, so
  * senders wait) until mx_reenable_progression().  Calls nest: as many
- * mx_reenable_progression() as mx_disable_progression() resume it.
+ * mx_reenable_progression() as mx_disable_progression() resume it.  The
+ * library's progression thread (MX_PROGRESSION) leaves such an endpoint
+ * alone, and runs no pass while every open endpoint is disabled.
  * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_NO_RESOURCES (nested 255 deep).
  */
 mx_return_t mx_disable_progression(mx_endpoint_t endpoint);

@@ -525,18 +525,23 @@ striped_b(void)
 	finish(ep);
 }
 
-/* ---- application bypass: MX_PROGRESS_THREAD ------------------------------- */
+/* ---- application bypass: the progression thread --------------------------- */
 
 #define BYPASS_LEN (64u << 20)
 
+enum { BY_NONE, BY_BUSY, BY_PROGRESSION };
+
 /*
  * Both sides post a 64 MiB transfer, then compute for three seconds
- * without calling MX, then test once.  With the progress thread the transfer is
- * already done; without it (control) one progress pass cannot be enough.
+ * without calling MX, then test once.  With the progression thread (the
+ * default) or the busy progress thread the transfer is already done;
+ * without either (control) one progress pass cannot be enough.
  */
 static void
-bypass_side(int server, int with_thread)
+bypass_side(int server, int mode)
 {
+	static const char *const what[] = { "no thread", "busy thread",
+		"progression thread" };
 	mx_endpoint_t ep;
 	mx_endpoint_addr_t to;
 	uint8_t *buf = malloc(BYPASS_LEN);
@@ -546,7 +551,8 @@ bypass_side(int server, int with_thread)
 	uint32_t done = 0, go = 0;
 
 	CHECK(buf != NULL, "malloc");
-	setenv("MX_PROGRESS_THREAD", with_thread ? "1" : "0", 1);
+	setenv("MX_PROGRESS_THREAD", mode == BY_BUSY ? "1" : "0", 1);
+	setenv("MX_PROGRESSION", mode == BY_NONE ? "0" : "1", 1);
 	ep = start(server ? "nodeA" : "nodeB", server, server ? EP_A : EP_B);
 	to = server ? a_accept(ep) : b_connect(ep);
 	if (server) {
@@ -564,9 +570,8 @@ bypass_side(int server, int with_thread)
 	 * machine time for 64 MiB (a second did not, under ASan). */
 	sleep(3);
 	CHECK(mx_test(ep, &r, &st, &done) == MX_SUCCESS, "test");
-	CHECK(done == (uint32_t)with_thread, "%s thread: first test after "
-			"computing gave %u", with_thread ? "with" : "without",
-			done);
+	CHECK(done == (mode != BY_NONE), "%s: first test after computing "
+			"gave %u", what[mode], done);
 	if (!done)
 		st = mxt_wait(ep, &r);
 	if (server) {
@@ -577,10 +582,88 @@ bypass_side(int server, int with_thread)
 	finish(ep);
 }
 
-static void bypass_a(void) { bypass_side(1, 1); }
-static void bypass_b(void) { bypass_side(0, 1); }
-static void control_a(void) { bypass_side(1, 0); }
-static void control_b(void) { bypass_side(0, 0); }
+static void bypass_a(void) { bypass_side(1, BY_BUSY); }
+static void bypass_b(void) { bypass_side(0, BY_BUSY); }
+static void control_a(void) { bypass_side(1, BY_NONE); }
+static void control_b(void) { bypass_side(0, BY_NONE); }
+static void progression_a(void) { bypass_side(1, BY_PROGRESSION); }
+static void progression_b(void) { bypass_side(0, BY_PROGRESSION); }
+
+/* ---- a peer that sleeps right after opening its endpoint ------------------ */
+
+#define PASSIVE_LARGE	(4u << 20)
+#define PASSIVE_SLEEP_S	4
+
+/*
+ * A opens its endpoint, posts a small and a large receive and sleeps,
+ * making no MX call: its progression thread must answer B's name lookup
+ * and connect, take the small message and pull the large one.  B's sends
+ * complete while A sleeps; A finds both receives complete when it wakes.
+ */
+static void
+passive_a(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	uint8_t *big = malloc(PASSIVE_LARGE), small[64];
+	mx_segment_t sb = { big, PASSIVE_LARGE }, ss = { small, sizeof(small) };
+	mx_request_t r[2];
+	mx_status_t st;
+	uint32_t done;
+
+	CHECK(big != NULL, "malloc");
+	CHECK(mx_irecv(ep, &ss, 1, 1, MX_MATCH_MASK_NONE, NULL, &r[0]) ==
+			MX_SUCCESS, "irecv small");
+	CHECK(mx_irecv(ep, &sb, 1, 2, MX_MATCH_MASK_NONE, NULL, &r[1]) ==
+			MX_SUCCESS, "irecv large");
+	sleep(PASSIVE_SLEEP_S);
+	for (int i = 0; i < 2; i++) {
+		CHECK(mx_test(ep, &r[i], &st, &done) == MX_SUCCESS, "test");
+		CHECK(done, "%s receive not complete after %d s asleep",
+				i ? "large" : "small", PASSIVE_SLEEP_S);
+		CHECK(st.code == MX_STATUS_SUCCESS, "status %s",
+				mx_strstatus(st.code));
+	}
+	mxt_pattern_expect(small, sizeof(small), 1);
+	mxt_pattern_expect(big, PASSIVE_LARGE, 2);
+	free(big);
+	finish(ep);
+}
+
+static void
+passive_b(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	uint8_t *big = malloc(PASSIVE_LARGE), small[64];
+	mx_segment_t sb = { big, PASSIVE_LARGE }, ss = { small, sizeof(small) };
+	uint64_t t0 = mxt_now_ms(), nic;
+	mx_endpoint_addr_t to;
+	mx_request_t s[2];
+	mx_status_t st;
+	uint32_t done;
+	mx_return_t rc;
+
+	CHECK(big != NULL, "malloc");
+	mxt_pattern(small, sizeof(small), 1);
+	mxt_pattern(big, PASSIVE_LARGE, 2);
+	rc = mx_hostname_to_nic_id((char *)"nodeA:0", &nic);
+	CHECK(rc == MX_SUCCESS, "resolve a sleeping nodeA:0: %s",
+			mx_strerror(rc));
+	rc = mx_connect(ep, nic, EP_A, FILTER, 2000, &to);
+	CHECK(rc == MX_SUCCESS, "connect to a sleeping peer: %s",
+			mx_strerror(rc));
+	CHECK(mx_isend(ep, &ss, 1, to, 1, NULL, &s[0]) == MX_SUCCESS, "isend");
+	CHECK(mx_isend(ep, &sb, 1, to, 2, NULL, &s[1]) == MX_SUCCESS, "isend");
+	for (int i = 0; i < 2; i++) {
+		CHECK(mx_wait(ep, &s[i], 3000, &st, &done) == MX_SUCCESS, "wait");
+		CHECK(done && st.code == MX_STATUS_SUCCESS, "%s send to a "
+				"sleeping peer: %s", i ? "large" : "small",
+				done ? mx_strstatus(st.code) : "not complete");
+	}
+	fprintf(stderr, "passive peer: resolved, connected and sent in "
+			"%llu ms\n", (unsigned long long)(mxt_now_ms() - t0));
+	free(big);
+	finish(ep);
+}
 
 /* ---- every size class under injected faults (MX_FAULTS) ------------------ */
 
@@ -1101,6 +1184,15 @@ progress_thread_bypass(void **state)
 	(void)state;
 	run_pair(control_a, control_b);
 	run_pair(bypass_a, bypass_b);
+	run_pair(progression_a, progression_b);
+}
+
+/* Issue 14: the progression thread answers for a sleeping process. */
+static void
+passive_peer(void **state)
+{
+	(void)state;
+	run_pair(passive_a, passive_b);
 }
 
 static void
@@ -1188,6 +1280,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(unexpected_messages),
 		cmocka_unit_test(large_messages),
 		cmocka_unit_test(progress_thread_bypass),
+		cmocka_unit_test(passive_peer),
 		cmocka_unit_test(two_port_board_striping),
 		cmocka_unit_test(port1_dead),
 		cmocka_unit_test(port1_down),
