@@ -665,6 +665,70 @@ passive_b(void)
 	finish(ep);
 }
 
+/* ---- a peer that computes longer than MX_PEER_TIMEOUT_MS ------------------ */
+
+#define BUSY_SMALL	1024u
+#define BUSY_LARGE	(1u << 20)
+
+/*
+ * Issue 13, item 3: B sends a small and a large message to A, which
+ * computes (no MX call) for three times MX_PEER_TIMEOUT_MS before posting
+ * its receives.  A's progression thread answers B's probes, so nothing
+ * fails on either side: B's sends complete once A takes them, and A's
+ * receives complete after it resumes.
+ */
+static void
+busy_a(void)
+{
+	mx_endpoint_t ep;
+	uint8_t *big = malloc(BUSY_LARGE), small[BUSY_SMALL];
+	mx_request_t r[2];
+	mx_status_t st;
+
+	CHECK(big != NULL, "malloc");
+	setenv("MX_PEER_TIMEOUT_MS", "1000", 1);
+	ep = start("nodeA", 1, EP_A);
+	(void)a_accept(ep);
+	sleep(3);
+	r[0] = mxt_recv(ep, small, BUSY_SMALL, 1, MX_MATCH_MASK_NONE);
+	r[1] = mxt_recv(ep, big, BUSY_LARGE, 2, MX_MATCH_MASK_NONE);
+	for (int i = 0; i < 2; i++) {
+		st = mxt_wait(ep, &r[i]);
+		CHECK(st.code == MX_STATUS_SUCCESS, "busy peer's receive: %s",
+				mx_strstatus(st.code));
+	}
+	mxt_pattern_expect(small, BUSY_SMALL, 1);
+	mxt_pattern_expect(big, BUSY_LARGE, 2);
+	free(big);
+	finish(ep);
+}
+
+static void
+busy_b(void)
+{
+	mx_endpoint_t ep;
+	mx_endpoint_addr_t to;
+	uint8_t *big = malloc(BUSY_LARGE), small[BUSY_SMALL];
+	mx_request_t s[2];
+	mx_status_t st;
+
+	CHECK(big != NULL, "malloc");
+	setenv("MX_PEER_TIMEOUT_MS", "1000", 1);
+	ep = start("nodeB", 0, EP_B);
+	to = b_connect(ep);
+	mxt_pattern(small, BUSY_SMALL, 1);
+	mxt_pattern(big, BUSY_LARGE, 2);
+	s[0] = mxt_isend(ep, to, small, BUSY_SMALL, 1);
+	s[1] = mxt_isend(ep, to, big, BUSY_LARGE, 2);
+	for (int i = 0; i < 2; i++) {
+		st = mxt_wait(ep, &s[i]);
+		CHECK(st.code == MX_STATUS_SUCCESS, "send to a busy peer: %s",
+				mx_strstatus(st.code));
+	}
+	free(big);
+	finish(ep);
+}
+
 /* ---- every size class under injected faults (MX_FAULTS) ------------------ */
 
 /*
@@ -1187,6 +1251,14 @@ progress_thread_bypass(void **state)
 	run_pair(progression_a, progression_b);
 }
 
+/* Issue 13: a peer busy for 3x MX_PEER_TIMEOUT_MS is not declared dead. */
+static void
+busy_peer(void **state)
+{
+	(void)state;
+	run_pair(busy_a, busy_b);
+}
+
 /* Issue 14: the progression thread answers for a sleeping process. */
 static void
 passive_peer(void **state)
@@ -1281,6 +1353,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(large_messages),
 		cmocka_unit_test(progress_thread_bypass),
 		cmocka_unit_test(passive_peer),
+		cmocka_unit_test(busy_peer),
 		cmocka_unit_test(two_port_board_striping),
 		cmocka_unit_test(port1_dead),
 		cmocka_unit_test(port1_down),
