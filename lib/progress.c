@@ -9,9 +9,10 @@
  *   1. rx bursts of every port, then the loopback ring (only the frames
  *      queued when it starts: handlers may queue more), each frame
  *      validated once and dispatched by type;
- *   2. per open endpoint: timers (timers.c: acks owed, retransmissions,
- *      probes, re-pulls, connect retries, deadlines), then its queued
- *      sends, PULLs to serve and PULLs to ask;
+ *   2. the board's link watch (timers.c), then per open endpoint:
+ *      timers (timers.c: acks owed, retransmissions, probes, re-pulls,
+ *      connect retries, deadlines), then its queued sends, PULLs to
+ *      serve and PULLs to ask;
  *   3. tx bursts of every queue.
  *
  * Lower layers never call up: the board hands frames over only when asked
@@ -165,6 +166,7 @@ board_pass(struct mxd_board *b)
 {
 	unsigned work = rx_board(b);
 
+	mxd_timers_board(b);
 	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
 		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
 

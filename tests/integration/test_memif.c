@@ -1314,6 +1314,108 @@ peer_killed_and_restarted(void **state)
 	assert_int_equal(rb, 0);
 }
 
+/*
+ * Issue 13, item 5: the memif server dies and a new one takes its place.
+ * The surviving client's library restarts its port until it connects to
+ * the new server, then finds nodeA by name and connects as the first time.
+ */
+static void
+srvkill_a1(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	mx_endpoint_addr_t to = a_accept(ep);
+	uint32_t v = 1;
+
+	mxt_send_ok(ep, to, &v, 4, M_DONE);
+	raise(SIGKILL);
+}
+
+static void
+srvkill_a2(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	mx_endpoint_addr_t to = a_accept(ep);
+	uint32_t v = 0;
+	mx_request_t r = mxt_recv(ep, &v, 4, M_AGAIN, MX_MATCH_MASK_NONE);
+
+	CHECK(mxt_wait(ep, &r).code == MX_STATUS_SUCCESS && v == 42,
+			"message from the surviving client");
+	v = 43;
+	mxt_send_ok(ep, to, &v, 4, M_AGAIN);
+	finish(ep);
+}
+
+static void
+srvkill_b(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	mx_endpoint_addr_t to = b_connect(ep), self;
+	uint32_t v = 0, id;
+	mx_request_t r = mxt_recv(ep, &v, 4, M_DONE, MX_MATCH_MASK_NONE);
+	uint64_t t0, nic, me[2];
+	mx_status_t st;
+	int tries = 0;
+
+	CHECK(mxt_wait(ep, &r).code == MX_STATUS_SUCCESS, "first server");
+	t0 = mxt_now_ms();
+	mx_get_endpoint_addr(ep, &self);
+	mx_decompose_endpoint_addr(self, &me[0], &id);
+	me[1] = id;
+	/* As a program would: connect by name and send; a send the old
+	 * server's death (or its successor's refusal) fails, connect again
+	 * (the first connect may still reach the first server). */
+	do {
+		mx_return_t rc = mx_hostname_to_nic_id((char *)"nodeA:0", &nic);
+
+		CHECK(rc == MX_SUCCESS, "resolve nodeA:0: %s", mx_strerror(rc));
+		rc = mx_connect(ep, nic, EP_A, FILTER, 20000, &to);
+		CHECK(rc == MX_SUCCESS, "connect: %s", mx_strerror(rc));
+		st = mxt_send(ep, to, me, sizeof(me), M_PARAM);
+		CHECK(st.code == MX_STATUS_SUCCESS ||
+				st.code == MX_STATUS_ENDPOINT_CLOSED ||
+				st.code == MX_STATUS_ENDPOINT_UNREACHABLE,
+				"send: %s", mx_strstatus(st.code));
+	} while (st.code != MX_STATUS_SUCCESS && ++tries < 10);
+	CHECK(st.code == MX_STATUS_SUCCESS, "no new server after %d connects",
+			tries);
+	fprintf(stderr, "[%s] reached the restarted server %llu ms after the "
+			"first one's last message (%d connects)\n", role,
+			(unsigned long long)(mxt_now_ms() - t0), tries + 1);
+	v = 42;
+	mxt_send_ok(ep, to, &v, 4, M_AGAIN);
+	r = mxt_recv(ep, &v, 4, M_AGAIN, MX_MATCH_MASK_NONE);
+	CHECK(mxt_wait(ep, &r).code == MX_STATUS_SUCCESS && v == 43,
+			"answer of the restarted server");
+	finish(ep);
+}
+
+static void
+server_killed_and_restarted(void **state)
+{
+	pid_t pa, pb;
+	int status = 0, ra, rb;
+
+	(void)state;
+	snprintf(sock_path, sizeof(sock_path), "/tmp/mxd-test-%d-srvkill.sock",
+			(int)getpid());
+	snprintf(ready_path, sizeof(ready_path), "%s.ready", sock_path);
+	unlink(ready_path);
+	pa = spawn(srvkill_a1);
+	for (int i = 0; i < 3000 && access(ready_path, F_OK) != 0; i++)
+		usleep(10000);
+	pb = spawn(srvkill_b);
+	assert_int_equal(waitpid(pa, &status, 0), pa);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	unlink(ready_path);
+	sleep(1);		/* the client sees its link down meanwhile */
+	pa = spawn(srvkill_a2);
+	ra = reap(pa, "restarted server nodeA");
+	rb = reap(pb, "surviving client nodeB");
+	unlink(ready_path);
+	assert_int_equal(ra, 0);
+	assert_int_equal(rb, 0);
+}
+
 /* The same traffic with one kind of fault, then all of them together. */
 static void
 with_faults(const char *spec)
@@ -1360,6 +1462,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(port0_dead),
 		cmocka_unit_test(port0_down),
 		cmocka_unit_test(peer_killed_and_restarted),
+		cmocka_unit_test(server_killed_and_restarted),
 		cmocka_unit_test(faults_none),
 		cmocka_unit_test(faults_drop),
 		cmocka_unit_test(faults_reorder),
