@@ -124,8 +124,11 @@ struct mxd_partner {
 	uint8_t local;			/* same board, same process */
 	mx_status_code_t fail;		/* REFUSED, LOST: why sends fail */
 	/* A message of a completed send was refused or lost for good: the
-	 * next send or mx_iconnect to the partner fails with this, once. */
+	 * next send or mx_iconnect to the partner fails with this, once,
+	 * unless the peer has started over since (a new session: the loss
+	 * concerned its past life, and is only counted). */
 	mx_status_code_t unreported;	/* MX_STATUS_SUCCESS: none */
+	uint32_t unreported_session;	/* the peer's session it concerns */
 	int port;			/* board port to use, -1 unknown */
 	uint8_t mac[MXD_ETH_ALEN];
 	struct mxd_txwin tx;

@@ -153,10 +153,12 @@ static int
 connect_told(struct mx_request *r, uint64_t nic_id, uint32_t endpoint_id)
 {
 	struct mxd_partner *p = mxd_partner_find(r->ep, nic_id, endpoint_id);
+	mx_status_code_t code = p != NULL ? mxd_send_unreported(p) :
+		MX_STATUS_SUCCESS;
 
-	if (p == NULL || p->unreported == MX_STATUS_SUCCESS)
+	if (code == MX_STATUS_SUCCESS)
 		return 0;
-	mxd_req_complete(r, mxd_send_report(p));
+	mxd_req_complete(r, code);
 	return 1;
 }
 

@@ -22,7 +22,9 @@
  * already cannot fail its request any more: it is counted
  * (MXD_C_SENDS_LOST) and its reason kept on the partner (p->unreported);
  * the next mx_isend, mx_issend or mx_iconnect towards that partner fails
- * with it, once (mxd_send_report).  No error handler is called for it.
+ * with it, once (mxd_send_report), unless the peer started over since (a
+ * new session: what its past life lost is only counted, and the first
+ * message to its new life goes).  No error handler is called for it.
  *
  * A send that finds the window full or the tx queue without room waits on
  * its partner's send queue, in order, and is pumped when acks or tx room
@@ -264,16 +266,29 @@ mxd_sends_lost(struct mxd_partner *p, mx_status_code_t code)
 	if (n == 0)
 		return;
 	p->ep->board->counters[MXD_C_SENDS_LOST] += n;
-	if (p->unreported == MX_STATUS_SUCCESS)
+	if (p->unreported == MX_STATUS_SUCCESS) {
 		p->unreported = code;
+		p->unreported_session = p->remote_session;
+	}
+}
+
+mx_status_code_t
+mxd_send_unreported(struct mxd_partner *p)
+{
+	mx_status_code_t code = p->unreported;
+
+	p->unreported = MX_STATUS_SUCCESS;
+	if (p->unreported_session != p->remote_session &&
+			p->remote_session != 0)
+		return MX_STATUS_SUCCESS;	/* a past life's: counted */
+	return code;
 }
 
 mx_status_code_t
 mxd_send_report(struct mxd_partner *p)
 {
-	mx_status_code_t code = p->unreported;
+	mx_status_code_t code = mxd_send_unreported(p);
 
-	p->unreported = MX_STATUS_SUCCESS;
 	if (code == MX_STATUS_SUCCESS && !mxd_partner_up(p))
 		code = p->fail;			/* refused or lost: say so */
 	return code;

@@ -27,9 +27,11 @@ void mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code);
  * messages of sends that completed already are counted, and p keeps the
  * reason for the next operation towards it (mxd_send_report). */
 void mxd_sends_lost(struct mxd_partner *p, mx_status_code_t code);
-/* The status a new send or connect request to p must fail with at once,
- * MX_STATUS_SUCCESS if none: a loss not told yet (told once, here), or
- * why p refused us or was lost. */
+/* A loss of a completed send's message not told yet, told once here
+ * (MX_STATUS_SUCCESS: none, or it concerned a past life of the peer). */
+mx_status_code_t mxd_send_unreported(struct mxd_partner *p);
+/* The status a new send to p must fail with at once, MX_STATUS_SUCCESS if
+ * none: a loss not told yet, or why p refused us or was lost. */
 mx_status_code_t mxd_send_report(struct mxd_partner *p);
 /* Sends and large sends past their deadline fail (MX_STATUS_TIMEOUT). */
 void mxd_sends_expire(struct mx_endpoint *ep, uint64_t now);
