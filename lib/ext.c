@@ -116,15 +116,50 @@ do_decompose_endpoint_addr2(mx_endpoint_addr_t addr, uint64_t *nic_id,
 	return MX_SUCCESS;
 }
 
+/*
+ * The partner an address stands for.  An address from
+ * mx_get_endpoint_addr() names an endpoint of this process by NIC and id
+ * only (it has no partner yet): its partner is the endpoint's own,
+ * created here when 'create' (the context must live somewhere).  *known
+ * says whether the address is valid at all.
+ */
+static struct mxd_partner *
+addr_partner(const mx_endpoint_addr_t *a, int create, int *known)
+{
+	struct mxd_partner *p = mxd_addr_lookup(a);
+	uint64_t nic = a->stuff[0] & 0xffffffffffffull;
+	uint32_t id = (uint32_t)(a->stuff[0] >> 48);
+	struct mxd_board *b;
+	struct mx_endpoint *ep;
+
+	*known = p != NULL;
+	if (p != NULL || a->stuff[1] != 0 || !mxd_lib.initialized)
+		return p;
+	b = mxd_board_by_nic(nic);
+	ep = b != NULL ? mxd_ep_of(b, id) : NULL;
+	if (ep == NULL)
+		return NULL;
+	*known = 1;
+	p = mxd_partner_find(ep, nic, id);
+	if (p == NULL && create)
+		p = mxd_partner_new(ep, nic, id);
+	return p;
+}
+
 static mx_return_t
 do_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
 {
-	struct mxd_partner *p = mxd_addr_lookup(&addr);
+	int known;
+	struct mxd_partner *p = addr_partner(&addr, 1, &known);
 
 	if (p == NULL)
-		return mxd_error(NULL, MX_BAD_ENDPOINT,
-				"mx_set_endpoint_addr_context: not a connected "
-				"address");
+		return known ? mxd_error(NULL, MX_NO_RESOURCES,
+				"mx_set_endpoint_addr_context: no partner "
+				"left for the endpoint's own address") :
+			mxd_error(NULL, MX_BAD_ENDPOINT,
+				"mx_set_endpoint_addr_context: neither a "
+				"connected address nor one of this process's "
+				"endpoints");
 	p->addr_context = context;
 	return MX_SUCCESS;
 }
@@ -132,13 +167,18 @@ do_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
 static mx_return_t
 do_get_endpoint_addr_context(mx_endpoint_addr_t addr, void **context)
 {
-	struct mxd_partner *p = mxd_addr_lookup(&addr);
+	int known;
+	struct mxd_partner *p = addr_partner(&addr, 0, &known);
 
-	if (p == NULL || context == NULL)
+	if (context == NULL)
 		return mxd_error(NULL, MX_BAD_ENDPOINT,
-				"mx_get_endpoint_addr_context: not a connected "
-				"address");
-	*context = p->addr_context;
+				"mx_get_endpoint_addr_context: NULL output");
+	if (!known)
+		return mxd_error(NULL, MX_BAD_ENDPOINT,
+				"mx_get_endpoint_addr_context: neither a "
+				"connected address nor one of this process's "
+				"endpoints");
+	*context = p != NULL ? p->addr_context : NULL;
 	return MX_SUCCESS;
 }
 

@@ -131,6 +131,8 @@ slot_discard(struct mx_endpoint *ep, struct mxd_partner *p,
 
 		mxd_wire_get_rndv(data, &d);
 		mxd_notice(p, MXD_NOTE_NOTIFY, d.send_handle);
+	} else if (sl->sync) {		/* the handler is its match */
+		mxd_notice(p, MXD_NOTE_MATCHED, sl->seq);
 	}
 	if (sl->owner != NULL)
 		mxd_unexp_put(ep, sl->owner);	/* an early buffer */

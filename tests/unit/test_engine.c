@@ -776,8 +776,28 @@ addr_context_and_decompose2(void **state)
 	assert_int_equal(mx_set_endpoint_addr_context(to1, &nic), MX_SUCCESS);
 	assert_int_equal(mx_get_endpoint_addr_context(to1, &ctx), MX_SUCCESS);
 	assert_ptr_equal(ctx, &nic);
-	/* Not a connected address. */
+	/* The endpoint's own address carries a context too (issue 19.4),
+	 * and a message to ourselves comes from the address that has it. */
 	mx_get_endpoint_addr(e0, &self);
+	assert_int_equal(mx_get_endpoint_addr_context(self, &ctx), MX_SUCCESS);
+	assert_null(ctx);
+	assert_int_equal(mx_set_endpoint_addr_context(self, &id), MX_SUCCESS);
+	assert_int_equal(mx_get_endpoint_addr_context(self, &ctx), MX_SUCCESS);
+	assert_ptr_equal(ctx, &id);
+	{
+		uint8_t b = 7, in = 0;
+		mx_request_t r = mxt_recv(e0, &in, 1, 77, MX_MATCH_MASK_NONE);
+		mx_status_t st;
+
+		mxt_send_ok(e0, self, &b, 1, 77);
+		st = mxt_wait(e0, &r);
+		assert_int_equal(in, 7);
+		assert_int_equal(mx_get_endpoint_addr_context(st.source, &ctx),
+				MX_SUCCESS);
+		assert_ptr_equal(ctx, &id);
+	}
+	/* Not an address of ours, nor a connected one. */
+	self.stuff[0] ^= 1;
 	assert_int_equal(mx_set_endpoint_addr_context(self, NULL),
 			MX_BAD_ENDPOINT);
 }
@@ -937,6 +957,19 @@ unexpected_handler(void **state)
 	mxt_send_ok(e0, to1, out, 10, 4);
 	mxt_wait(e1, &r);
 	assert_int_equal(handler_seen, 3);
+	/* An issend the handler consumes is matched by it (issue 19.3):
+	 * the sender completes, one fragment or several. */
+	for (uint32_t len = 8; len <= 8000; len *= 10) {
+		static uint8_t big[8000];
+		mx_segment_t seg = { big, len };
+		mx_request_t s;
+
+		assert_int_equal(mx_issend(e0, &seg, 1, to1, 1, NULL, &s),
+				MX_SUCCESS);
+		st = mxt_wait(e0, &s);
+		assert_int_equal(st.code, MX_STATUS_SUCCESS);
+	}
+	assert_int_equal(handler_seen, 7);
 	mx_register_unexp_handler(e1, NULL, NULL);
 }
 

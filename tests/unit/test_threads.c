@@ -343,6 +343,69 @@ progression_disabled(void **state)
 	assert_int_equal(res, 1);
 }
 
+/*
+ * Issue 19, item 1: threads whose first sends go, at once, to the
+ * endpoint's own address (as mx_get_endpoint_addr gave it) all get there;
+ * none is told "unreachable" by another's connect in progress.
+ */
+#define SELF_THREADS	3
+#define SELF_ROUNDS	20
+
+static mx_endpoint_addr_t self_addr;
+static int self_failed;
+
+static void *
+self_sender(void *arg)
+{
+	mx_segment_t seg = { NULL, 0 };
+	mx_request_t r;
+	mx_status_t st;
+	uint32_t done = 0;
+
+	(void)arg;
+	if (mx_isend(fx.e0, &seg, 0, self_addr, 0x5e1f, NULL, &r) !=
+			MX_SUCCESS ||
+			mx_wait(fx.e0, &r, 5000, &st, &done) != MX_SUCCESS ||
+			!done || st.code != MX_STATUS_SUCCESS)
+		__atomic_fetch_add(&self_failed, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void
+first_sends_to_self_race(void **state)
+{
+	pthread_t t[SELF_THREADS];
+
+	(void)state;
+	for (int round = 0; round < SELF_ROUNDS; round++) {
+		mx_endpoint_t ep;
+		mx_request_t r[SELF_THREADS];
+		mx_status_t st;
+		uint32_t done;
+
+		/* A fresh endpoint each round: its first contact with itself. */
+		assert_int_equal(mx_close_endpoint(fx.e0), MX_SUCCESS);
+		assert_int_equal(mx_open_endpoint(0, 1, 0xf00d, NULL, 0, &ep),
+				MX_SUCCESS);
+		fx.e0 = ep;
+		mx_get_endpoint_addr(ep, &self_addr);
+		for (int i = 0; i < SELF_THREADS; i++)
+			assert_int_equal(mx_irecv(ep, NULL, 0, 0x5e1f,
+					MX_MATCH_MASK_NONE, NULL, &r[i]),
+					MX_SUCCESS);
+		for (int i = 0; i < SELF_THREADS; i++)
+			pthread_create(&t[i], NULL, self_sender, NULL);
+		for (int i = 0; i < SELF_THREADS; i++)
+			pthread_join(t[i], NULL);
+		assert_int_equal(self_failed, 0);
+		for (int i = 0; i < SELF_THREADS; i++) {
+			assert_int_equal(mx_wait(ep, &r[i], 5000, &st, &done),
+					MX_SUCCESS);
+			assert_int_equal(done, 1);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -360,6 +423,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(four_threads_both_ways,
 				fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(progress_thread_moves_data,
+				fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(first_sends_to_self_race,
 				fixture_setup, fixture_teardown),
 	};
 
