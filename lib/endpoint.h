@@ -129,6 +129,13 @@ struct mxd_partner {
 	 * concerned its past life, and is only counted). */
 	mx_status_code_t unreported;	/* MX_STATUS_SUCCESS: none */
 	uint32_t unreported_session;	/* the peer's session it concerns */
+	uint32_t sack_hole;		/* base our last prompt SACK was for */
+	uint32_t sack_ooo;		/* messages completed past a hole */
+	/* The partner's last SACK, while holes it named wait for their
+	 * round trip (reliable.c: mxd_fast_retransmit). */
+	uint64_t sack_bits;
+	uint32_t sack_ack;
+	uint8_t sack_pending;
 	int port;			/* board port to use, -1 unknown */
 	uint8_t mac[MXD_ETH_ALEN];
 	struct mxd_txwin tx;

@@ -327,6 +327,26 @@ first_fragment(struct mx_endpoint *ep, struct mxd_partner *p,
 	return ret;
 }
 
+/*
+ * A message completed while an earlier one is missing: tell the sender
+ * now which arrived (an ACK with a SACK), so that it sends the missing
+ * one again at once rather than at its retransmission timeout.  Once per
+ * hole, and again every SACK_EVERY messages completed past it (in case
+ * the message sent again was lost too).
+ */
+#define SACK_EVERY	16
+
+static void
+sack_prompt(struct mxd_partner *p)
+{
+	if (p->sack_hole == p->rx.base && ++p->sack_ooo % SACK_EVERY != 0)
+		return;
+	p->sack_hole = p->rx.base;
+	p->sack_ooo = 0;
+	if (mxd_partner_ack(p, 0) == 0)
+		mxd_count(p->ep->board, MXD_C_SACKS_SENT);
+}
+
 /* A notice arrived (once: the window drops its retransmissions). */
 static void
 notice_apply(struct mxd_partner *p, struct mxd_rxslot *sl, uint64_t note)
@@ -385,6 +405,8 @@ mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	}
 	frag_store(ep, p, sl, pkt);
 	mxd_partner_drain(ep, p);
+	if (sl->complete && mxd_rxwin_hole(&p->rx))
+		sack_prompt(p);
 }
 
 /* ---- the partner of a frame ------------------------------------------------ */

@@ -27,12 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "config.h"
 #include "naming.h"
 #include "recv.h"
 #include "reliable.h"
 #include "rndv.h"
 #include "send.h"
+#include "timers.h"
 #include "xmit.h"
 
 #define BACKOFF_MAX	16
@@ -151,25 +153,85 @@ mxd_partner_follow(struct mxd_partner *p, unsigned port,
 	memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);
 }
 
-void
-mxd_retransmit(struct mxd_partner *p, uint64_t now)
+/* Sends rec's frames again; 0 when the tx queue has no room for them. */
+static int
+resend(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t now)
 {
 	struct mxd_board *b = p->ep->board;
-	struct mxd_txrec *rec = p->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
 
-	mxd_probe_sent(p, now);		/* even if the link takes nothing */
-	if (p->backoff >= 2)
-		mxd_reroute(p, now, rec->sent_at);
 	if (mxd_partner_room(p) < rec->nframes)
-		return;
+		return 0;
 	mxd_board_ref(b, rec->frames, rec->nframes);
 	for (unsigned i = 0; i < rec->nframes; i++)
 		mxd_partner_xmit_on(p, (unsigned)p->port, &rec->frames[i], 1);
 	rec->sent_at = now;
 	rec->retx++;
-	p->backoff++;
 	b->counters[MXD_C_RETX_MSGS]++;
 	b->counters[MXD_C_RETX_FRAMES] += rec->nframes;
+	return 1;
+}
+
+void
+mxd_retransmit(struct mxd_partner *p, uint64_t now)
+{
+	struct mxd_txrec *rec = p->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
+
+	mxd_probe_sent(p, now);		/* even if the link takes nothing */
+	if (p->backoff >= 2)
+		mxd_reroute(p, now, rec->sent_at);
+	if (resend(p, rec, now))
+		p->backoff++;
+}
+
+/* A message sent again this recently may still be on its way: not yet. */
+#define FAST_GAP_MIN_NS	20000u
+
+void
+mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
+		int fresh)
+{
+	uint32_t top, gap;
+	uint64_t now;
+	int later = 0;
+
+	p->sack_pending = 0;
+	if (bits == 0 || !mxd_partner_up(p))
+		return;
+	top = 63u - (uint32_t)__builtin_clzll(bits);	/* highest arrived */
+	now = mxd_now_ns();
+	gap = p->rtt.srtt > FAST_GAP_MIN_NS ? p->rtt.srtt : FAST_GAP_MIN_NS;
+	for (uint32_t i = 0; i < top; i++) {
+		uint32_t seq = ack + 1 + i;
+		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+
+		/* Arrived, or no longer ours (acked since), or not sent. */
+		if ((bits & (1ull << i)) || mxd_seq_lt(seq, p->tx.acked + 1) ||
+				!mxd_seq_lt(seq, p->tx.next_seq) ||
+				rec == NULL || rec->seq != seq)
+			continue;
+		/* A SACK seen again by the timer: what was sent again since
+		 * waits for a newer SACK or the retransmission timer. */
+		if (!fresh && rec->retx != 0)
+			continue;
+		/* Sent (again) less than a round trip ago: it may be on its
+		 * way; the timer pass looks again (not stamped yet: a timer
+		 * pass stamps it first). */
+		if (rec->sent_at == 0 || now - rec->sent_at < gap) {
+			later = 1;
+			continue;
+		}
+		if (!resend(p, rec, now)) {
+			later = 1;	/* no tx room: the next pass */
+			break;
+		}
+		p->ep->board->counters[MXD_C_FAST_RETX]++;
+	}
+	if (later) {
+		p->sack_ack = ack;
+		p->sack_bits = bits;
+		p->sack_pending = 1;
+		mxd_timer_watch(p);
+	}
 }
 
 void

@@ -22,6 +22,12 @@ uint64_t mxd_rtt_backed_off(const struct mxd_rtt *r, uint32_t backoff);
 void mxd_probe_sent(struct mxd_partner *p, uint64_t now);
 /* Sends p's oldest unacknowledged message again. */
 void mxd_retransmit(struct mxd_partner *p, uint64_t now);
+/* p's ACK 'ack' carried SACK 'bits' (bit i: message ack + 1 + i arrived):
+ * the messages missing below the highest bit are sent again now, each at
+ * most once a round trip; those sent too recently are left to the timer
+ * pass, which calls again with 'fresh' 0 (p->sack_pending). */
+void mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
+		int fresh);
 /* A liveness probe: an ACK flagged PING, answered at once. */
 void mxd_ping(struct mxd_partner *p, uint64_t now);
 /* p's messages went to a port that lost them: move them to another port

@@ -274,6 +274,8 @@ mxd_counter_name(unsigned c)
 		[MXD_C_PORT_SUSPECT] = "ports suspected (losses)",
 		[MXD_C_BURSTS_CUT] = "bursts cut short (peer memory gone)",
 		[MXD_C_SENDS_LOST] = "completed sends refused or lost",
+		[MXD_C_SACKS_SENT] = "selective acks sent (holes)",
+		[MXD_C_FAST_RETX] = "messages retransmitted at a SACK",
 	};
 
 	if (c < MXD_C_DROP_BASE)

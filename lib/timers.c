@@ -19,6 +19,9 @@
  *                     (mxd_timer_watch)             older than the RTO (RTT
  *                                                   estimate, doubled per
  *                                                   expiry): sent again
+ *  fast retransmit    a SACK named holes sent       a round trip after they
+ *                     too recently to resend yet    were sent: sent again
+ *                     (p->sack_pending)
  *  link down          (same partners)               port of a board of
  *                                                   several went down:
  *                                                   reroute
@@ -170,6 +173,8 @@ partner_timer(struct mxd_partner *p, uint64_t now)
 		mxd_reroute(p, now, UINT64_MAX);
 	if (mxd_txwin_in_flight(&p->tx) != 0) {
 		stamp(p, now);
+		if (p->sack_pending)	/* holes too recent at the SACK */
+			mxd_fast_retransmit(p, p->sack_ack, p->sack_bits, 0);
 		if (retransmit_due(p, now))
 			mxd_retransmit(p, now);
 	} else if (now - p->last_heard >= ping_every &&

@@ -160,11 +160,16 @@ mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f)
 int
 mxd_partner_ack(struct mxd_partner *p, uint8_t flags)
 {
+	uint64_t sack = mxd_rxwin_hole(&p->rx) ? mxd_rxwin_sack(&p->rx) : 0;
 	struct mxd_frame f;
 
-	if (mxd_partner_room(p) == 0 ||
-			mxd_partner_frame(p, MXD_T_ACK, 0, &f) < 0)
+	if (mxd_partner_room(p) == 0 || mxd_partner_frame(p, MXD_T_ACK,
+				sack ? MXD_SACK_LEN : 0, &f) < 0)
 		return -1;
+	if (sack) {
+		mxd_wire_put_sack(f.data + MXD_HDRS_LEN, sack);
+		flags |= MXD_F_SACK;
+	}
 	if (flags)
 		mxd_wire_add_flags(f.data, flags);
 	mxd_partner_xmit(p, &f);

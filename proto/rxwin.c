@@ -11,6 +11,7 @@ mxd_rxwin_init(struct mxd_rxwin *w, uint32_t first_seq)
 	memset(w, 0, sizeof(*w));
 	w->next_match = first_seq;
 	w->base = first_seq;
+	w->top = first_seq;
 }
 
 static void
@@ -52,6 +53,8 @@ mxd_rxwin_frag(struct mxd_rxwin *w, const struct mxd_pkt *pkt,
 	if (!sl->active) {
 		slot_setup(sl, pkt);
 		v = MXD_RX_NEW;
+		if (!mxd_seq_lt(s, w->top))
+			w->top = s + 1;
 	} else if (sl->seq != s || !slot_agrees(sl, pkt)) {
 		return MXD_RX_BAD;
 	} else if (sl->have & bit) {
@@ -95,4 +98,21 @@ mxd_rxwin_settle(struct mxd_rxwin *w)
 		sl->active = 0;
 	}
 	return w->base - 1;
+}
+
+uint64_t
+mxd_rxwin_sack(const struct mxd_rxwin *w)
+{
+	uint32_t n = w->top - w->base;
+	uint64_t bits = 0;
+
+	if (n > 64)
+		n = 64;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct mxd_rxslot *sl = SLOT(w, w->base + i);
+
+		if (sl->active && sl->seq == w->base + i && sl->complete)
+			bits |= 1ull << i;
+	}
+	return bits;
 }

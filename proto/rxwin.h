@@ -51,6 +51,7 @@ struct mxd_rxslot {
 struct mxd_rxwin {
 	uint32_t next_match;
 	uint32_t base;
+	uint32_t top;		/* one past the highest sequence seen */
 	struct mxd_rxslot slot[MXD_WIN];
 };
 
@@ -76,6 +77,23 @@ struct mxd_rxslot *mxd_rxwin_matchable(struct mxd_rxwin *w);
 
 /* Records that the caller matched 'sl' (which must be matchable). */
 void mxd_rxwin_matched(struct mxd_rxwin *w, struct mxd_rxslot *sl);
+
+/*
+ * The selective ack: bit i set when message base + i is received whole
+ * (matched or not), for i < 64; 0 when nothing beyond base arrived.
+ * The sender sends again at once what is missing below the highest bit.
+ */
+uint64_t mxd_rxwin_sack(const struct mxd_rxwin *w);
+
+/* Whether messages after base arrived while base's did not (whole). */
+static inline int
+mxd_rxwin_hole(const struct mxd_rxwin *w)
+{
+	return w->top - w->base > 1 &&
+		!(w->slot[w->base & (MXD_WIN - 1)].active &&
+		  w->slot[w->base & (MXD_WIN - 1)].seq == w->base &&
+		  w->slot[w->base & (MXD_WIN - 1)].complete);
+}
 
 /* Moves base over completed, matched messages; returns the cum. ack. */
 uint32_t mxd_rxwin_settle(struct mxd_rxwin *w);

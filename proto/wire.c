@@ -104,6 +104,13 @@ mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint64_t dst_nic,
 }
 
 size_t
+mxd_wire_put_sack(uint8_t *p, uint64_t bits)
+{
+	mxd_put64(p, bits);
+	return MXD_SACK_LEN;
+}
+
+size_t
 mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason, uint32_t session)
 {
 	memset(p, 0, sizeof(struct mxd_seq_hdr));
@@ -371,7 +378,12 @@ parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt, int lazy)
 	case MXD_T_EAGER:
 		return parse_eager(h, body, pkt);
 	case MXD_T_ACK:
-		return body == 0 ? MXD_DROP_NONE : MXD_DROP_LENGTH;
+		if (body == 0 && !(pkt->h.flags & MXD_F_SACK))
+			return MXD_DROP_NONE;
+		if (body != MXD_SACK_LEN || !(pkt->h.flags & MXD_F_SACK))
+			return MXD_DROP_LENGTH;
+		pkt->u.sack = mxd_get64(h);
+		return MXD_DROP_NONE;
 	case MXD_T_CONN_REQ:
 	case MXD_T_CONN_REP:
 		return parse_conn(h, body, pkt);

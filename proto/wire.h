@@ -36,7 +36,8 @@
 
 enum mxd_frame_type {
 	MXD_T_EAGER = 1,	/* one fragment of a small/medium message */
-	MXD_T_ACK = 2,		/* explicit cumulative ack, no payload */
+	MXD_T_ACK = 2,		/* explicit cumulative ack; with MXD_F_SACK
+				 * an 8-byte bitmap of messages received */
 	MXD_T_CONN_REQ = 3,	/* connect request, carries filter */
 	MXD_T_CONN_REP = 4,	/* connect reply, carries status */
 	MXD_T_DISCOVER = 5,	/* board name query / announcement */
@@ -114,6 +115,12 @@ _Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
 				 * on the conn header's epoch) */
 #define MXD_F_BYE	0x40	/* ACK: the sender's endpoint is closing;
 				 * its ack is final, send it nothing more */
+#define MXD_F_SACK	0x80	/* ACK: a uint64 follows the header: bit i
+				 * set, message ack + 1 + i is received
+				 * whole (selective ack: what is missing
+				 * below the highest bit is sent again at
+				 * once) */
+#define MXD_SACK_LEN	8
 
 /* MXD_T_EAGER: one fragment of a message of at most MXD_MAX_FRAGS frags. */
 struct mxd_eager_hdr {
@@ -247,6 +254,7 @@ struct mxd_pkt {
 	const struct mxd_eth_hdr *eth;
 	struct mxd_hdr_args h;	/* the common header */
 	union {
+		uint64_t sack;		/* ACK with MXD_F_SACK */
 		struct {
 			uint32_t seq;
 			uint32_t msg_len;
@@ -397,6 +405,8 @@ size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint64_t dst_nic,
 		uint32_t conn_id, uint32_t src_filter, uint8_t status,
 		uint32_t epoch);
 
+/* The SACK bitmap of an ACK flagged MXD_F_SACK. */
+size_t mxd_wire_put_sack(uint8_t *p, uint64_t bits);
 size_t mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason,
 		uint32_t session);
 size_t mxd_wire_put_rndv(uint8_t *p, uint32_t total_len, uint32_t send_handle,

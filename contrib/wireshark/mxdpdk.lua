@@ -83,8 +83,8 @@ local type_names = {
 	[T_PULL] = "PULL", [T_PULL_REP] = "PULL_REP",
 	[10] = "NOTIFY (version 1, unknown now)",
 }
-local F_ACK_VALID, F_SYNC, F_RNDV, F_CTRL, F_PING, F_FRESH, F_BYE =
-	0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40
+local F_ACK_VALID, F_SYNC, F_RNDV, F_CTRL, F_PING, F_FRESH, F_BYE, F_SACK =
+	0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 local notice_names = { [1] = "MATCHED", [2] = "NOTIFY" }
 local nack_reasons = { [1] = "endpoint closed or old session",
 	[2] = "bad filter" }
@@ -120,6 +120,10 @@ local pf = {
 		F_FRESH, "CONN_REQ/REP: the sender's windows start over"),
 	f_bye = ProtoField.bool("mxdpdk.flags.bye", "BYE", 8, nil, F_BYE,
 		"ACK: the sender's endpoint is closing; its ack is final"),
+	f_sack = ProtoField.bool("mxdpdk.flags.sack", "SACK", 8, nil, F_SACK,
+		"ACK: a selective-ack bitmap follows the header"),
+	sack = ProtoField.uint64("mxdpdk.ack.sack", "SACK", base.HEX, nil,
+		nil, "bit i: message ack + 1 + i received whole"),
 	pad = ProtoField.bytes("mxdpdk.pad", "Pad"),
 	src_ep = ProtoField.uint8("mxdpdk.src_ep", "Source endpoint"),
 	dst_ep = ProtoField.uint8("mxdpdk.dst_ep", "Destination endpoint"),
@@ -408,6 +412,14 @@ local function dissect_ack(tvb, tree, h)
 	local info = string.format("%s ack=%u",
 		band(h.flags, F_BYE) ~= 0 and "ACK BYE" or
 		band(h.flags, F_PING) ~= 0 and "ACK PING" or "ACK", h.ack)
+	if band(h.flags, F_SACK) ~= 0 then
+		if h.length ~= 8 then
+			return info .. " SACK (bad length)", "drop: bad length"
+		end
+		local bits = tvb(HDR_LEN, 8):uint64()
+		tree:add(pf.sack, tvb(HDR_LEN, 8))
+		return info .. " SACK=0x" .. bits:tohex(), nil
+	end
 	return info, h.length ~= 0 and "drop: bad length" or nil
 end
 
@@ -541,7 +553,7 @@ local function dissect_common(tvb, tree)
 	t:add(pf.type, tvb(1, 1))
 	local fl = t:add(pf.flags, tvb(2, 1))
 	for _, f in ipairs({ pf.f_ack, pf.f_sync, pf.f_rndv, pf.f_ctrl,
-			pf.f_ping, pf.f_fresh, pf.f_bye }) do
+			pf.f_ping, pf.f_fresh, pf.f_bye, pf.f_sack }) do
 		fl:add(f, tvb(2, 1))
 	end
 	t:add(pf.pad, tvb(3, 1))

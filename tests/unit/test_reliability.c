@@ -85,6 +85,27 @@ hold_pull_replies(const uint8_t *f, uint32_t len)
 	return frame_type(f, len) == MXD_T_PULL_REP ? FAKE_HOLD : FAKE_PASS;
 }
 
+/* e0's eager frames of messages 3 and 7 of a burst (match 0xabc00003,
+ * 0xabc00007) are lost the first time. */
+static int lost_once;
+
+static int
+drop_two_messages_once(const uint8_t *f, uint32_t len)
+{
+	uint64_t match;
+
+	if (frame_type(f, len) != MXD_T_EAGER ||
+			len < MXD_HDRS_LEN + sizeof(struct mxd_eager_hdr))
+		return FAKE_PASS;
+	match = mxd_get64(f + MXD_HDRS_LEN + 8);
+	if ((match == 0xabc00003ull && !(lost_once & 1)) ||
+			(match == 0xabc00007ull && !(lost_once & 2))) {
+		lost_once |= match == 0xabc00003ull ? 1 : 2;
+		return FAKE_DROP;
+	}
+	return FAKE_PASS;
+}
+
 static void
 progress_ms(uint32_t ms)
 {
@@ -477,6 +498,47 @@ late_pull_replies_closed(void **state)
 	late_pull_replies(1);
 }
 
+/*
+ * Issue 13, item 3: two messages of a burst are lost.  The receiver's
+ * SACK names them, the sender sends both again at once: everything
+ * arrives long before the retransmission timeout (2 s here).
+ */
+static void
+sack_recovers_holes_at_once(void **state)
+{
+	enum { N = 12 };
+	uint32_t out[N], in[N], rto = mxd_conf.rto_min_us;
+	uint32_t rto_max = mxd_conf.rto_max_ms;
+	mx_request_t r[N], s[N];
+	uint64_t t0;
+
+	(void)state;
+	mxd_conf.rto_min_us = 2000000;
+	mxd_conf.rto_max_ms = 5000;
+	lost_once = 0;
+	pa.tap = drop_two_messages_once;
+	for (uint32_t i = 0; i < N; i++)
+		r[i] = mxt_recv(e1, &in[i], 4, 0xabc00000ull | i,
+				MX_MATCH_MASK_NONE);
+	t0 = mxd_now_ns();
+	for (uint32_t i = 0; i < N; i++) {
+		out[i] = i * 11;
+		s[i] = mxt_isend(e0, to1, &out[i], 4, 0xabc00000ull | i);
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		assert_int_equal(mxt_wait(e1, &r[i]).code, MX_STATUS_SUCCESS);
+		assert_int_equal(in[i], i * 11);
+		mxt_wait(e0, &s[i]);
+	}
+	assert_int_equal(lost_once, 3);
+	assert_true(mxd_now_ns() - t0 < 500000000ull);	/* not the RTO */
+	assert_true(e1->board->counters[MXD_C_SACKS_SENT] >= 1);
+	assert_true(e0->board->counters[MXD_C_FAST_RETX] >= 2);
+	pa.tap = NULL;
+	mxd_conf.rto_min_us = rto;
+	mxd_conf.rto_max_ms = rto_max;
+}
+
 static int
 setup(void **state)
 {
@@ -501,6 +563,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(late_connect_request,
 				setup_open, teardown),
+		cmocka_unit_test_setup_teardown(sack_recovers_holes_at_once,
+				setup, teardown),
 		cmocka_unit_test_setup_teardown(connect_timeout_ms, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(connect_infinite_woken, setup,
