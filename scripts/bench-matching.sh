@@ -11,15 +11,18 @@
 # to the empty queue: the median of each round's ratio (runs a few seconds
 # apart share the machine's phase).  On a busy machine compare the
 # "median" columns, which a round trip descheduled now and then does not
-# move.  Asserts nothing.
+# move.  Then tests/bench/match_depth does the same in one process over
+# the in-memory fake link (no DPDK, no second process to be scheduled):
+# the library's own cost per round trip, steadier than memif on a busy
+# machine.  Asserts nothing.
 #
 #   [ROUNDS=5] [ITERS=5000] [DEPTH=10000] [BEFORE=build-dir] \
 #       scripts/bench-matching.sh
 #
 # BEFORE names the build directory of another commit (one whose
 # mx_pingpong has --posted and --unexpected): its runs are interleaved
-# with this tree's, A B A B, in every round, and it gets columns of its
-# own.
+# with this tree's, A B A B, in every round, and it gets lines of its
+# own (and so does its tests/match_depth, if it has one).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-5} iters=${ITERS:-5000} depth=${DEPTH:-10000}
@@ -88,3 +91,11 @@ for which in builds:
 print("(ratio: the median over rounds of the run's latency over the same "
       "round's\n empty-queue run; issue 15's target: at most 1.1)")
 PY
+
+for which in $builds; do
+	b=$build
+	[ "$which" = before ] && b=$before
+	[ -x "$b/tests/match_depth" ] || continue
+	echo "$which:"
+	"$b/tests/match_depth" -d "$depth" -r "$rounds"
+done
