@@ -198,6 +198,7 @@ struct mx_endpoint {
 	struct mxd_list unexp;		/* unexpected messages, match order */
 	struct mxd_mclass mclass[MXD_MCLASSES];	/* [0]: the full mask */
 	uint32_t posted_short;		/* on 'posted', to hash if it grows */
+	uint32_t posted_short_max;	/* beyond: hashed (tests set 0) */
 	uint32_t posted_hashed;		/* in the classes' tables */
 	uint64_t post_seq;		/* receives posted so far */
 	uint32_t mclass_tick;		/* classes asked for so far */

@@ -23,10 +23,14 @@
  * A slot with no receive posted goes to a new mask when needed, the one
  * least recently asked for first.
  *
- * A few receives are cheaper on a list than in tables: while nothing is
- * hashed, up to SHORT_MAX receives wait on ep->posted (a ping-pong's one
- * or two costs what it did before the tables); the next one sends them to
- * their classes, in order, and receives go there while any is there.
+ * The newest receives are cheaper on a list than in tables: a receive
+ * waits on ep->posted, the short list, and when more than SHORT_MAX are
+ * there, they go to their classes' tables, oldest first.  The list's receives are
+ * thus newer than any in a table (but those that got no class), so a
+ * message that a table offers a receive for stops at the list's first;
+ * one that no table takes walks at most SHORT_MAX recent receives.  A
+ * ping-pong's one or two receives never reach a table, however many
+ * others wait there, and cost what they did before the tables.
  *
  * The unexpected queue (ep->unexp, in match order) is indexed the same
  * way: an indexed class has every queued message in its table under
@@ -88,6 +92,7 @@ mxd_match_init(struct mx_endpoint *ep)
 	struct mxd_mclass *cl = &ep->mclass[0];
 
 	mxd_list_init(&ep->posted);
+	ep->posted_short_max = SHORT_MAX;
 	if (class_setup(cl, MX_MATCH_MASK_NONE) < 0) {
 		mxd_match_fini(ep);
 		return -1;
@@ -160,10 +165,10 @@ hash_post(struct mx_endpoint *ep, struct mx_request *r, int c)
 	return 0;
 }
 
-/* The short list has grown and nothing is hashed: its receives go to
- * their classes, oldest first (the tables are empty: each value keeps
- * its order).  Those that find no class stay where they are. */
-static void
+/* The short list is over full: its receives go to their classes, oldest
+ * first (behind any of their value there, which are older).  Those that
+ * find no class stay where they are. */
+static __attribute__((noinline)) void
 hash_short_list(struct mx_endpoint *ep)
 {
 	struct mxd_list *pos, *tmp;
@@ -182,34 +187,16 @@ hash_short_list(struct mx_endpoint *ep)
 	}
 }
 
-/* Out of line: the short list's path does not pay for its registers. */
-static __attribute__((noinline)) void
-post_hashed(struct mx_endpoint *ep, struct mx_request *r)
-{
-	if (ep->posted_hashed == 0 && ep->posted_short != 0)
-		hash_short_list(ep);
-	if (hash_post(ep, r, class_of(ep, r->match_mask)) < 0) {
-		r->mclass = NO_CLASS;	/* no class, or its table full */
-		mxd_list_add_tail(&ep->posted, &r->link);
-	}
-}
-
-/*
- * A few receives posted cost least on a list, walked in post order; once
- * there are more (SHORT_MAX), they go to their classes' tables, and new
- * receives with them while any is there.
- */
+/* The newest receives wait on the short list (see the top). */
 void
 mxd_match_post(struct mx_endpoint *ep, struct mx_request *r)
 {
 	r->post_seq = ++ep->post_seq;
-	if (ep->posted_hashed != 0 || ep->posted_short >= SHORT_MAX) {
-		post_hashed(ep, r);
-		return;
-	}
 	r->mclass = SHORT;
 	ep->posted_short++;
 	mxd_list_add_tail(&ep->posted, &r->link);
+	if (ep->posted_short > ep->posted_short_max)
+		hash_short_list(ep);
 }
 
 void
