@@ -257,5 +257,10 @@ main(int argc, char **argv)
 			printf("%12s %10.1f %8.3f\n", names[k], med[k],
 					median(&ratio[k * rounds], rounds));
 	fixture_teardown(NULL);
+	for (int k = 0; k < KINDS; k++)
+		free(t[k]);
+	free(batch);
+	free(ratio);
+	free(junk);
 	return 0;
 }
