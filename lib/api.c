@@ -296,6 +296,7 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 {
 	struct mxd_partner *p;
 	struct mx_request *r;
+	mx_status_code_t told;
 	int ret;
 
 	if (request == NULL)
@@ -324,8 +325,10 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	mxd_partner_addr(p, &r->status.source);
 	if (ep->req_timeout_ms)
 		mxd_timer_deadline(r, ep->req_timeout_ms);
-	if (!mxd_partner_up(p))
-		mxd_req_complete(r, p->fail);	/* refused or lost: say so */
+	/* Refused or lost, or a completed send's message was: say so. */
+	told = mxd_send_report(p);
+	if (told != MX_STATUS_SUCCESS)
+		mxd_req_complete(r, told);
 	else
 		mxd_send_post(r);
 	mxd_board_flush(ep->board);

@@ -17,6 +17,7 @@
 
 #include "board.h"
 #include "clock.h"
+#include "log.h"
 
 struct mxd_lib mxd_lib;
 
@@ -185,6 +186,30 @@ int
 mxd_board_port_up(struct mxd_board *b, unsigned port)
 {
 	return b->port[port]->ops->link_up(b->port[port]);
+}
+
+void
+mxd_board_watch(struct mxd_board *b)
+{
+	for (unsigned i = 0; i < b->nports; i++) {
+		struct mxd_link *l = b->port[i];
+		int up = l->started && l->ops->link_up(l);
+
+		if (up && b->reviving[i]) {
+			b->reviving[i] = 0;
+			MXD_LOG(NOTICE, port, "board %s port %u (%s): link up "
+					"again", b->name, i, l->name);
+		}
+		if (up || l->ops->revive == NULL || !l->ops->revive(l))
+			continue;
+		if (!b->reviving[i]++)
+			MXD_LOG(WARNING, port, "board %s port %u (%s): link "
+					"down (%s); restarting the port every "
+					"%u ms until it is back", b->name, i,
+					l->name, l->down_hint, MXD_WATCH_MS);
+		if (b->reviving[i] == 0)
+			b->reviving[i] = 1;	/* wrapped: still said */
+	}
 }
 
 /* ---- transmit ----------------------------------------------------------- */

@@ -53,6 +53,9 @@ struct mxd_board {
 	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
 	struct mxd_stats stats;
 	uint32_t nic_collision;		/* peers seen with our NIC id */
+	uint8_t reviving[MXD_BOARD_PORTS];	/* down, being brought back */
+	uint32_t watch_pass;		/* passes since the watch looked */
+	uint64_t watch_due;		/* ns: the next mxd_board_watch */
 };
 
 /* The process's boards and links. */
@@ -72,6 +75,11 @@ int mxd_boards_init(struct mxd_lib *lib, const struct mxd_config *c);
 void mxd_boards_fini(struct mxd_lib *lib);
 struct mxd_board *mxd_board_by_nic(uint64_t nic_id);
 int mxd_board_port_up(struct mxd_board *b, unsigned port);
+/* Ports that are down and do not come back by themselves (a memif client
+ * whose server went away) are restarted; said once per outage.  Called
+ * every MXD_WATCH_MS (timers.c). */
+void mxd_board_watch(struct mxd_board *b);
+#define MXD_WATCH_MS	200
 
 static inline void
 mxd_count(struct mxd_board *b, enum mxd_counter c)

@@ -51,10 +51,18 @@ static const struct num_setting nums[] = {
 	NUM("MX_CLOSE_LINGER_MS", close_linger_ms, 2000, 0, 600000,
 		"mx_close_endpoint waits at most this long for sent data to "
 		"be acked and its last acks heard, then says BYE; 0: abortive"),
+	NUM("MX_PROGRESSION", progression, 1, 0, 1,
+		"1: a thread answers the network (discovery, connects, acks, "
+		"large transfers) while no application thread is in MX; "
+		"0: only MX calls make progress"),
+	NUM("MX_PROGRESSION_US", progression_us, 1000, 10, 1000000,
+		"how often the progression thread looks whether the "
+		"application is in MX"),
 	NUM("MX_PROGRESS_THREAD", progress_thread, 0, 0, 1,
-		"1: a thread makes progress while the application computes"),
+		"1: instead, a thread polls all the time (application bypass "
+		"at the cost of a core)"),
 	NUM("MX_PROGRESS_US", progress_us, 20, 1, 1000000,
-		"the progress thread's sleep between idle passes"),
+		"the busy progress thread's sleep between idle passes"),
 	NUM("MX_RTO_MIN_US", rto_min_us, 1000, 10, 10000000,
 		"retransmission timeout floor (the RTT estimate rules above it)"),
 	NUM("MX_RTO_MAX_MS", rto_max_ms, 100, 1, 600000,

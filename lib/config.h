@@ -29,6 +29,8 @@ struct mxd_config {
 	uint32_t connect_retry_ms;	/* MX_CONNECT_RETRY_MS */
 	uint32_t nb_mbufs;		/* MX_MBUFS */
 	uint32_t close_linger_ms;	/* MX_CLOSE_LINGER_MS */
+	uint32_t progression;		/* MX_PROGRESSION */
+	uint32_t progression_us;	/* MX_PROGRESSION_US */
 	uint32_t progress_thread;	/* MX_PROGRESS_THREAD */
 	uint32_t progress_us;		/* MX_PROGRESS_US */
 	uint32_t rto_min_us;		/* MX_RTO_MIN_US */

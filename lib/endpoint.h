@@ -60,7 +60,12 @@ struct mxd_txrec {
 	uint32_t nframes;
 	uint64_t sent_at;		/* ns, last (re)transmission */
 	uint32_t retx;			/* times retransmitted */
-	struct mx_request *req;		/* the send, until acknowledged */
+	/* A standard-mode send completed when its data was copied here, so
+	 * no request waits for the message: if it is refused or lost for
+	 * good, the partner reports it (send.c: mxd_sends_lost). */
+	uint8_t done;
+	struct mx_request *req;		/* a send still waiting for the ack
+					 * (issend, large), else NULL */
 	struct mxd_txrec *pool_next;
 	struct mxd_frame frames[MXD_MAX_FRAGS];
 };
@@ -121,6 +126,9 @@ struct mxd_partner {
 	uint8_t state;			/* enum mxd_peer_state */
 	uint8_t local;			/* same board, same process */
 	mx_status_code_t fail;		/* REFUSED, LOST: why sends fail */
+	/* A message of a completed send was refused or lost for good: the
+	 * next send or mx_iconnect to the partner fails with this, once. */
+	mx_status_code_t unreported;	/* MX_STATUS_SUCCESS: none */
 	int port;			/* board port to use, -1 unknown */
 	uint8_t mac[MXD_ETH_ALEN];
 	struct mxd_txwin tx;

@@ -142,6 +142,24 @@ do_get_endpoint_addr_context(mx_endpoint_addr_t addr, void **context)
 	return MX_SUCCESS;
 }
 
+/*
+ * A message of a completed send to this partner was refused or lost, and
+ * no send told it yet (send.c): the connect request fails with it, once.
+ * Returns 1 if r completed so.  mx_connect does not tell it: its failure
+ * would go through the error handler, fatal by default, for a message the
+ * program may have meant to start over from; the next send tells it.
+ */
+static int
+connect_told(struct mx_request *r, uint64_t nic_id, uint32_t endpoint_id)
+{
+	struct mxd_partner *p = mxd_partner_find(r->ep, nic_id, endpoint_id);
+
+	if (p == NULL || p->unreported == MX_STATUS_SUCCESS)
+		return 0;
+	mxd_req_complete(r, mxd_send_report(p));
+	return 1;
+}
+
 static mx_return_t
 do_iconnect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 		uint32_t filter, uint64_t match_info, void *context,
@@ -161,6 +179,10 @@ do_iconnect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 	if (r == NULL)
 		return mxd_error(ep, MX_NO_RESOURCES, "mx_iconnect: no request");
 	r->status.match_info = match_info;
+	if (connect_told(r, nic_id, endpoint_id)) {
+		*request = r;
+		return MX_SUCCESS;
+	}
 	tmo = ep->req_timeout_ms ? ep->req_timeout_ms : 10000;
 	ret = mxd_connect_start(r, nic_id, endpoint_id, filter, tmo);
 	if (ret < 0) {

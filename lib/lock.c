@@ -26,6 +26,12 @@ membarrier(int cmd)
 	return syscall(__NR_membarrier, cmd, 0, 0);
 }
 
+static void
+set_bits(int bits)
+{
+	__atomic_fetch_or(&mxd_lockstate.threaded, bits, __ATOMIC_SEQ_CST);
+}
+
 /* This thread's first call: become the owner, or make the library
  * threaded once the owner is out of its unlocked call. */
 static void
@@ -36,14 +42,14 @@ first_call(void)
 		fence_ok = membarrier(
 			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
 	if (!fence_ok)
-		mxd_lockstate.threaded = 1;
-	if (!mxd_lockstate.threaded && !mxd_lockstate.has_owner) {
+		set_bits(MXD_LK_THREADED);
+	if (!mxd_threaded() && !mxd_lockstate.has_owner) {
 		mxd_lockstate.has_owner = 1;
 		mxd_tls_mode = MXD_MODE_OWNER;
 	} else {
 		mxd_tls_mode = MXD_MODE_OTHER;
-		if (!mxd_lockstate.threaded) {
-			mxd_lockstate.threaded = 1;
+		if (!mxd_threaded()) {
+			set_bits(MXD_LK_THREADED);
 			membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
 			while (mxd_lockstate.owner_in_call)
 				sched_yield();
@@ -75,7 +81,7 @@ mxd_poll_pause(int sleep)
 	struct timespec nap = { 0, NAP_NS };
 
 	if (mxd_tls_mode == MXD_MODE_OWNER && mxd_lockstate.owner_in_call) {
-		if (mxd_lockstate.threaded && mxd_tls_depth == 1) {
+		if (mxd_threaded() && mxd_tls_depth == 1) {
 			/* Another thread arrived: go on under the lock. */
 			mxd_lockstate.owner_in_call = 0;
 			pthread_mutex_lock(&big);
@@ -95,4 +101,36 @@ mxd_poll_pause(int sleep)
 	else
 		sched_yield();
 	pthread_mutex_lock(&big);
+}
+
+int
+mxd_borrow(void)
+{
+	if (mxd_lockstate.owner_in_call)
+		return 0;		/* cheap look first: no fence */
+	pthread_mutex_lock(&big);
+	if (!mxd_threaded()) {
+		/* The owner runs unlocked: make its next call wait, and
+		 * fence so that it sees the bit or we see it in a call. */
+		set_bits(MXD_LK_BORROWED);
+		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+		if (mxd_lockstate.owner_in_call) {
+			__atomic_fetch_and(&mxd_lockstate.threaded,
+					~MXD_LK_BORROWED, __ATOMIC_SEQ_CST);
+			pthread_mutex_unlock(&big);
+			return 0;
+		}
+	}
+	mxd_tls_mode = MXD_MODE_OTHER;
+	mxd_tls_depth = 1;
+	return 1;
+}
+
+void
+mxd_give_back(void)
+{
+	mxd_tls_depth = 0;
+	__atomic_fetch_and(&mxd_lockstate.threaded, ~MXD_LK_BORROWED,
+			__ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&big);
 }

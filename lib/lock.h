@@ -12,14 +12,28 @@
  * 'threaded' in mxd_poll_pause() and continues under the lock.  Without
  * membarrier the library is locked from the start.  Nested calls (an
  * unexpected handler or an error handler calling MX) only count depth.
+ *
+ * The progression thread (progress.c) borrows the library only while no
+ * application thread is in it, and only for a moment: under the mutex it
+ * sets the BORROWED bit of 'threaded', fences with membarrier(), and
+ * steps aside if the owner is in a call; the owner's next call sees the
+ * bit and waits on the mutex.  The bit is cleared when the thread gives
+ * the library back, so the owner's calls run unlocked again.  'calls'
+ * counts entries, which tells the thread the application is active.
  */
 #ifndef MXD_LOCK_H
 #define MXD_LOCK_H
 
+/* Bits of mxd_lockstate.threaded: either makes every call take the mutex. */
+#define MXD_LK_THREADED	1	/* several application threads (sticky) */
+#define MXD_LK_BORROWED	2	/* the progression thread holds the library */
+
 struct mxd_lockstate {
-	volatile int threaded;		/* every call takes the mutex */
+	volatile int threaded;		/* MXD_LK_* */
 	volatile int owner_in_call;	/* the owner is in an unlocked call */
 	int has_owner;
+	volatile unsigned calls;	/* calls entered (a racy count: only
+					 * its changes matter) */
 };
 
 extern struct mxd_lockstate mxd_lockstate;
@@ -48,6 +62,7 @@ mxd_enter(void)
 {
 	if (mxd_tls_depth++ != 0)
 		return;
+	mxd_lockstate.calls++;
 	if (mxd_tls_mode == MXD_MODE_OWNER && mxd_owner_try_unlocked())
 		return;
 	mxd_enter_slow();
@@ -70,6 +85,14 @@ mxd_leave(void)
 void mxd_poll_pause(int sleep);
 
 /*
+ * The progression thread's way in: returns 1 with the library held (as a
+ * call of depth 1, so that handlers may call MX), 0 when an application
+ * thread is in an unlocked call.  mxd_give_back() ends the borrow.
+ */
+int mxd_borrow(void);
+void mxd_give_back(void);
+
+/*
  * Defines the API function 'name' (declared in the public headers) as
  * 'impl' called under the library lock.
  */
@@ -89,7 +112,7 @@ void mxd_poll_pause(int sleep);
 static inline int
 mxd_threaded(void)
 {
-	return mxd_lockstate.threaded;
+	return mxd_lockstate.threaded & MXD_LK_THREADED;
 }
 
 #endif /* MXD_LOCK_H */

@@ -9,17 +9,20 @@
  *   1. rx bursts of every port, then the loopback ring (only the frames
  *      queued when it starts: handlers may queue more), each frame
  *      validated once and dispatched by type;
- *   2. per open endpoint: timers (timers.c: acks owed, retransmissions,
- *      probes, re-pulls, connect retries, deadlines), then its queued
- *      sends, PULLs to serve and PULLs to ask;
+ *   2. the board's link watch (timers.c), then per open endpoint:
+ *      timers (timers.c: acks owed, retransmissions, probes, re-pulls,
+ *      connect retries, deadlines), then its queued sends, PULLs to
+ *      serve and PULLs to ask;
  *   3. tx bursts of every queue.
  *
  * Lower layers never call up: the board hands frames over only when asked
  * (mxd_board_rx), and the engine is called, never calls back.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
+#include "clock.h"
 #include "config.h"
 #include "connect.h"
 #include "lock.h"
@@ -163,6 +166,7 @@ board_pass(struct mxd_board *b)
 {
 	unsigned work = rx_board(b);
 
+	mxd_timers_board(b);
 	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
 		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
 
@@ -200,22 +204,119 @@ mxd_progress_any(void)
 	return in_pass ? 0 : pass();
 }
 
-/* ---- the optional progress thread (MX_PROGRESS_THREAD) ----------------- */
+/* ---- the progression thread --------------------------------------------- */
+
+/*
+ * Two kinds, one at a time:
+ *
+ *  - progression (MX_PROGRESSION=1, the default): the network is answered
+ *    while no application thread is in the library, as MX's NIC and
+ *    progression thread did: discovery, connects, acks, retransmissions,
+ *    PULLs served and asked.  The thread wakes every MX_PROGRESSION_US;
+ *    if the application made a call since the last wake, or is in one,
+ *    it steps aside (the application makes progress itself, and the
+ *    thread costs it nothing but this look).  Otherwise it borrows the
+ *    library (lock.h) and runs passes while they find work, giving it
+ *    back at once when the application calls.  Endpoints whose
+ *    progression is disabled (mx_disable_progression) are left alone;
+ *    when all are, the thread runs no pass.
+ *  - the busy thread (MX_PROGRESS_THREAD=1): a pass under the library
+ *    lock like any call, a nap of MX_PROGRESS_US between idle passes.
+ *
+ * None of the virtual PMDs of DPDK 22.11 (memif, af_packet, ring, pcap,
+ * null) implements rx interrupts, so the thread wakes on a timer.
+ */
 
 static pthread_t prog_thread;
 static volatile int prog_run;
 
+/* A borrow is given back after this long even while passes find work,
+ * so that an application that comes back waits at most this; the
+ * thread keeps polling until passes found nothing for IDLE_NS (the
+ * partner's next frame is often a few microseconds away). */
+#define BORROW_NS	200000u
+#define IDLE_NS		100000u
+
+static void
+nap_us(uint32_t us)
+{
+	struct timespec t = { us / 1000000u, (long)(us % 1000000u) * 1000 };
+
+	nanosleep(&t, NULL);
+}
+
+/* Whether some open endpoint lets the thread make progress for it. */
+static int
+progression_wanted(void)
+{
+	int open = 0;
+
+	for (unsigned i = 0; i < mxd_lib.nboards; i++) {
+		struct mxd_board *b = mxd_lib.boards[i];
+
+		for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
+			if (!b->ep[__builtin_ctz(m)]->progression_off)
+				return 1;
+			open = 1;
+		}
+	}
+	return !open;		/* no endpoint yet: answer discovery */
+}
+
+/* Passes while they find work and the application stays out.  Returns
+ * whether the thread should come back at once (work was still found). */
+static int
+borrowed_passes(unsigned seen)
+{
+	uint64_t now = mxd_now_ns(), until = now + BORROW_NS, busy = now;
+
+	while (mxd_lockstate.calls == seen && now < until) {
+		if (progression_wanted() && mxd_progress_any())
+			busy = now;
+		else if (now - busy >= IDLE_NS)
+			return 0;
+		now = mxd_now_ns();
+	}
+	return 1;
+}
+
+static void *
+progression_main(void *arg)
+{
+	unsigned seen = mxd_lockstate.calls;
+
+	(void)arg;
+	while (prog_run) {
+		unsigned now;
+
+		nap_us(mxd_conf.progression_us);
+		now = mxd_lockstate.calls;
+		if (now != seen) {
+			seen = now;	/* the application is active */
+			continue;
+		}
+		while (prog_run && mxd_lockstate.calls == seen &&
+				mxd_borrow()) {
+			int again = borrowed_passes(seen);
+
+			mxd_give_back();
+			if (!again)
+				break;
+			sched_yield();	/* the application's turn, if it wants */
+		}
+	}
+	return NULL;
+}
+
 /*
- * Application bypass: large transfers (and acks, connects, timers) go on
+ * The busy thread: large transfers (and acks, connects, timers) go on
  * while the application computes.  Each pass runs under the library lock
  * like any API call; between passes the thread sleeps MX_PROGRESS_US,
  * or polls at once while frames keep coming.
  */
 static void *
-progress_main(void *arg)
+busy_main(void *arg)
 {
-	struct timespec nap = { 0, (long)mxd_conf.progress_us * 1000 };
-
 	(void)arg;
 	while (prog_run) {
 		unsigned work;
@@ -224,7 +325,7 @@ progress_main(void *arg)
 		work = mxd_progress_any();
 		mxd_leave();
 		if (!work)
-			nanosleep(&nap, NULL);
+			nap_us(mxd_conf.progress_us);
 	}
 	return NULL;
 }
@@ -232,10 +333,13 @@ progress_main(void *arg)
 int
 mxd_progress_thread_start(void)
 {
-	if (!mxd_conf.progress_thread || prog_run)
+	void *(*main)(void *) = mxd_conf.progress_thread ? busy_main :
+		mxd_conf.progression ? progression_main : NULL;
+
+	if (main == NULL || prog_run)
 		return 0;
 	prog_run = 1;
-	if (pthread_create(&prog_thread, NULL, progress_main, NULL) != 0) {
+	if (pthread_create(&prog_thread, NULL, main, NULL) != 0) {
 		prog_run = 0;
 		return -MX_NO_RESOURCES;
 	}

@@ -17,7 +17,9 @@ unsigned mxd_progress(struct mx_endpoint *ep);
 unsigned mxd_progress_any(void);
 /* A received frame of board b, port 'port': validated, then acted on. */
 void mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f);
-/* The optional progress thread (MX_PROGRESS_THREAD). */
+/* The progression thread (MX_PROGRESSION, by default) or the busy
+ * progress thread (MX_PROGRESS_THREAD): started by mx_init, stopped by
+ * mx_finalize without the library lock. */
 int mxd_progress_thread_start(void);
 void mxd_progress_thread_stop(void);
 

@@ -15,7 +15,9 @@
  *   - a port that loses a partner's frames is routed around;
  *   - a partner that has answered none of our retransmissions, re-pulls
  *     or probes for MX_PEER_TIMEOUT_MS is lost: its requests fail with
- *     MX_STATUS_ENDPOINT_UNREACHABLE and the rest of the endpoint goes on.
+ *     MX_STATUS_ENDPOINT_UNREACHABLE and the rest of the endpoint goes on
+ *     (messages of sends that completed already are counted and told by
+ *     the next send to the partner: send.c).
  *
  * The receiving side suppresses duplicates (receive window, block bitmaps)
  * and answers a duplicate with an ack at once, so a sender whose acks were
@@ -182,6 +184,7 @@ mxd_ping(struct mxd_partner *p, uint64_t now)
 void
 mxd_partner_lost(struct mxd_partner *p, mx_status_code_t code)
 {
+	mxd_sends_lost(p, code);	/* before the frames are dropped */
 	mxd_sends_fail(p, code);
 	mxd_pulls_fail(p, code);
 	mxd_recv_partner_lost(p, code);

@@ -5,10 +5,11 @@
  * request and where it goes then is the endpoint's business (endpoint.h).
  *
  *   large: QUEUED --> RNDV --> COMPLETE        (pulled; NOTIFY completes)
- *   send:  QUEUED --> BUFFERED --> COMPLETE    (data in frames; complete
- *          (fresh) -> BUFFERED                  when acked, and for
- *          QUEUED --> COMPLETE                  mx_issend when matched;
- *          (fresh) -> COMPLETE                  or failed early)
+ *   issend: QUEUED --> BUFFERED --> COMPLETE   (data in frames; complete
+ *          (fresh) -> BUFFERED                  when acked and matched)
+ *   send:  QUEUED --> COMPLETE                 (mx_isend, eager: complete
+ *          (fresh) -> COMPLETE                  once its data is in frames;
+ *                                               any send: failed early)
  *   connect: QUEUED --> COMPLETE
  *   recv:  POSTED --> MATCHED --> COMPLETE
  *          (fresh) -> MATCHED            (matched an unexpected message)
@@ -41,7 +42,7 @@ enum mxd_req_type {
 enum mxd_req_state {
 	MXD_RS_FREE = 0,	/* in the pool */
 	MXD_RS_QUEUED,		/* send waiting for window or tx space */
-	MXD_RS_BUFFERED,	/* send: data in frames, waiting for ack/match */
+	MXD_RS_BUFFERED,	/* issend: data in frames, waiting for ack/match */
 	MXD_RS_RNDV,		/* large send: announced, being pulled */
 	MXD_RS_POSTED,		/* receive in the posted queue */
 	MXD_RS_MATCHED,		/* receive matched, data arriving */

@@ -4,13 +4,25 @@
  *
  * An eager message is cut into fragments of the board's frag_max bytes,
  * each copied once from the user's buffers into a frame.  The frames are
- * kept (one extra reference) until the partner acknowledges the message's
- * sequence number.  Once the data is in the frames the user's buffer is
- * free again (MX "buffered", mx_ibuffered); the send completes when the
- * partner acknowledged it, and an mx_issend when the partner also matched
- * it (MATCHED).  A NACK (endpoint closed, bad filter) fails the partner's
- * sends with the matching status, so no send completes "successfully"
- * while its message was refused.
+ * kept (one extra reference, in a txrec) until the partner acknowledges
+ * the message's sequence number, and sent again meanwhile (reliable.c).
+ *
+ * When a send completes (MX 1.0, mx_isend: MPI standard mode):
+ *   mx_isend, eager   as soon as its data is in the frames.  The request
+ *                     is done with; the txrec alone carries the message
+ *                     (rec->req NULL, rec->done set) until acknowledged.
+ *   mx_issend         once the partner acknowledged it and matched it
+ *                     (MATCHED); "buffered" (mx_ibuffered) meanwhile.
+ *   large (rndv)      once the receiver pulled it all (NOTIFY, rndv.c).
+ * A send waiting on its partner's send queue (window full, no tx room)
+ * completes when it leaves the queue, its data copied.
+ *
+ * A failure (NACK: endpoint closed, bad filter; partner lost) fails the
+ * sends still pending with its status.  A message whose send completed
+ * already cannot fail its request any more: it is counted
+ * (MXD_C_SENDS_LOST) and its reason kept on the partner (p->unreported);
+ * the next mx_isend, mx_issend or mx_iconnect towards that partner fails
+ * with it, once (mxd_send_report).  No error handler is called for it.
  *
  * A send that finds the window full or the tx queue without room waits on
  * its partner's send queue, in order, and is pumped when acks or tx room
@@ -69,8 +81,10 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 /*
  * A message's frames are built and sealed: send them, keep them (one
  * reference) until acknowledged, and start the partner's retransmission
- * timer.  sent_at is stamped by the next timer pass, which keeps the clock
- * off this path.
+ * timer.  The record keeps the send r only if r waits for the ack (issend,
+ * large); a standard-mode send completes now (eager_try) and the record
+ * remembers only that it did.  sent_at is stamped by the next timer pass,
+ * which keeps the clock off this path.
  */
 static void
 msg_launch(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
@@ -83,7 +97,8 @@ msg_launch(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 		mxd_partner_xmit_on(p, (unsigned)p->port, &rec->frames[i], 1);
 	rec->nframes = n;
 	rec->seq = seq;
-	rec->req = r;
+	rec->done = r != NULL && !r->sync && !r->rndv;
+	rec->req = rec->done ? NULL : r;
 	rec->sent_at = 0;
 	rec->retx = 0;
 	p->inflight[seq & (MXD_WIN - 1)] = rec;
@@ -161,8 +176,12 @@ eager_try(struct mx_request *r)
 	r->seq = seq;
 	r->status.msg_length = r->status.xfer_length = r->length;
 	mxd_list_del(&r->link);		/* off the send queue, if on it */
-	/* A large send's buffers are read until the receiver says NOTIFY. */
-	mxd_req_set_state(r, r->rndv ? MXD_RS_RNDV : MXD_RS_BUFFERED);
+	if (rec->done)			/* standard mode: buffers free, done */
+		mxd_req_complete(r, MX_STATUS_SUCCESS);
+	else if (r->rndv)		/* buffers read until NOTIFY */
+		mxd_req_set_state(r, MXD_RS_RNDV);
+	else				/* issend: waits for ack and MATCHED */
+		mxd_req_set_state(r, MXD_RS_BUFFERED);
 	return 1;
 }
 
@@ -227,6 +246,37 @@ fail_list(struct mxd_list *q, mx_status_code_t code)
 	while (!mxd_list_empty(q))
 		send_fail(mxd_container_of(q->next, struct mx_request, link),
 				code);
+}
+
+void
+mxd_sends_lost(struct mxd_partner *p, mx_status_code_t code)
+{
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < MXD_WIN; i++) {
+		struct mxd_txrec *rec = p->inflight[i];
+
+		if (rec != NULL && rec->done) {
+			rec->done = 0;		/* counted once */
+			n++;
+		}
+	}
+	if (n == 0)
+		return;
+	p->ep->board->counters[MXD_C_SENDS_LOST] += n;
+	if (p->unreported == MX_STATUS_SUCCESS)
+		p->unreported = code;
+}
+
+mx_status_code_t
+mxd_send_report(struct mxd_partner *p)
+{
+	mx_status_code_t code = p->unreported;
+
+	p->unreported = MX_STATUS_SUCCESS;
+	if (code == MX_STATUS_SUCCESS && !mxd_partner_up(p))
+		code = p->fail;			/* refused or lost: say so */
+	return code;
 }
 
 void
@@ -393,9 +443,10 @@ expire_list(struct mxd_list *q, uint64_t now)
 }
 
 /*
- * mx_set_request_timeout(): a send still unacknowledged at its deadline
- * completes with MX_STATUS_TIMEOUT.  Its frames stay in flight (a late
- * ack just releases them).
+ * mx_set_request_timeout(): a send still pending at its deadline (waiting
+ * on the send queue, an issend not acknowledged or matched yet) completes
+ * with MX_STATUS_TIMEOUT; an eager mx_isend completed already, when its
+ * data was copied.  Frames stay in flight (a late ack just releases them).
  */
 void
 mxd_sends_expire(struct mx_endpoint *ep, uint64_t now)
@@ -423,7 +474,8 @@ mxd_sends_expire(struct mx_endpoint *ep, uint64_t now)
  * (that is the point), so it is checked against what we know of the
  * partner: endpoint id, the MAC it is reached at, a message in flight.
  * Every send to the partner fails with the refusal, and later ones at
- * once, until a new connect.
+ * once, until a new connect; messages of sends completed already are
+ * counted and reported by the next send (mxd_sends_lost).
  */
 void
 mxd_rx_nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
@@ -450,6 +502,7 @@ mxd_rx_nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 	mxd_count(b, MXD_C_NACK_RCVD);
 	code = pkt->u.seq.reason == MXD_NACK_BAD_KEY ? MX_STATUS_BAD_KEY :
 		MX_STATUS_ENDPOINT_CLOSED;
+	mxd_sends_lost(p, code);
 	mxd_sends_fail(p, code);
 	if (p->state == MXD_PS_UP) {
 		p->fail = code;

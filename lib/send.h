@@ -23,6 +23,14 @@ void mxd_send_matched(struct mxd_partner *p, uint32_t seq);
 void mxd_send_detach(struct mx_request *r);
 /* Fails every send (and large send) to p with 'code'. */
 void mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code);
+/* p refused, or is lost with, what is in flight to it ('code' says why):
+ * messages of sends that completed already are counted, and p keeps the
+ * reason for the next operation towards it (mxd_send_report). */
+void mxd_sends_lost(struct mxd_partner *p, mx_status_code_t code);
+/* The status a new send or connect request to p must fail with at once,
+ * MX_STATUS_SUCCESS if none: a loss not told yet (told once, here), or
+ * why p refused us or was lost. */
+mx_status_code_t mxd_send_report(struct mxd_partner *p);
 /* Sends and large sends past their deadline fail (MX_STATUS_TIMEOUT). */
 void mxd_sends_expire(struct mx_endpoint *ep, uint64_t now);
 /* A NACK: the peer refused one of our messages. */

@@ -273,6 +273,7 @@ mxd_counter_name(unsigned c)
 		[MXD_C_PEER_RESET] = "partners restarted",
 		[MXD_C_PORT_SUSPECT] = "ports suspected (losses)",
 		[MXD_C_BURSTS_CUT] = "bursts cut short (peer memory gone)",
+		[MXD_C_SENDS_LOST] = "completed sends refused or lost",
 	};
 
 	if (c < MXD_C_DROP_BASE)

@@ -38,6 +38,12 @@
  *  port suspicion     reliable/rndv: a port lost    passive: striping and
  *                     a partner's frames            rerouting skip the port
  *                                                   until port_bad_until
+ *  link watch         always, per board             every MXD_WATCH_MS
+ *                                                   (looked at every
+ *                                                   WATCH_PASSES passes): a
+ *                                                   port down that does not
+ *                                                   come back by itself is
+ *                                                   restarted (board.c)
  *
  * Waits that are not protocol timers live above: a blocking call's spin
  * and nap (the API layer), the progress thread's sleep (progress.c).
@@ -51,6 +57,7 @@
 #include "timers.h"
 
 #define TIMER_PASSES	64	/* progress passes between timer checks */
+#define WATCH_PASSES	1024	/* progress passes between link watch checks */
 
 /* ---- events ------------------------------------------------------------- */
 
@@ -218,4 +225,19 @@ mxd_timers_pass(struct mx_endpoint *ep, unsigned work)
 	ep->timer_pass = 0;
 	ep->now = mxd_now_ns();
 	timers_run(ep, ep->now);
+}
+
+void
+mxd_timers_board(struct mxd_board *b)
+{
+	uint64_t now;
+
+	if (++b->watch_pass < WATCH_PASSES)
+		return;
+	b->watch_pass = 0;
+	now = mxd_now_ns();
+	if (now < b->watch_due)
+		return;
+	b->watch_due = now + MXD_WATCH_MS * 1000000ull;
+	mxd_board_watch(b);
 }

@@ -20,5 +20,7 @@ void mxd_timer_deadline(struct mx_request *r, uint32_t ms);
 /* From every progress pass of ep's board ('work': frames it took in):
  * what is due is done. */
 void mxd_timers_pass(struct mx_endpoint *ep, unsigned work);
+/* From every progress pass of b: the link watch (mxd_board_watch). */
+void mxd_timers_board(struct mxd_board *b);
 
 #endif /* MXD_TIMERS_H */

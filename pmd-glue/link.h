@@ -41,6 +41,11 @@ struct mxd_link_ops {
 	uint32_t (*speed_mbps)(struct mxd_link *l);
 	/* Frames the port sent and received (0 if it cannot tell). */
 	void (*stats)(struct mxd_link *l, uint64_t *tx, uint64_t *rx);
+	/* The link is down: bring it back if it will not come back by
+	 * itself (a memif client whose server went away restarts its port,
+	 * which connects again).  Returns 1 if it tried.  NULL: the link
+	 * recovers on its own. */
+	int (*revive)(struct mxd_link *l);
 };
 
 struct mxd_link {

@@ -233,6 +233,8 @@ memif_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 {
 	uint16_t got;
 
+	if (!l->started)	/* a client restarting (link_restart) */
+		return 0;
 	if (sigsetjmp(guard.env, 0) != 0) {
 		burst_cut(l, "receive");
 		return 0;
@@ -249,15 +251,36 @@ memif_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 {
 	uint16_t sent;
 
+	if (n > BURST_MAX)
+		n = BURST_MAX;
+	if (!l->started) {	/* restarting: lost like any frame to a
+				 * link that is down */
+		port_free(f, n);
+		return n;
+	}
 	if (sigsetjmp(guard.env, 0) != 0) {
 		burst_cut(l, "send");
-		return n > BURST_MAX ? BURST_MAX : n;
+		return n;
 	}
 	guard.port = l->port_id;
 	guard.armed = 1;
 	sent = port_tx(l, f, n);
 	guard.armed = 0;
 	return sent;
+}
+
+static void link_restart(struct mxd_link *l);
+
+/* A memif client does not connect again by itself once its server went
+ * away (or refused it): a restart of the port does.  A server waits for
+ * its next client without help. */
+static int
+memif_revive(struct mxd_link *l)
+{
+	if (!l->waits)
+		return 0;
+	link_restart(l);
+	return 1;
 }
 
 static const struct mxd_link_ops memif_ops = {
@@ -269,6 +292,7 @@ static const struct mxd_link_ops memif_ops = {
 	.link_up = port_link_up,
 	.speed_mbps = port_speed,
 	.stats = port_stats,
+	.revive = memif_revive,
 };
 
 static int
@@ -808,9 +832,18 @@ now_ms(void)
 static void
 link_restart(struct mxd_link *l)
 {
+	/* The PMD says "Failed to connect socket" at every try while the
+	 * server is away: the library said it once (board.c, init.c). */
+	int type = rte_log_register("pmd.net.memif");
+	int level = type >= 0 ? rte_log_get_level(type) : -1;
+
+	if (level >= 0)
+		rte_log_set_level(type, RTE_LOG_CRIT);
 	if (l->started)
 		rte_eth_dev_stop(l->port_id);
 	l->started = rte_eth_dev_start(l->port_id) == 0;
+	if (level >= 0)
+		rte_log_set_level(type, (uint32_t)level);
 }
 
 unsigned
@@ -852,11 +885,10 @@ mxd_glue_links_start(struct mxd_link *l, unsigned n, uint32_t ms)
 			return up;
 		if (t - last >= RESTART_MS) {
 			for (unsigned i = 0; i < n; i++)
-				if (strcmp(l[i].driver, "net_memif") == 0 &&
-						l[i].waits &&
+				if (l[i].ops->revive != NULL &&
 						!(l[i].started &&
 						l[i].ops->link_up(&l[i])))
-					link_restart(&l[i]);
+					l[i].ops->revive(&l[i]);
 			last = t;
 		}
 		nanosleep(&ts, NULL);

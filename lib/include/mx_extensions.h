@@ -66,7 +66,9 @@ mx_return_t mx_get_endpoint_addr_context(mx_endpoint_addr_t endpoint_addr,
  * 'match_info', 'context' and, on success, the address in status.source.
  * Failure statuses: MX_STATUS_ENDPOINT_CLOSED (no such endpoint),
  * MX_STATUS_BAD_KEY (filter), MX_STATUS_TIMEOUT (no answer within the
- * endpoint's request timeout, 10 s by default).
+ * endpoint's request timeout, 10 s by default), or at once the reason a
+ * message to that endpoint was refused or lost after its send completed,
+ * if no send reported it yet (see mx_isend()).
  * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST, MX_BAD_ENDPOINT_ID,
  * MX_NO_RESOURCES.
  */
@@ -85,7 +87,8 @@ mx_return_t mx_disconnect(mx_endpoint_t endpoint,
 /**
  * Sets the timeout, in milliseconds, of a send or connect request, or with
  * request NULL the endpoint's default for later ones (0: none).  A send
- * not acknowledged in time completes with MX_STATUS_TIMEOUT.  Receives do
+ * still pending when the time is up (queued, an issend not matched, a
+ * large send not pulled) completes with MX_STATUS_TIMEOUT.  Receives do
  * not time out.
  * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_BAD_REQUEST (not a pending send
  * or connect of this endpoint).

@@ -328,7 +328,9 @@ mx_return_t mx_wakeup(mx_endpoint_t endpoint);
  * Holds the endpoint's incoming messages: nothing is matched, queued as
  * unexpected or given to an unexpected handler (nor acknowledged, so
  * senders wait) until mx_reenable_progression().  Calls nest: as many
- * mx_reenable_progression() as mx_disable_progression() resume it.
+ * mx_reenable_progression() as mx_disable_progression() resume it.  The
+ * library's progression thread (MX_PROGRESSION) leaves such an endpoint
+ * alone, and runs no pass while every open endpoint is disabled.
  * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_NO_RESOURCES (nested 255 deep).
  */
 mx_return_t mx_disable_progression(mx_endpoint_t endpoint);
@@ -407,13 +409,15 @@ mx_return_t mx_get_endpoint_addr(mx_endpoint_t endpoint,
 		mx_endpoint_addr_t *endpoint_addr);
 
 /**
- * Starts sending the gather list to 'destination' with 'match_send'.  The
- * buffers may be reused once mx_ibuffered() says so (for messages up to
- * MX_PIO_SEND_MAX/MX_COPY_SEND_MAX: as soon as mx_isend() returns); the
- * request completes when the destination has the message, with
- * MX_STATUS_SUCCESS, or fails (MX_STATUS_ENDPOINT_CLOSED, MX_STATUS_BAD_KEY
- * when the destination refused it).  A NULL list with count 0 sends an
- * empty message.
+ * Starts sending the gather list to 'destination' with 'match_send'.  MPI
+ * standard mode: a message up to MX_COPY_SEND_MAX completes, with
+ * MX_STATUS_SUCCESS, as soon as its data is copied into frames (the
+ * library keeps them until acknowledged); a larger one once the receiver
+ * has pulled it.  A pending send fails with MX_STATUS_ENDPOINT_CLOSED,
+ * MX_STATUS_BAD_KEY (refused), MX_STATUS_ENDPOINT_UNREACHABLE, ...; a
+ * message refused or lost after its send completed makes the next send
+ * (or mx_iconnect) to that partner fail at once with the reason.  A NULL
+ * list with count 0 sends an empty message.
  * @return MX_SUCCESS, MX_BAD_SEG_LIST, MX_BAD_SEG_CNT, MX_BAD_ENDPOINT,
  * MX_BAD_REQUEST, MX_NO_RESOURCES.
  */

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -118,4 +119,13 @@ mxt_send_ok(mx_endpoint_t ep, mx_endpoint_addr_t to, const void *buf,
 
 	MXT_CHECK(st.code == MX_STATUS_SUCCESS, "send status: %s",
 			mx_strstatus(st.code));
+}
+
+uint64_t
+mxt_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }

@@ -52,4 +52,7 @@ mx_status_t mxt_send(mx_endpoint_t ep, mx_endpoint_addr_t to,
 void mxt_send_ok(mx_endpoint_t ep, mx_endpoint_addr_t to, const void *buf,
 		uint32_t len, uint64_t match);
 
+/* CLOCK_MONOTONIC in milliseconds. */
+uint64_t mxt_now_ms(void);
+
 #endif /* MXTEST_H */

@@ -102,7 +102,7 @@ expect "MX_BOARDS: syntax" "mx: MX_BOARDS=\"0x1\": expected port numbers joined 
 run MX_SPIN_US=abc MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q
 expect "not a number" "mx: MX_SPIN_US=\"abc\" is not a number: give an integer from 0 to 10000000 (blocking calls sleep between polls once idle this long; default 1000)"
 run MX_PROGRESS_THREAD=2 MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q
-expect "out of range" "mx: MX_PROGRESS_THREAD=2 is out of range: give an integer from 0 to 1 (1: a thread makes progress while the application computes; default 0)"
+expect "out of range" "mx: MX_PROGRESS_THREAD=2 is out of range: give an integer from 0 to 1 (1: instead, a thread polls all the time (application bypass at the cost of a core); default 0)"
 run MX_HOSTNAME=a:b MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q
 expect "MX_HOSTNAME with ':'" "mx: MX_HOSTNAME=\"a:b\": give a name of at most"
 run MX_FAULTS=drop=abc MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q

@@ -53,11 +53,15 @@ for i in $(seq 1 "$RUNS"); do
 	fi
 done
 
-# The other order: the client first, its server 0.3 s later.
+# The other order: the client first, its server 0.3 s later.  The client
+# waits up to 10 s for its link: a loaded CI machine once took longer than
+# the default 2 s to start the server's EAL (the client gave up, and its
+# leaving then crashed the server inside DPDK's memif, an EAL interrupt
+# thread panic on a closed fd).
 A="--no-huge -m 256 --no-shconf --no-pci"
 sock=$dir/late.sock
 for i in 1 2 3; do
-	MX_HOSTNAME=nodeB MX_DPDK_ARGS="$A --vdev=net_memif0,role=client,socket=$sock" \
+	MX_LINK_WAIT_MS=10000 MX_HOSTNAME=nodeB MX_DPDK_ARGS="$A --vdev=net_memif0,role=client,socket=$sock" \
 		timeout 60 "$build/apps/mx_pingpong" -d nodeA:0 -r 1 -e 2 -E 64 \
 		>"$dir/out" 2>&1 &
 	cpid=$!

@@ -525,18 +525,23 @@ striped_b(void)
 	finish(ep);
 }
 
-/* ---- application bypass: MX_PROGRESS_THREAD ------------------------------- */
+/* ---- application bypass: the progression thread --------------------------- */
 
 #define BYPASS_LEN (64u << 20)
 
+enum { BY_NONE, BY_BUSY, BY_PROGRESSION };
+
 /*
  * Both sides post a 64 MiB transfer, then compute for three seconds
- * without calling MX, then test once.  With the progress thread the transfer is
- * already done; without it (control) one progress pass cannot be enough.
+ * without calling MX, then test once.  With the progression thread (the
+ * default) or the busy progress thread the transfer is already done;
+ * without either (control) one progress pass cannot be enough.
  */
 static void
-bypass_side(int server, int with_thread)
+bypass_side(int server, int mode)
 {
+	static const char *const what[] = { "no thread", "busy thread",
+		"progression thread" };
 	mx_endpoint_t ep;
 	mx_endpoint_addr_t to;
 	uint8_t *buf = malloc(BYPASS_LEN);
@@ -546,7 +551,8 @@ bypass_side(int server, int with_thread)
 	uint32_t done = 0, go = 0;
 
 	CHECK(buf != NULL, "malloc");
-	setenv("MX_PROGRESS_THREAD", with_thread ? "1" : "0", 1);
+	setenv("MX_PROGRESS_THREAD", mode == BY_BUSY ? "1" : "0", 1);
+	setenv("MX_PROGRESSION", mode == BY_NONE ? "0" : "1", 1);
 	ep = start(server ? "nodeA" : "nodeB", server, server ? EP_A : EP_B);
 	to = server ? a_accept(ep) : b_connect(ep);
 	if (server) {
@@ -564,9 +570,8 @@ bypass_side(int server, int with_thread)
 	 * machine time for 64 MiB (a second did not, under ASan). */
 	sleep(3);
 	CHECK(mx_test(ep, &r, &st, &done) == MX_SUCCESS, "test");
-	CHECK(done == (uint32_t)with_thread, "%s thread: first test after "
-			"computing gave %u", with_thread ? "with" : "without",
-			done);
+	CHECK(done == (mode != BY_NONE), "%s: first test after computing "
+			"gave %u", what[mode], done);
 	if (!done)
 		st = mxt_wait(ep, &r);
 	if (server) {
@@ -577,10 +582,152 @@ bypass_side(int server, int with_thread)
 	finish(ep);
 }
 
-static void bypass_a(void) { bypass_side(1, 1); }
-static void bypass_b(void) { bypass_side(0, 1); }
-static void control_a(void) { bypass_side(1, 0); }
-static void control_b(void) { bypass_side(0, 0); }
+static void bypass_a(void) { bypass_side(1, BY_BUSY); }
+static void bypass_b(void) { bypass_side(0, BY_BUSY); }
+static void control_a(void) { bypass_side(1, BY_NONE); }
+static void control_b(void) { bypass_side(0, BY_NONE); }
+static void progression_a(void) { bypass_side(1, BY_PROGRESSION); }
+static void progression_b(void) { bypass_side(0, BY_PROGRESSION); }
+
+/* ---- a peer that sleeps right after opening its endpoint ------------------ */
+
+#define PASSIVE_LARGE	(4u << 20)
+#define PASSIVE_SLEEP_S	4
+
+/*
+ * A opens its endpoint, posts a small and a large receive and sleeps,
+ * making no MX call: its progression thread must answer B's name lookup
+ * and connect, take the small message and pull the large one.  B's sends
+ * complete while A sleeps; A finds both receives complete when it wakes.
+ */
+static void
+passive_a(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	uint8_t *big = malloc(PASSIVE_LARGE), small[64];
+	mx_segment_t sb = { big, PASSIVE_LARGE }, ss = { small, sizeof(small) };
+	mx_request_t r[2];
+	mx_status_t st;
+	uint32_t done;
+
+	CHECK(big != NULL, "malloc");
+	CHECK(mx_irecv(ep, &ss, 1, 1, MX_MATCH_MASK_NONE, NULL, &r[0]) ==
+			MX_SUCCESS, "irecv small");
+	CHECK(mx_irecv(ep, &sb, 1, 2, MX_MATCH_MASK_NONE, NULL, &r[1]) ==
+			MX_SUCCESS, "irecv large");
+	sleep(PASSIVE_SLEEP_S);
+	for (int i = 0; i < 2; i++) {
+		CHECK(mx_test(ep, &r[i], &st, &done) == MX_SUCCESS, "test");
+		CHECK(done, "%s receive not complete after %d s asleep",
+				i ? "large" : "small", PASSIVE_SLEEP_S);
+		CHECK(st.code == MX_STATUS_SUCCESS, "status %s",
+				mx_strstatus(st.code));
+	}
+	mxt_pattern_expect(small, sizeof(small), 1);
+	mxt_pattern_expect(big, PASSIVE_LARGE, 2);
+	free(big);
+	finish(ep);
+}
+
+static void
+passive_b(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	uint8_t *big = malloc(PASSIVE_LARGE), small[64];
+	mx_segment_t sb = { big, PASSIVE_LARGE }, ss = { small, sizeof(small) };
+	uint64_t t0 = mxt_now_ms(), nic;
+	mx_endpoint_addr_t to;
+	mx_request_t s[2];
+	mx_status_t st;
+	uint32_t done;
+	mx_return_t rc;
+
+	CHECK(big != NULL, "malloc");
+	mxt_pattern(small, sizeof(small), 1);
+	mxt_pattern(big, PASSIVE_LARGE, 2);
+	rc = mx_hostname_to_nic_id((char *)"nodeA:0", &nic);
+	CHECK(rc == MX_SUCCESS, "resolve a sleeping nodeA:0: %s",
+			mx_strerror(rc));
+	rc = mx_connect(ep, nic, EP_A, FILTER, 2000, &to);
+	CHECK(rc == MX_SUCCESS, "connect to a sleeping peer: %s",
+			mx_strerror(rc));
+	CHECK(mx_isend(ep, &ss, 1, to, 1, NULL, &s[0]) == MX_SUCCESS, "isend");
+	CHECK(mx_isend(ep, &sb, 1, to, 2, NULL, &s[1]) == MX_SUCCESS, "isend");
+	for (int i = 0; i < 2; i++) {
+		CHECK(mx_wait(ep, &s[i], 3000, &st, &done) == MX_SUCCESS, "wait");
+		CHECK(done && st.code == MX_STATUS_SUCCESS, "%s send to a "
+				"sleeping peer: %s", i ? "large" : "small",
+				done ? mx_strstatus(st.code) : "not complete");
+	}
+	fprintf(stderr, "passive peer: resolved, connected and sent in "
+			"%llu ms\n", (unsigned long long)(mxt_now_ms() - t0));
+	free(big);
+	finish(ep);
+}
+
+/* ---- a peer that computes longer than MX_PEER_TIMEOUT_MS ------------------ */
+
+#define BUSY_SMALL	1024u
+#define BUSY_LARGE	(1u << 20)
+
+/*
+ * Issue 13, item 3: B sends a small and a large message to A, which
+ * computes (no MX call) for three times MX_PEER_TIMEOUT_MS before posting
+ * its receives.  A's progression thread answers B's probes, so nothing
+ * fails on either side: B's sends complete once A takes them, and A's
+ * receives complete after it resumes.
+ */
+static void
+busy_a(void)
+{
+	mx_endpoint_t ep;
+	uint8_t *big = malloc(BUSY_LARGE), small[BUSY_SMALL];
+	mx_request_t r[2];
+	mx_status_t st;
+
+	CHECK(big != NULL, "malloc");
+	setenv("MX_PEER_TIMEOUT_MS", "1000", 1);
+	ep = start("nodeA", 1, EP_A);
+	(void)a_accept(ep);
+	sleep(3);
+	r[0] = mxt_recv(ep, small, BUSY_SMALL, 1, MX_MATCH_MASK_NONE);
+	r[1] = mxt_recv(ep, big, BUSY_LARGE, 2, MX_MATCH_MASK_NONE);
+	for (int i = 0; i < 2; i++) {
+		st = mxt_wait(ep, &r[i]);
+		CHECK(st.code == MX_STATUS_SUCCESS, "busy peer's receive: %s",
+				mx_strstatus(st.code));
+	}
+	mxt_pattern_expect(small, BUSY_SMALL, 1);
+	mxt_pattern_expect(big, BUSY_LARGE, 2);
+	free(big);
+	finish(ep);
+}
+
+static void
+busy_b(void)
+{
+	mx_endpoint_t ep;
+	mx_endpoint_addr_t to;
+	uint8_t *big = malloc(BUSY_LARGE), small[BUSY_SMALL];
+	mx_request_t s[2];
+	mx_status_t st;
+
+	CHECK(big != NULL, "malloc");
+	setenv("MX_PEER_TIMEOUT_MS", "1000", 1);
+	ep = start("nodeB", 0, EP_B);
+	to = b_connect(ep);
+	mxt_pattern(small, BUSY_SMALL, 1);
+	mxt_pattern(big, BUSY_LARGE, 2);
+	s[0] = mxt_isend(ep, to, small, BUSY_SMALL, 1);
+	s[1] = mxt_isend(ep, to, big, BUSY_LARGE, 2);
+	for (int i = 0; i < 2; i++) {
+		st = mxt_wait(ep, &s[i]);
+		CHECK(st.code == MX_STATUS_SUCCESS, "send to a busy peer: %s",
+				mx_strstatus(st.code));
+	}
+	free(big);
+	finish(ep);
+}
 
 /* ---- every size class under injected faults (MX_FAULTS) ------------------ */
 
@@ -882,9 +1029,11 @@ port_dies_b(void)
  * A (the survivor) pulls a 16 MiB message from B, has a large send of its
  * own waiting for B to pull it and eager sends on the way, when B dies
  * (SIGKILL, mid-transfer).  Every one of A's requests that depends on B
- * completes with MX_STATUS_ENDPOINT_UNREACHABLE within the time limit.
- * Then B starts again (same endpoint id, new session), connects, and
- * messages flow both ways.
+ * completes with MX_STATUS_ENDPOINT_UNREACHABLE within the time limit;
+ * the eager send completed at once (copied: standard mode).  Then B starts
+ * again (same endpoint id, new session), connects, and messages flow both
+ * ways; had the eager message died with the first B, unacknowledged, A's
+ * first send to the new B fails with MX_STATUS_ENDPOINT_UNREACHABLE, once.
  */
 static void
 kill_a(void)
@@ -896,6 +1045,7 @@ kill_a(void)
 	mx_request_t r[3];
 	uint32_t v = 0, eager = 7;
 	struct timespec t0, t1;
+	mx_status_t st;
 	long ms;
 
 	CHECK(big != NULL && mine != NULL, "malloc");
@@ -905,10 +1055,8 @@ kill_a(void)
 	r[2] = mxt_isend(ep, to, &eager, 4, M_KILL_ECHO + 1);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < 3; i++) {
-		mx_status_t st = mxt_wait(ep, &r[i]);
-
-		CHECK(i == 2 ? st.code == MX_STATUS_SUCCESS ||
-				st.code == MX_STATUS_ENDPOINT_UNREACHABLE :
+		st = mxt_wait(ep, &r[i]);
+		CHECK(i == 2 ? st.code == MX_STATUS_SUCCESS :
 				st.code == MX_STATUS_ENDPOINT_UNREACHABLE,
 				"request %d: %s", i, mx_strstatus(st.code));
 	}
@@ -923,7 +1071,14 @@ kill_a(void)
 	CHECK(mxt_wait(ep, &r[0]).code == MX_STATUS_SUCCESS && v == 42,
 			"message from the restarted peer");
 	v = 43;
-	mxt_send_ok(ep, to, &v, 4, M_AGAIN);
+	st = mxt_send(ep, to, &v, 4, M_AGAIN);
+	if (st.code == MX_STATUS_ENDPOINT_UNREACHABLE) {
+		fprintf(stderr, "[%s] the eager message was lost with the "
+				"first peer: told once\n", role);
+		st = mxt_send(ep, to, &v, 4, M_AGAIN);
+	}
+	CHECK(st.code == MX_STATUS_SUCCESS, "answer: %s",
+			mx_strstatus(st.code));
 	free(big);
 	free(mine);
 	finish(ep);
@@ -1101,6 +1256,23 @@ progress_thread_bypass(void **state)
 	(void)state;
 	run_pair(control_a, control_b);
 	run_pair(bypass_a, bypass_b);
+	run_pair(progression_a, progression_b);
+}
+
+/* Issue 13: a peer busy for 3x MX_PEER_TIMEOUT_MS is not declared dead. */
+static void
+busy_peer(void **state)
+{
+	(void)state;
+	run_pair(busy_a, busy_b);
+}
+
+/* Issue 14: the progression thread answers for a sleeping process. */
+static void
+passive_peer(void **state)
+{
+	(void)state;
+	run_pair(passive_a, passive_b);
 }
 
 static void
@@ -1150,6 +1322,108 @@ peer_killed_and_restarted(void **state)
 	assert_int_equal(rb, 0);
 }
 
+/*
+ * Issue 13, item 5: the memif server dies and a new one takes its place.
+ * The surviving client's library restarts its port until it connects to
+ * the new server, then finds nodeA by name and connects as the first time.
+ */
+static void
+srvkill_a1(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	mx_endpoint_addr_t to = a_accept(ep);
+	uint32_t v = 1;
+
+	mxt_send_ok(ep, to, &v, 4, M_DONE);
+	raise(SIGKILL);
+}
+
+static void
+srvkill_a2(void)
+{
+	mx_endpoint_t ep = start("nodeA", 1, EP_A);
+	mx_endpoint_addr_t to = a_accept(ep);
+	uint32_t v = 0;
+	mx_request_t r = mxt_recv(ep, &v, 4, M_AGAIN, MX_MATCH_MASK_NONE);
+
+	CHECK(mxt_wait(ep, &r).code == MX_STATUS_SUCCESS && v == 42,
+			"message from the surviving client");
+	v = 43;
+	mxt_send_ok(ep, to, &v, 4, M_AGAIN);
+	finish(ep);
+}
+
+static void
+srvkill_b(void)
+{
+	mx_endpoint_t ep = start("nodeB", 0, EP_B);
+	mx_endpoint_addr_t to = b_connect(ep), self;
+	uint32_t v = 0, id;
+	mx_request_t r = mxt_recv(ep, &v, 4, M_DONE, MX_MATCH_MASK_NONE);
+	uint64_t t0, nic, me[2];
+	mx_status_t st;
+	int tries = 0;
+
+	CHECK(mxt_wait(ep, &r).code == MX_STATUS_SUCCESS, "first server");
+	t0 = mxt_now_ms();
+	mx_get_endpoint_addr(ep, &self);
+	mx_decompose_endpoint_addr(self, &me[0], &id);
+	me[1] = id;
+	/* As a program would: connect by name and send; a send the old
+	 * server's death (or its successor's refusal) fails, connect again
+	 * (the first connect may still reach the first server). */
+	do {
+		mx_return_t rc = mx_hostname_to_nic_id((char *)"nodeA:0", &nic);
+
+		CHECK(rc == MX_SUCCESS, "resolve nodeA:0: %s", mx_strerror(rc));
+		rc = mx_connect(ep, nic, EP_A, FILTER, 20000, &to);
+		CHECK(rc == MX_SUCCESS, "connect: %s", mx_strerror(rc));
+		st = mxt_send(ep, to, me, sizeof(me), M_PARAM);
+		CHECK(st.code == MX_STATUS_SUCCESS ||
+				st.code == MX_STATUS_ENDPOINT_CLOSED ||
+				st.code == MX_STATUS_ENDPOINT_UNREACHABLE,
+				"send: %s", mx_strstatus(st.code));
+	} while (st.code != MX_STATUS_SUCCESS && ++tries < 10);
+	CHECK(st.code == MX_STATUS_SUCCESS, "no new server after %d connects",
+			tries);
+	fprintf(stderr, "[%s] reached the restarted server %llu ms after the "
+			"first one's last message (%d connects)\n", role,
+			(unsigned long long)(mxt_now_ms() - t0), tries + 1);
+	v = 42;
+	mxt_send_ok(ep, to, &v, 4, M_AGAIN);
+	r = mxt_recv(ep, &v, 4, M_AGAIN, MX_MATCH_MASK_NONE);
+	CHECK(mxt_wait(ep, &r).code == MX_STATUS_SUCCESS && v == 43,
+			"answer of the restarted server");
+	finish(ep);
+}
+
+static void
+server_killed_and_restarted(void **state)
+{
+	pid_t pa, pb;
+	int status = 0, ra, rb;
+
+	(void)state;
+	snprintf(sock_path, sizeof(sock_path), "/tmp/mxd-test-%d-srvkill.sock",
+			(int)getpid());
+	snprintf(ready_path, sizeof(ready_path), "%s.ready", sock_path);
+	unlink(ready_path);
+	pa = spawn(srvkill_a1);
+	for (int i = 0; i < 3000 && access(ready_path, F_OK) != 0; i++)
+		usleep(10000);
+	pb = spawn(srvkill_b);
+	assert_int_equal(waitpid(pa, &status, 0), pa);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	unlink(ready_path);
+	sleep(1);		/* the client sees its link down meanwhile */
+	pa = spawn(srvkill_a2);
+	ra = reap(pa, "restarted server nodeA");
+	rb = reap(pb, "surviving client nodeB");
+	unlink(ready_path);
+	assert_int_equal(ra, 0);
+	assert_int_equal(rb, 0);
+}
+
 /* The same traffic with one kind of fault, then all of them together. */
 static void
 with_faults(const char *spec)
@@ -1188,12 +1462,15 @@ main(int argc, char **argv)
 		cmocka_unit_test(unexpected_messages),
 		cmocka_unit_test(large_messages),
 		cmocka_unit_test(progress_thread_bypass),
+		cmocka_unit_test(passive_peer),
+		cmocka_unit_test(busy_peer),
 		cmocka_unit_test(two_port_board_striping),
 		cmocka_unit_test(port1_dead),
 		cmocka_unit_test(port1_down),
 		cmocka_unit_test(port0_dead),
 		cmocka_unit_test(port0_down),
 		cmocka_unit_test(peer_killed_and_restarted),
+		cmocka_unit_test(server_killed_and_restarted),
 		cmocka_unit_test(faults_none),
 		cmocka_unit_test(faults_drop),
 		cmocka_unit_test(faults_reorder),

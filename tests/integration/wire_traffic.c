@@ -13,7 +13,8 @@
  * ones (RNDV, PULL, PULL_REP, NOTIFY notices).  A sleeps outside the
  * library before it takes the last one, so B probes it (ACK with PING).
  * Then A closes endpoint 1 and says so from endpoint 2; B's next message
- * to endpoint 1 is refused (NACK) and fails with MX_STATUS_ENDPOINT_CLOSED.
+ * to endpoint 1 completes (mx_isend: once copied), is refused (NACK), and
+ * the send after it fails with MX_STATUS_ENDPOINT_CLOSED.
  *
  * Message i carries match MATCH_BASE | i << 32 | length, so a capture
  * describes itself; B prints the table ("message i len L match M sync S").
@@ -265,6 +266,17 @@ node_b(void)
 	word = M_LATE;
 	r[0] = send_msg(ep, to1, &word, sizeof(word), M_LATE, 0);
 	st = wait_req(ep, &r[0]);
+	CHECK(st.code == MX_STATUS_SUCCESS, "late message: %s",
+			mx_strstatus(st.code));
+	/* Its refusal comes later: a send after it fails with it. */
+	for (int i = 0; i < 500 && st.code == MX_STATUS_SUCCESS; i++) {
+		mx_status_t none;
+		uint32_t found;
+
+		mx_probe(ep, 10, M_NEVER, MX_MATCH_MASK_NONE, &none, &found);
+		r[0] = send_msg(ep, to1, &word, sizeof(word), M_NEVER, 0);
+		st = wait_req(ep, &r[0]);
+	}
 	CHECK(st.code == MX_STATUS_ENDPOINT_CLOSED,
 			"message to a closed endpoint: %s",
 			mx_strstatus(st.code));

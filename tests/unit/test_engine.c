@@ -488,27 +488,117 @@ hostile_frames_counted(void **state)
 			>= 1);
 }
 
-/* ---- send completion: buffered, acked, matched, refused ----------------- */
+/* ---- send completion: standard mode, synchronous, refused --------------- */
 
-static void
-buffered_then_complete(void **state)
+static int
+hold_all(const uint8_t *f, uint32_t len)
 {
-	uint8_t out[3000] = { 1 }, in[3000];
-	mx_segment_t seg = { out, sizeof(out) };
-	mx_request_t s, r;
-	uint32_t res = 0;
+	(void)f;
+	(void)len;
+	return FAKE_HOLD;
+}
+
+/*
+ * mx_isend is MPI standard mode (MX 1.0, V.1.1): an eager send completes
+ * as soon as its data is copied into frames, whatever became of them.
+ * Here e0's frames are all held on the wire and e1 makes no call: a
+ * one-frame and a three-frame send complete at once, their buffers are
+ * reused, and the messages still arrive intact once the wire lets them
+ * through.  An mx_issend under the same conditions stays pending.
+ */
+static void
+isend_complete_once_copied(void **state)
+{
+	uint8_t small[64], medium[3000], in[3000];
+	mx_segment_t seg[2] = { { small, sizeof(small) },
+		{ medium, sizeof(medium) } };
+	mx_request_t s[2], ss, r;
+	mx_status_t st;
+	uint32_t res = 9;
+	uint64_t rx0 = e1->board->counters[MXD_C_RX_FRAMES];
 
 	(void)state;
-	r = mxt_recv(e1, in, sizeof(in), 3, MX_MATCH_MASK_NONE);
-	assert_int_equal(mx_isend(e0, &seg, 1, to1, 3, NULL, &s), MX_SUCCESS);
-	/* Data copied out: reusable now, but not acknowledged yet. */
-	assert_int_equal(s->state, MXD_RS_BUFFERED);
-	assert_int_equal(mx_ibuffered(e0, &s, &res), MX_SUCCESS);
+	pa.tap = hold_all;
+	mxt_pattern(small, sizeof(small), 1);
+	mxt_pattern(medium, sizeof(medium), 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(mx_isend(e0, &seg[i], 1, to1, 3 + i, &seg[i],
+					&s[i]), MX_SUCCESS);
+		assert_int_equal(s[i]->state, MXD_RS_COMPLETE);
+	}
+	assert_int_equal(mx_ibuffered(e0, &s[1], &res), MX_SUCCESS);
 	assert_int_equal(res, 1);
-	memset(out, 0xee, sizeof(out));	/* reuse must not change the message */
-	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(mx_test(e0, &s[i], &st, &res), MX_SUCCESS);
+		assert_int_equal(res, 1);
+		assert_int_equal(st.code, MX_STATUS_SUCCESS);
+		assert_ptr_equal(st.context, &seg[i]);
+		assert_int_equal(st.xfer_length, seg[i].segment_length);
+	}
+	assert_true(pa.nheld >= 4);	/* nothing reached e1 */
+	assert_int_equal(e1->board->counters[MXD_C_RX_FRAMES], rx0);
+	memset(small, 0xee, sizeof(small));	/* reuse: the messages keep */
+	memset(medium, 0xee, sizeof(medium));
+	/* A synchronous send does not complete while e1 has not matched. */
+	assert_int_equal(mx_issend(e0, &seg[0], 1, to1, 5, NULL, &ss),
+			MX_SUCCESS);
+	assert_int_equal(mx_wait(e0, &ss, 20, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 0);
+	assert_int_equal(mx_ibuffered(e0, &ss, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	pa.tap = NULL;
+	fake_release(&pa);
+	r = mxt_recv(e1, in, sizeof(in), 3, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_wait(e1, &r).xfer_length, sizeof(small));
+	mxt_pattern_expect(in, sizeof(small), 1);
+	r = mxt_recv(e1, in, sizeof(in), 4, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_wait(e1, &r).xfer_length, sizeof(medium));
+	mxt_pattern_expect(in, sizeof(medium), 2);
+	r = mxt_recv(e1, in, sizeof(in), 5, MX_MATCH_MASK_NONE);
 	mxt_wait(e1, &r);
-	assert_int_equal(in[0], 1);
+	assert_int_equal(mxt_wait(e0, &ss).code, MX_STATUS_SUCCESS);
+	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 0);
+}
+
+/*
+ * A send that waits for the window completes when its data is copied,
+ * not before: with the acks held, the first MXD_WIN sends complete at
+ * once, the next ones only once acks open the window.
+ */
+static void
+queued_isend_completes_when_copied(void **state)
+{
+	enum { N = MXD_WIN + 4 };
+	uint32_t v[N], in = 0;
+	mx_request_t s[N], r;
+	uint32_t res = 9;
+
+	(void)state;
+	pb.tap = hold_all;		/* e1's acks stay on the wire */
+	for (uint32_t i = 0; i < N; i++) {
+		mx_segment_t seg = { &v[i], 4 };
+
+		v[i] = i;
+		assert_int_equal(mx_isend(e0, &seg, 1, to1, 0x900, NULL, &s[i]),
+				MX_SUCCESS);
+	}
+	for (int k = 0; k < 50; k++)
+		mx_progress(e0);
+	for (uint32_t i = 0; i < N; i++) {
+		assert_int_equal(mx_ibuffered(e0, &s[i], &res), MX_SUCCESS);
+		assert_int_equal(res, i < MXD_WIN);
+		assert_int_equal(s[i]->state, i < MXD_WIN ? MXD_RS_COMPLETE :
+				MXD_RS_QUEUED);
+	}
+	pb.tap = NULL;
+	fake_release(&pb);
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_SUCCESS);
+	for (uint32_t i = 0; i < N; i++) {
+		r = mxt_recv(e1, &in, 4, 0x900, MX_MATCH_MASK_NONE);
+		mxt_wait(e1, &r);
+		assert_int_equal(in, i);
+	}
 }
 
 static void
@@ -540,6 +630,24 @@ issend_waits_for_match(void **state)
 	mxt_wait(e1, &r);
 }
 
+/* Progress until e learns that the partner "to" refused us or is lost. */
+static void
+progress_until_down(mx_endpoint_t e, mx_endpoint_addr_t to)
+{
+	struct mxd_partner *p = mxd_addr_partner(e, &to);
+
+	for (int i = 0; i < 10000 && mxd_partner_up(p); i++)
+		mx_progress(e);
+	assert_false(mxd_partner_up(p));
+}
+
+/*
+ * Sends to e1 after it closed, before e0 heard of it, complete once
+ * copied, as standard-mode sends do (nothing waits for the ack).  When
+ * e0 hears (e1's BYE, or a NACK had the BYE been lost) it counts them
+ * lost, and the next send fails with MX_STATUS_ENDPOINT_CLOSED; so do
+ * the sends after it, until a new connect.
+ */
 static void
 send_to_closed_endpoint(void **state)
 {
@@ -555,12 +663,19 @@ send_to_closed_endpoint(void **state)
 				MX_SUCCESS);
 	for (int i = 0; i < 3; i++) {
 		st = mxt_wait(e0, &s[i]);
-		assert_int_equal(st.code, MX_STATUS_ENDPOINT_CLOSED);
+		assert_int_equal(st.code, MX_STATUS_SUCCESS);
 	}
-	/* Known closed: a new send fails at once. */
-	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[0]), MX_SUCCESS);
-	assert_int_equal(s[0]->state, MXD_RS_COMPLETE);
-	assert_int_equal(mxt_wait(e0, &s[0]).code, MX_STATUS_ENDPOINT_CLOSED);
+	progress_until_down(e0, to1);
+	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 3);
+	/* Known closed: new sends fail at once, the first and the next. */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[0]),
+				MX_SUCCESS);
+		assert_int_equal(s[0]->state, MXD_RS_COMPLETE);
+		assert_int_equal(mxt_wait(e0, &s[0]).code,
+				MX_STATUS_ENDPOINT_CLOSED);
+	}
+	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 3);
 	/* Told by e1's BYE when it closed (by a NACK had the BYE been
 	 * lost): e0 knows it closed, not unreachable. */
 	assert_int_equal(mxd_addr_partner(e0, &to1)->fail,
@@ -582,8 +697,13 @@ send_with_wrong_filter(void **state)
 	mx_request_t s;
 
 	(void)state;
-	/* As if the peer had changed its filter under the same session. */
+	/* As if the peer had changed its filter under the same session.  The
+	 * send completed (copied); the refusal comes to the next one. */
 	mxd_addr_partner(e0, &to1)->remote_filter = 0xbad;
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
+	progress_until_down(e0, to1);
+	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 1);
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
 	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_BAD_KEY);
 	assert_true(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_FILTER] >= 1);
@@ -700,13 +820,17 @@ disconnect_then_reconnect(void **state)
 	mx_request_t s[MXD_WIN + 8], r;
 
 	(void)state;
-	/* More than the window: some sends are still queued. */
+	/* More than the window: the sends beyond it are still queued (the
+	 * others completed, copied), and only those are cancelled. */
 	for (unsigned i = 0; i < MXD_WIN + 8; i++)
 		assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[i]),
 				MX_SUCCESS);
 	assert_int_equal(mx_disconnect(e0, to1), MX_SUCCESS);
 	for (unsigned i = 0; i < MXD_WIN + 8; i++)
-		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_CANCELLED);
+		assert_int_equal(mxt_wait(e0, &s[i]).code, i < MXD_WIN ?
+				MX_STATUS_SUCCESS : MX_STATUS_CANCELLED);
+	/* Not a loss: the messages in flight still go (same sessions). */
+	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 0);
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[0]),
 			MX_BAD_ENDPOINT);
 	/* Same sessions on both sides: sequence numbers must go on. */
@@ -720,6 +844,12 @@ disconnect_then_reconnect(void **state)
 	}
 }
 
+/*
+ * A request timeout ends a send still pending: an mx_issend nobody
+ * matched (here not even acknowledged: the wire is cut).  An mx_isend
+ * under the same conditions completed when its data was copied, so its
+ * timeout has nothing to end.
+ */
 static void
 send_timeout(void **state)
 {
@@ -730,7 +860,10 @@ send_timeout(void **state)
 
 	(void)state;
 	pa.up = 0;		/* the wire is cut: frames stay queued */
+	assert_int_equal(mx_set_request_timeout(e0, NULL, 40), MX_SUCCESS);
 	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
+	assert_int_equal(mx_issend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
 	assert_int_equal(mx_set_request_timeout(e0, s, 40), MX_SUCCESS);
 	t0 = mxd_now_ns();
 	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_TIMEOUT);
@@ -824,17 +957,22 @@ progression_paused(void **state)
 	}
 	for (int i = 0; i < 100; i++)
 		mx_progress(e0);		/* runs board 1's rx too */
-	/* Arrived but held: not matched, so not acknowledged either. */
+	/* Arrived but held: not matched, so not acknowledged either (the
+	 * sends completed, copied: standard mode). */
 	assert_true(mxd_list_empty(&e1->unexp));
+	assert_int_equal(mxd_txwin_in_flight(&mxd_addr_partner(e0,
+					&to1)->tx), 5);
 	assert_int_equal(mx_test(e0, &s[0], NULL, &res), MX_SUCCESS);
-	assert_int_equal(res, 0);
+	assert_int_equal(res, 1);
 	assert_int_equal(mx_reenable_progression(e1), MX_SUCCESS);
 	assert_false(mxd_list_empty(&e1->unexp));
 	for (uint32_t i = 0; i < 5; i++) {
 		r[i] = mxt_recv(e1, &in[i], 4, 0x900 | i, MX_MATCH_MASK_NONE);
 		mxt_wait(e1, &r[i]);
 		assert_int_equal(in[i], i);
-		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_SUCCESS);
+		if (i > 0)
+			assert_int_equal(mxt_wait(e0, &s[i]).code,
+					MX_STATUS_SUCCESS);
 	}
 }
 
@@ -849,6 +987,7 @@ unexp_limit_case(uint32_t limit, uint32_t n, uint32_t len)
 	uint8_t (*out)[1000] = malloc(n * sizeof(*out)), in[1000];
 	mx_request_t *s = malloc(n * sizeof(*s)), r;
 	uint32_t done = 0, res;
+	struct mxd_partner *q;
 
 	par.val.unexp_queue_max = limit;
 	assert_int_equal(mx_open_endpoint(1, 5, 9, &par, 1, &e2), MX_SUCCESS);
@@ -865,10 +1004,15 @@ unexp_limit_case(uint32_t limit, uint32_t n, uint32_t len)
 	/* The queue keeps to its limit (one message always fits). */
 	assert_true(e2->unexp_bytes <= (limit > len ? limit : len));
 	assert_true(e2->board->counters[MXD_C_UNEXP_FULL] >= 1);
+	/* The rest is not acknowledged.  Sends complete once copied: those
+	 * launched (the window's worth), not those that wait for it. */
+	q = mxd_addr_partner(e0, &to2);
+	assert_true(q->tx.acked <= limit / len + 1);
 	for (uint32_t i = 0; i < n; i++)
 		if (mx_test(e0, &s[i], NULL, &res) == MX_SUCCESS && res)
 			done++;
-	assert_true(done <= limit / len + 1);	/* the rest: not acked */
+	assert_int_equal(done, q->tx.next_seq - 1);
+	assert_true(done >= (n < MXD_WIN ? n : MXD_WIN));
 	for (uint32_t i = 0; i < n; i++) {
 		r = mxt_recv(e2, in, sizeof(in), i, MX_MATCH_MASK_NONE);
 		assert_int_equal(mxt_wait(e2, &r).xfer_length, len);
@@ -1449,7 +1593,10 @@ main(void)
 				teardown),
 		cmocka_unit_test_setup_teardown(pull_jobs_outlive_their_send,
 				setup, teardown),
-		cmocka_unit_test_setup_teardown(buffered_then_complete, setup,
+		cmocka_unit_test_setup_teardown(isend_complete_once_copied, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(queued_isend_completes_when_copied,
+				setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(issend_waits_for_match, setup,
 				teardown),

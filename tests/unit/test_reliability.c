@@ -6,6 +6,12 @@
  * of a session lost: each of these failed before its fix (the first with
  * the old rule, "a FRESH request to a partner past its start resets it").
  * A lost BYE and late pull replies guard behaviour that already held.
+ *
+ * Standard-mode sends (issue 14): an mx_isend completes once copied, so a
+ * message refused or lost after that is counted (MXD_C_SENDS_LOST) and
+ * told by the next send or mx_iconnect to the partner: frames dropped
+ * until the peer timeout, a restarted peer, a request reused while its
+ * message is still unacknowledged.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -57,6 +63,23 @@ drop_acks(const uint8_t *f, uint32_t len)
 }
 
 static int
+drop_all(const uint8_t *f, uint32_t len)
+{
+	(void)f;
+	(void)len;
+	return FAKE_DROP;
+}
+
+/* e1's acks and refusals vanish (a BYE is an ACK). */
+static int
+drop_acks_nacks(const uint8_t *f, uint32_t len)
+{
+	uint8_t t = frame_type(f, len);
+
+	return t == MXD_T_ACK || t == MXD_T_NACK ? FAKE_DROP : FAKE_PASS;
+}
+
+static int
 hold_pull_replies(const uint8_t *f, uint32_t len)
 {
 	return frame_type(f, len) == MXD_T_PULL_REP ? FAKE_HOLD : FAKE_PASS;
@@ -87,6 +110,7 @@ late_connect_request(void **state)
 	mx_request_t c, s, r;
 	mx_status_t st;
 	uint32_t result;
+	struct mxd_partner *p;
 
 	(void)state;
 	pa.tap = hold_conn_req;
@@ -102,11 +126,19 @@ late_connect_request(void **state)
 	s = mxt_isend(e1, to0, out, sizeof(out), 7);
 	mxt_wait(e0, &r);
 	mxt_pattern_expect(in, sizeof(in), 1);
+	/* Complete once copied (standard mode); its ack is held. */
 	assert_int_equal(mx_test(e1, &s, &st, &result), MX_SUCCESS);
-	assert_int_equal(result, 0);	/* its ack is held */
+	assert_int_equal(result, 1);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+	p = mxd_addr_partner(e1, &to0);
+	assert_int_equal(mxd_txwin_in_flight(&p->tx), 1);
 	pa.tap = NULL;
 	fake_release(&pa);		/* the FRESH request first */
-	assert_int_equal(mxt_wait(e1, &s).code, MX_STATUS_SUCCESS);
+	for (int i = 0; i < 100000 && mxd_txwin_in_flight(&p->tx) != 0; i++) {
+		mx_progress(e0);
+		mx_progress(e1);
+	}
+	assert_int_equal(mxd_txwin_in_flight(&p->tx), 0);	/* acked */
 	st = mxt_wait(e0, &c);
 	assert_int_equal(st.code, MX_STATUS_SUCCESS);
 	to1 = st.source;
@@ -123,6 +155,7 @@ late_connect_request(void **state)
 	}
 	assert_int_equal(e1->board->counters[MXD_C_PEER_RESET], 0);
 	assert_int_equal(e0->board->counters[MXD_C_PEER_RESET], 0);
+	assert_int_equal(e1->board->counters[MXD_C_SENDS_LOST], 0);
 }
 
 /* mx_connect's timeout is in milliseconds. */
@@ -198,10 +231,25 @@ close_twice(void **state)
 	e0 = NULL;
 }
 
+/* Progress until e0 learns that e1 refused it or is lost (bounded). */
+static void
+progress_until_down(void)
+{
+	struct mxd_partner *p = mxd_addr_partner(e0, &to1);
+	uint64_t end = mxd_now_ns() + 5000000000ull;
+
+	while (mxd_partner_up(p) && mxd_now_ns() < end) {
+		mx_progress(e0);
+		if (e1 != NULL)
+			mx_progress(e1);
+	}
+	assert_false(mxd_partner_up(p));
+}
+
 /*
  * The receiver's acks of the last messages are lost, and it closes: the
  * sender must still learn that they arrived (the closing side makes sure
- * its last ack was heard), not report them lost.
+ * its last ack was heard), not count them lost when the BYE comes.
  */
 static void
 last_ack_lost_at_close(void **state)
@@ -223,9 +271,15 @@ last_ack_lost_at_close(void **state)
 	e1 = NULL;
 	for (unsigned i = 0; i < 4; i++)
 		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_SUCCESS);
+	progress_until_down();		/* the BYE */
+	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 0);
 }
 
-/* The BYE of a closing endpoint lost: the next send learns by NACK. */
+/*
+ * The BYE of a closing endpoint lost: the next send learns by NACK.  That
+ * send completed once copied; the refusal is counted and fails the send
+ * after it.
+ */
 static void
 bye_lost_nack_tells(void **state)
 {
@@ -237,8 +291,128 @@ bye_lost_nack_tells(void **state)
 	e1 = NULL;
 	pb.tap = NULL;
 	assert_int_equal(mxt_send(e0, to1, out, sizeof(out), 1).code,
-			MX_STATUS_ENDPOINT_CLOSED);
+			MX_STATUS_SUCCESS);
+	progress_until_down();
 	assert_true(e0->board->counters[MXD_C_NACK_RCVD] >= 1);
+	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 1);
+	assert_int_equal(mxt_send(e0, to1, out, sizeof(out), 1).code,
+			MX_STATUS_ENDPOINT_CLOSED);
+}
+
+/*
+ * Every frame e0 sends is lost for good: its sends (one forgotten at
+ * once) complete, copied; after MX_PEER_TIMEOUT_MS e1 is declared
+ * unreachable, both messages are counted, and every send after that
+ * fails with MX_STATUS_ENDPOINT_UNREACHABLE until a new connect, which
+ * starts afresh.  No error handler is called (the default one is fatal).
+ */
+static void
+frames_lost_then_next_send_fails(void **state)
+{
+	uint8_t out[64] = { 0 }, in[64];
+	mx_segment_t seg = { out, sizeof(out) };
+	mx_request_t f, r;
+
+	(void)state;
+	mxd_conf.peer_timeout_ms = 100;
+	pa.tap = drop_all;
+	assert_int_equal(mxt_send(e0, to1, out, sizeof(out), 1).code,
+			MX_STATUS_SUCCESS);
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &f), MX_SUCCESS);
+	assert_int_equal(mx_forget(e0, &f), MX_SUCCESS);
+	progress_until_down();
+	assert_int_equal(e0->board->counters[MXD_C_PEER_DEAD], 1);
+	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 2);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(mxt_send(e0, to1, out, sizeof(out), 1).code,
+				MX_STATUS_ENDPOINT_UNREACHABLE);
+	assert_true(mxd_list_empty(&e0->done));
+	pa.tap = NULL;
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1000, &to1),
+			MX_SUCCESS);
+	r = mxt_recv(e1, in, sizeof(in), 2, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_send(e0, to1, out, sizeof(out), 2).code,
+			MX_STATUS_SUCCESS);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_SUCCESS);
+	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 2);
+}
+
+/*
+ * e1 restarts (closes, its BYE and refusals lost; opens again with a new
+ * session) and connects to e0 itself: e0's partner is up again at once,
+ * but a message e0 sent to the old session is lost.  It is told once:
+ * first by an mx_iconnect to e1 (as an mx_isend would), then sends work.
+ */
+static void
+restarted_peer_told_once(void **state)
+{
+	uint8_t out[64] = { 0 }, in[64];
+	mx_endpoint_addr_t a;
+	mx_request_t c, r;
+	mx_status_t st;
+
+	(void)state;
+	pb.tap = drop_acks_nacks;
+	assert_int_equal(mx_close_endpoint(e1), MX_SUCCESS);
+	assert_int_equal(mxt_send(e0, to1, out, sizeof(out), 1).code,
+			MX_STATUS_SUCCESS);
+	progress_ms(5);			/* refused, but e0 does not hear */
+	assert_true(mxd_partner_up(mxd_addr_partner(e0, &to1)));
+	pb.tap = NULL;
+	assert_int_equal(mx_open_endpoint(1, 2, 0xbeef, NULL, 0, &e1),
+			MX_SUCCESS);
+	assert_int_equal(mx_connect(e1, nic0, 1, 0xf00d, 1000, &a),
+			MX_SUCCESS);
+	assert_int_equal(e0->board->counters[MXD_C_PEER_RESET], 1);
+	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 1);
+	assert_true(mxd_partner_up(mxd_addr_partner(e0, &to1)));
+	assert_int_equal(mx_iconnect(e0, nic1, 2, 0xbeef, 0, NULL, &c),
+			MX_SUCCESS);
+	assert_int_equal(mxt_wait(e0, &c).code, MX_STATUS_ENDPOINT_CLOSED);
+	assert_int_equal(mx_iconnect(e0, nic1, 2, 0xbeef, 0, NULL, &c),
+			MX_SUCCESS);
+	st = mxt_wait(e0, &c);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+	r = mxt_recv(e1, in, sizeof(in), 2, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_send(e0, st.source, out, sizeof(out), 2).code,
+			MX_STATUS_SUCCESS);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_SUCCESS);
+}
+
+/*
+ * A completed send's request is released while its message is still
+ * unacknowledged, and the pool gives the same request to a receive: the
+ * message's ack, when it comes, must not touch that receive.
+ */
+static void
+request_reused_before_ack(void **state)
+{
+	uint8_t out[64] = { 0 }, in[64];
+	mx_segment_t seg = { out, sizeof(out) }, rs = { in, sizeof(in) };
+	mx_request_t s, r, old;
+	uint32_t result;
+
+	(void)state;
+	pb.tap = hold_all;		/* e1's acks wait */
+	assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s), MX_SUCCESS);
+	old = s;
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
+	assert_int_equal(mx_irecv(e0, &rs, 1, 9, MX_MATCH_MASK_NONE, NULL, &r),
+			MX_SUCCESS);
+	assert_ptr_equal(r, old);	/* the same request, reused */
+	progress_ms(5);
+	assert_int_equal(mxd_txwin_in_flight(&mxd_addr_partner(e0,
+					&to1)->tx), 1);
+	pb.tap = NULL;
+	fake_release(&pb);
+	progress_ms(5);
+	assert_int_equal(mxd_txwin_in_flight(&mxd_addr_partner(e0,
+					&to1)->tx), 0);
+	assert_int_equal(r->state, MXD_RS_POSTED);
+	assert_int_equal(mx_test(e0, &r, NULL, &result), MX_SUCCESS);
+	assert_int_equal(result, 0);
+	assert_int_equal(mx_cancel(e0, &r, &result), MX_SUCCESS);
+	assert_int_equal(result, 1);
 }
 
 /*
@@ -336,6 +510,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(last_ack_lost_at_close, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(bye_lost_nack_tells, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(frames_lost_then_next_send_fails,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(restarted_peer_told_once, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(request_reused_before_ack, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(late_pull_replies_lost, setup,
 				teardown),

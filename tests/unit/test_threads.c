@@ -263,10 +263,96 @@ progress_thread_moves_data(void **state)
 	free(in);
 }
 
+/*
+ * The progression thread (the default): a large transfer completes while
+ * the application makes no MX call, and once the application calls again
+ * its calls run unlocked as before (the borrow left no mark).
+ */
+static void
+progression_moves_data(void **state)
+{
+	enum { LEN = 4 << 20 };
+	uint8_t *out = malloc(LEN), *in = malloc(LEN);
+	mx_segment_t so = { out, LEN }, si = { in, LEN };
+	mx_request_t s, r;
+	mx_status_t st;
+	uint32_t res = 0;
+	int done = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < LEN; i++)
+		out[i] = (uint8_t)(i * 5);
+	mxd_conf.progress_thread = 0;
+	mxd_conf.progression = 1;
+	mxd_conf.progression_us = 200;
+	assert_int_equal(mxd_progress_thread_start(), 0);
+	assert_int_equal(mx_irecv(fx.e1, &si, 1, 3, MX_MATCH_MASK_NONE, NULL,
+				&r), MX_SUCCESS);
+	assert_int_equal(mx_isend(fx.e0, &so, 1, fx.to1, 3, NULL, &s),
+			MX_SUCCESS);
+	for (int i = 0; i < 500 && !done; i++) {
+		usleep(10000);
+		done = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) ==
+			MXD_RS_COMPLETE && __atomic_load_n(&s->state,
+					__ATOMIC_ACQUIRE) == MXD_RS_COMPLETE;
+	}
+	assert_true(done);
+	/* The application calls again: unlocked, the thread steps aside. */
+	assert_int_equal(mx_test(fx.e1, &r, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	assert_int_equal(st.xfer_length, LEN);
+	assert_memory_equal(in, out, LEN);
+	assert_int_equal(mx_test(fx.e0, &s, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	assert_int_equal(mxd_lockstate.threaded, 0);	/* runs first */
+	mxd_progress_thread_stop();
+	free(out);
+	free(in);
+}
+
+/* mx_disable_progression on every endpoint: the thread leaves them be. */
+static void
+progression_disabled(void **state)
+{
+	uint8_t out[64] = { 1 }, in[64];
+	mx_segment_t so = { out, sizeof(out) }, si = { in, sizeof(in) };
+	mx_request_t s, r;
+	mx_status_t st;
+	uint32_t res = 0;
+
+	(void)state;
+	mxd_conf.progress_thread = 0;
+	mxd_conf.progression = 1;
+	mxd_conf.progression_us = 200;
+	assert_int_equal(mx_disable_progression(fx.e0), MX_SUCCESS);
+	assert_int_equal(mx_disable_progression(fx.e1), MX_SUCCESS);
+	assert_int_equal(mx_irecv(fx.e1, &si, 1, 3, MX_MATCH_MASK_NONE, NULL,
+				&r), MX_SUCCESS);
+	assert_int_equal(mx_isend(fx.e0, &so, 1, fx.to1, 3, NULL, &s),
+			MX_SUCCESS);
+	assert_int_equal(mxd_progress_thread_start(), 0);
+	usleep(50000);
+	assert_int_not_equal(__atomic_load_n(&r->state, __ATOMIC_ACQUIRE),
+			MXD_RS_COMPLETE);
+	mxd_progress_thread_stop();
+	assert_int_equal(mx_reenable_progression(fx.e0), MX_SUCCESS);
+	assert_int_equal(mx_reenable_progression(fx.e1), MX_SUCCESS);
+	assert_int_equal(mx_wait(fx.e1, &r, 2000, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+	assert_int_equal(mx_wait(fx.e0, &s, 2000, &st, &res), MX_SUCCESS);
+	assert_int_equal(res, 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* First: no other thread has called MX yet (the owner's
+		 * unlocked calls are what they check). */
+		cmocka_unit_test_setup_teardown(progression_moves_data,
+				fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(progression_disabled,
+				fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(owner_blocked_lets_others_in,
 				fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(one_completion_wakes_one_peeker,
