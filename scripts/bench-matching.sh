@@ -16,8 +16,11 @@
 # the library's own cost per round trip, steadier than memif on a busy
 # machine.  Asserts nothing.
 #
-#   [ROUNDS=5] [ITERS=5000] [DEPTH=10000] [BEFORE=build-dir] \
+#   [ROUNDS=5] [ITERS=5000] [DEPTH=10000] [BEFORE=build-dir] [ROWS=1] \
 #       scripts/bench-matching.sh
+#
+# ROWS=1 also prints each run's median, round by round (the machine's
+# phases show there).
 #
 # BEFORE names the build directory of another commit (one whose
 # mx_pingpong has --posted and --unexpected): its runs are interleaved
@@ -62,10 +65,11 @@ for r in $(seq 1 "$rounds"); do
 	done
 done
 
-python3 - "$out" "$rounds" "$depth" "$builds" <<'PY'
+python3 - "$out" "$rounds" "$depth" "$builds" "${ROWS:-0}" <<'PY'
 import statistics as st, sys
 out, rounds, depth, builds = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
     sys.argv[4].split()
+rows = sys.argv[5] == "1"
 def col(which, kind, c):	# [value per round] of CSV column c
     v = []
     for r in range(1, rounds + 1):
@@ -88,6 +92,9 @@ for which in builds:
         print(f"{which:>7} {name:>11} {st.median(mean):>8.3f} "
               f"{ratio(mean, mean0):>6.2f} {st.median(med):>8.3f} "
               f"{ratio(med, med0):>6.2f}")
+        if rows:
+            print(f"{'':>19} medians by round: " +
+                  " ".join(f"{x:.3f}" for x in med))
 print("(ratio: the median over rounds of the run's latency over the same "
       "round's\n empty-queue run; issue 15's target: at most 1.1)")
 PY
