@@ -7,6 +7,7 @@
  *   sender:    mx_pingpong -d host:board [-r remote_ep] [-e local_ep]
  *                          [-S start] [-E end] [-I inc | -M mult | -L file]
  *                          [-N iterations] [-W warmup] [-V] [-w] [--csv]
+ *                          [--posted=N] [--unexpected=N]
  *
  * The receiver is an echo server: it sends every message back as it came,
  * whatever its length, until the sender says stop; with -s it then waits
@@ -19,6 +20,12 @@
  * timed ones; the time of each is kept in an array allocated before the
  * first, for the mean, median and 99th percentile.  With -V the receiver
  * checks every byte it gets and the sender every byte it gets back.
+ *
+ * Matching at depth (--posted, --unexpected, applied by both sides): N
+ * receives that no message matches are posted before the first round trip
+ * and cancelled after the last, and N messages that no receive takes are
+ * sent to the peer before the first round trip, so that they wait in its
+ * unexpected queue while the lengths run, and are received at the end.
  */
 #include <endian.h>
 #include <getopt.h>
@@ -49,6 +56,8 @@
 #define KIND_PARAM	0x1111ull
 #define KIND_DATA	0x2222ull
 #define KIND_ECHO	0x2223ull
+#define KIND_JUNK_RECV	0x3333ull	/* --posted: receives of nothing */
+#define KIND_JUNK_MSG	0x3334ull	/* --unexpected: messages for nobody */
 #define STOP_BIT	(1ull << 31)
 #define SEQ_MASK	(STOP_BIT - 1)
 #define RUN_MASK	0xffffffff00000000ull
@@ -57,6 +66,8 @@
 #define DFLT_ITERS	1000
 #define DFLT_WARMUP	10	/* as Myricom's tool */
 #define DFLT_FILTER	0x12345
+#define JUNK_MAX	1000000	/* --posted, --unexpected */
+#define JUNK_WINDOW	64	/* --unexpected: sends outstanding */
 
 static inline uint64_t
 match(uint64_t kind, uint32_t run, uint64_t low)
@@ -72,12 +83,15 @@ struct params {
 	uint32_t max_len;	/* largest message of the run */
 	uint32_t verify;	/* receiver checks every byte */
 	uint32_t blocking;	/* receiver blocks as the sender does */
+	uint32_t posted;	/* --posted: receives posted on each side */
+	uint32_t unexp;		/* --unexpected: messages queued each side */
 	uint32_t pad;
 };
 
 struct opts {
 	uint32_t board, local_ep, remote_ep, filter;
 	uint32_t iters, warmup, verify, blocking, server, csv;
+	uint32_t posted, unexp;	/* --posted, --unexpected */
 	double progress;	/* first progress line after (s); < 0: none */
 	uint64_t nic_id;
 	int have_nic;
@@ -93,6 +107,8 @@ struct run {
 	uint32_t id, seq, verify, blocking, max_len;
 	int connected;		/* peer is an address to forget (-s) */
 	const uint64_t *next;	/* -s: a new sender's first message */
+	uint32_t posted, unexp;	/* this run's --posted, --unexpected */
+	mx_request_t *junk;	/* the --posted receives */
 	uint8_t *buf[2];
 	double *lat;
 	struct tool_progress prog;
@@ -110,7 +126,8 @@ usage(int rc)
 		"-L file]\n"
 		"                   [-N iterations] [-W warmup] [-V] [-w] "
 		"[--csv]\n"
-		"                   [--progress=S | --no-progress]\n"
+		"                   [--progress=S | --no-progress] "
+		"[--posted=N] [--unexpected=N]\n"
 		"Without -d: the receiver, which echoes one sender's messages "
 		"(-s: senders\none after another, until killed).\n"
 		"  -b board      local board number [0]\n"
@@ -138,9 +155,28 @@ usage(int rc)
 		"  --progress=S  a progress line on stderr once a run lasts S "
 		"seconds [3]\n"
 		"  --no-progress no progress line\n"
+		"  --posted=N    N receives that match nothing posted on "
+		"each side [0]\n"
+		"  --unexpected=N N messages that no receive takes queued "
+		"on each side [0]\n"
 		"  -h, --help    this text\n",
 		DFLT_FILTER, DFLT_END, DFLT_ITERS, DFLT_WARMUP);
 	exit(rc);
+}
+
+/* --posted=N, --unexpected=N: a number up to JUNK_MAX, or exit 2. */
+static uint32_t
+junk_arg(const char *arg, const char *name)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (end == arg || *end != '\0' || arg[0] == '-' || v > JUNK_MAX) {
+		fprintf(stderr, "mx_pingpong: --%s wants a number from 0 to "
+				"%u, not '%s'\n", name, JUNK_MAX, arg);
+		exit(2);
+	}
+	return (uint32_t)v;
 }
 
 static void
@@ -150,6 +186,8 @@ parse(int argc, char **argv, struct opts *o)
 		{ "csv", no_argument, NULL, 'C' },
 		{ "no-progress", no_argument, NULL, 'P' },
 		{ "progress", required_argument, NULL, 'T' },
+		{ "posted", required_argument, NULL, 'D' },
+		{ "unexpected", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -195,6 +233,8 @@ parse(int argc, char **argv, struct opts *o)
 		case 'C': o->csv = 1; break;
 		case 'P': o->progress = -1; break;
 		case 'T': o->progress = tool_progress_arg(optarg); break;
+		case 'D': o->posted = junk_arg(optarg, "posted"); break;
+		case 'U': o->unexp = junk_arg(optarg, "unexpected"); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -266,6 +306,83 @@ post_send(struct run *r, void *buf, uint32_t len, uint64_t m,
 	if (rc != MX_SUCCESS)
 		fprintf(stderr, "mx_pingpong: mx_isend: %s\n", mx_strerror(rc));
 	return rc == MX_SUCCESS ? 0 : -1;
+}
+
+/* ---- matching at depth (--posted, --unexpected) ---------------------- */
+
+static uint8_t junk_buf[8];
+
+/* Posts the receives that match nothing, and sends the peer the messages
+ * that nothing takes (at most JUNK_WINDOW outstanding). */
+static int
+junk_start(struct run *r)
+{
+	mx_request_t out[JUNK_WINDOW];
+	mx_status_t st;
+	uint32_t i;
+
+	if (r->posted != 0) {
+		r->junk = calloc(r->posted, sizeof(*r->junk));
+		if (r->junk == NULL)
+			tool_die("memory for --posted", MX_NO_RESOURCES);
+	}
+	for (i = 0; i < r->posted; i++)
+		if (post_recv(r, junk_buf, sizeof(junk_buf),
+				match(KIND_JUNK_RECV, r->id, i),
+				MX_MATCH_MASK_NONE, &r->junk[i]) < 0)
+			return -1;
+	for (i = 0; i < r->unexp; i++)
+		if ((i >= JUNK_WINDOW &&
+				complete(r, &out[i % JUNK_WINDOW], &st) < 0) ||
+				post_send(r, junk_buf, sizeof(junk_buf),
+					match(KIND_JUNK_MSG, r->id, i),
+					&out[i % JUNK_WINDOW]) < 0)
+			break;
+	if (i == r->unexp)	/* all sent: the last window completes */
+		for (i = r->unexp > JUNK_WINDOW ? r->unexp - JUNK_WINDOW : 0;
+				i < r->unexp; i++)
+			if (complete(r, &out[i % JUNK_WINDOW], &st) < 0)
+				break;
+	if (i == r->unexp)
+		return 0;
+	for (uint32_t j = 0; j < JUNK_WINDOW && j < r->unexp; j++)
+		if (out[j] != NULL)	/* failed: let go of the others */
+			mx_forget(r->ep, &out[j]);
+	return -1;
+}
+
+/*
+ * Cancels the receives (none may have matched) and, after a run that went
+ * well, receives the peer's messages: every one of them must be there.
+ */
+static int
+junk_end(struct run *r, int ok)
+{
+	mx_status_t st;
+	mx_request_t req;
+	uint32_t gone, i;
+	int ret = 0;
+
+	for (i = 0; i < r->posted && r->junk != NULL; i++) {
+		gone = 0;
+		if (r->junk[i] != NULL)
+			mx_cancel(r->ep, &r->junk[i], &gone);
+		if (r->junk[i] != NULL && !gone) {
+			fprintf(stderr, "mx_pingpong: a --posted receive "
+					"matched a message\n");
+			mx_forget(r->ep, &r->junk[i]);
+			ret = -1;
+		}
+	}
+	free(r->junk);
+	r->junk = NULL;
+	for (i = 0; ok && ret == 0 && i < r->unexp; i++)
+		if (post_recv(r, junk_buf, sizeof(junk_buf),
+				match(KIND_JUNK_MSG, r->id, i),
+				MX_MATCH_MASK_NONE, &req) < 0 ||
+				complete(r, &req, &st) < 0)
+			ret = -1;
+	return ret;
 }
 
 /* ---- sender ------------------------------------------------------------ */
@@ -340,6 +457,10 @@ print_head(const struct run *r)
 			o->blocking ? "blocking (mx_wait)" :
 			"polling (mx_test)",
 			o->verify ? ", every byte checked" : "");
+	if (o->posted || o->unexp)
+		printf("# on each side: %u receives posted that match "
+				"nothing, %u unexpected messages queued\n",
+				o->posted, o->unexp);
 	printf("%-10s %12s %12s %12s %12s\n", "length", "latency(us)",
 			"median(us)", "p99(us)", "MB/s");
 }
@@ -400,6 +521,7 @@ sender(struct run *r, const struct tool_lengths *lens)
 	uint64_t nic, my_nic;
 	uint32_t my_ep;
 	mx_return_t rc;
+	int ret;
 
 	rc = mx_hostname_to_nic_id((char *)(uintptr_t)o->dest, &nic);
 	if (rc != MX_SUCCESS)
@@ -416,13 +538,24 @@ sender(struct run *r, const struct tool_lengths *lens)
 	p.max_len = htobe32(lens->max);
 	p.verify = htobe32(o->verify);
 	p.blocking = htobe32(o->blocking);
+	p.posted = htobe32(o->posted);
+	p.unexp = htobe32(o->unexp);
 	rc = mx_isend(r->ep, &seg, 1, r->peer, match(KIND_PARAM, 0, 0), NULL,
 			&req);
 	if (rc != MX_SUCCESS)
 		tool_die("mx_isend", rc);
 	if (complete(r, &req, &st) < 0)
 		return -1;
-	return sweep(r, lens);
+	r->posted = o->posted;
+	r->unexp = o->unexp;
+	if (junk_start(r) < 0) {
+		junk_end(r, 0);
+		return -1;
+	}
+	ret = sweep(r, lens);
+	if (junk_end(r, ret == 0) < 0)
+		ret = -1;
+	return ret;
 }
 
 /* ---- receiver ---------------------------------------------------------- */
@@ -511,7 +644,10 @@ accept_sender(struct run *r)
 	r->max_len = be32toh(p.max_len);
 	r->verify = be32toh(p.verify);
 	r->blocking = r->o->blocking || be32toh(p.blocking);
-	if (r->max_len > TOOL_MAX_LEN) {
+	r->posted = be32toh(p.posted);
+	r->unexp = be32toh(p.unexp);
+	if (r->max_len > TOOL_MAX_LEN || r->posted > JUNK_MAX ||
+			r->unexp > JUNK_MAX) {
 		fprintf(stderr, "mx_pingpong: a sender asked for %u-byte "
 				"messages\n", r->max_len);
 		return -1;
@@ -540,8 +676,13 @@ serve_one(struct run *r)
 		fprintf(stderr, "mx_pingpong: no memory for %u-byte "
 				"messages\n", r->max_len);
 		ret = -1;
+	} else if (junk_start(r) < 0) {
+		junk_end(r, 0);
+		ret = -1;
 	} else {
 		ret = echo(r);
+		if (junk_end(r, ret == 0) < 0)
+			ret = -1;
 	}
 	free(r->buf[0]);
 	free(r->buf[1]);

@@ -102,12 +102,17 @@ do_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 		return mxd_error(NULL, MX_BAD_ENDPOINT,
 				"mx_open_endpoint: NULL endpoint pointer");
 	ep = mxd_ep_new(b, (uint32_t)id, filter, mxd_conf.unexp_max);
+	if (ep != NULL && mxd_match_init(ep) < 0) {
+		mxd_ep_free(ep);
+		ep = NULL;
+	}
 	if (ep == NULL)
 		return mxd_error(NULL, MX_NO_RESOURCES,
 				"mx_open_endpoint: out of memory");
 	ep->session = new_session();
 	ret = apply_params(ep, params_list, params_count);
 	if (ret < 0) {
+		mxd_match_fini(ep);
 		mxd_ep_free(ep);
 		return mxd_error(NULL, (mx_return_t)-ret,
 				"mx_open_endpoint: bad parameters");
@@ -123,6 +128,7 @@ endpoint_release(struct mx_endpoint *ep)
 	mxd_unexp_release_all(ep);
 	mxd_pulls_release(ep);
 	mxd_bufpool_fini(&ep->bufs);
+	mxd_match_fini(ep);
 	mxd_ep_free(ep);
 }
 
@@ -602,6 +608,7 @@ do_cancel(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 	r = *request;
 	*result = r->type == MXD_REQ_RECV && r->state == MXD_RS_POSTED;
 	if (*result) {
+		mxd_recv_cancel(r);
 		mxd_req_put(r);
 		*request = NULL;
 	}

@@ -6,8 +6,9 @@
  * timers) gives these objects their behaviour; nothing here calls it.
  *
  *   endpoint  (struct mx_endpoint) an MX endpoint on a board: partner
- *             table, posted-receive queue, unexpected queue, completion
- *             list, request pool, its timer lists.
+ *             table, posted receives and unexpected queue (and their
+ *             hashed indexes, match.c), completion list, request pool,
+ *             its timer lists.
  *   partner   one remote (or local) endpoint this endpoint talks to: send
  *             and receive windows, the frames kept until acknowledged.
  *
@@ -34,6 +35,7 @@
 #include "mx_extensions.h"
 #include "board.h"
 #include "list.h"
+#include "mtab.h"
 #include "request.h"
 #include "rxwin.h"
 #include "txwin.h"
@@ -47,6 +49,7 @@
 #define MXD_JOBS		64	/* PULLs queued per partner, 2^n */
 #define MXD_PULL_BLOCKS		8	/* blocks in flight per large receive */
 #define MXD_PULL_FRAMES		32	/* frames per block (<= 64) */
+#define MXD_MCLASSES		4	/* masks hashed at once (match.c) */
 
 struct mxd_unexp;
 struct mxd_pull;
@@ -179,6 +182,18 @@ struct mxd_partner {
 	uint8_t silent[MXD_BOARD_PORTS];
 };
 
+/* The receives of one mask, hashed by match value, and (once 'indexed')
+ * the unexpected queue hashed by match & mask (match.c). */
+struct mxd_mclass {
+	uint64_t mask;
+	struct mxd_mtab posted;		/* posted receives with this mask */
+	struct mxd_mtab unexp;		/* every queued message, if indexed */
+	uint32_t used;			/* ep->mclass_tick when last asked */
+	uint32_t rent;			/* messages walked for it, unindexed */
+	uint8_t live;			/* given to 'mask' */
+	uint8_t indexed;
+};
+
 /* Buffers for unexpected and early messages (unexp.c). */
 struct mxd_bufpool {
 	struct mxd_unexp *free_unexp;
@@ -197,8 +212,15 @@ struct mx_endpoint {
 	uint8_t unexp_full;		/* messages held for lack of room */
 	uint32_t npartners;
 	struct mxd_partner *partners[MXD_MAX_PARTNERS];
-	struct mxd_list posted;		/* receives, in post order */
+	struct mxd_list posted;		/* receives not hashed, post order */
 	struct mxd_list unexp;		/* unexpected messages, match order */
+	struct mxd_mclass mclass[MXD_MCLASSES];	/* [0]: the full mask */
+	uint32_t posted_short;		/* on 'posted', to hash if it grows */
+	uint32_t posted_short_max;	/* beyond: hashed (tests set 0) */
+	uint32_t posted_hashed;		/* in the classes' tables */
+	uint64_t post_seq;		/* receives posted so far */
+	uint32_t mclass_tick;		/* classes asked for so far */
+	uint32_t unexp_n;		/* messages on the unexpected queue */
 	struct mxd_list held;		/* other message buffers in use */
 	struct mxd_list done;		/* completed requests */
 	struct mxd_list sending;	/* partners with queued sends */

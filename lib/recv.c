@@ -11,7 +11,8 @@
  * says whether it is new, a duplicate or out of window.  The first
  * fragment of the next message in sequence is matched at once: against
  * the posted receives (data then goes straight into the user's buffers)
- * or, failing that, into the unexpected queue.  A message that arrives
+ * or, failing that, into the unexpected queue; match.c finds the receive
+ * (or, for a new receive, the unexpected message) by hashing.  A message that arrives
  * ahead of an earlier one is held in a buffer until its turn to match.
  */
 #include <string.h>
@@ -59,26 +60,13 @@ nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 
 /* ---- eager messages ------------------------------------------------------ */
 
-static struct mx_request *
-posted_find(struct mx_endpoint *ep, uint64_t match)
-{
-	struct mxd_list *pos, *tmp;
-
-	mxd_list_foreach(pos, tmp, &ep->posted) {
-		struct mx_request *r = mxd_container_of(pos, struct mx_request,
-				link);
-
-		if (mxd_match(match, r->match_recv, r->match_mask))
-			return r;
-	}
-	return NULL;
-}
-
+/* r (posted, or fresh and taking an unexpected message) gets a message. */
 static void
 recv_matched(struct mx_request *r, struct mxd_partner *p, uint64_t match,
 		uint32_t len)
 {
-	mxd_list_del(&r->link);
+	if (r->state == MXD_RS_POSTED)
+		mxd_match_unpost(r->ep, r);
 	mxd_req_set_state(r, MXD_RS_MATCHED);
 	mxd_partner_addr(p, &r->status.source);
 	r->status.match_info = match;
@@ -119,7 +107,7 @@ unexp_handler(struct mx_endpoint *ep, struct mxd_partner *p,
 	act = ep->unexp_handler(ep->unexp_context, src, sl->match, len,
 			(void *)(uintptr_t)data);
 	*drop = act == MX_RECV_FINISHED;
-	return *drop ? NULL : posted_find(ep, sl->match);
+	return *drop ? NULL : mxd_match_posted(ep, sl->match);
 }
 
 static void
@@ -205,7 +193,7 @@ match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
 	}
 	if (ep->progression_off)
 		return 1;
-	r = posted_find(ep, sl->match);
+	r = mxd_match_posted(ep, sl->match);
 	if (r == NULL && ep->unexp_handler != NULL)
 		r = unexp_handler(ep, p, sl, data, &drop);
 	if (drop) {
@@ -466,11 +454,12 @@ void
 mxd_recv_post(struct mx_request *r)
 {
 	struct mx_endpoint *ep = r->ep;
-	struct mxd_unexp *u = mxd_unexp_find(ep, r->match_recv, r->match_mask);
+	struct mxd_unexp *u = mxd_match_unexp(ep, r->match_recv,
+			r->match_mask);
 
 	if (u == NULL) {
 		mxd_req_set_state(r, MXD_RS_POSTED);
-		mxd_list_add_tail(&ep->posted, &r->link);
+		mxd_match_post(ep, r);
 		return;
 	}
 	mxd_unexp_dequeue(ep, u);
@@ -488,6 +477,12 @@ mxd_recv_post(struct mx_request *r)
 		for (uint32_t i = 0; i < ep->npartners; i++)
 			mxd_partner_drain(ep, ep->partners[i]);
 	}
+}
+
+void
+mxd_recv_cancel(struct mx_request *r)
+{
+	mxd_match_unpost(r->ep, r);
 }
 
 /*

@@ -9,12 +9,7 @@
 #include <stdint.h>
 
 #include "endpoint.h"
-
-static inline int
-mxd_match(uint64_t match, uint64_t value, uint64_t mask)
-{
-	return (match & mask) == value;
-}
+#include "match.h"
 
 /*
  * The partner an EAGER/ACK/PULL/PULL_REP frame belongs to, or NULL
@@ -31,6 +26,8 @@ void mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt);
 /* Posts receive r: matches the unexpected queue or waits on the posted
  * queue. */
 void mxd_recv_post(struct mx_request *r);
+/* Takes posted receive r off the posted queue (mx_cancel). */
+void mxd_recv_cancel(struct mx_request *r);
 /* Matches what became matchable on p (after progression resumed, or
  * room came back in the unexpected queue). */
 void mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p);

@@ -25,6 +25,7 @@
 
 #include "myriexpress.h"
 #include "list.h"
+#include "mtab.h"
 
 #define MXD_SEG_INLINE		4	/* segments held in the request */
 
@@ -49,7 +50,8 @@ enum mxd_req_state {
 };
 
 struct mx_request {
-	struct mxd_list link;		/* posted queue or partner's sendq */
+	struct mxd_list link;		/* partner's sendq, or posted with
+					 * no class (match.c) */
 	struct mxd_list done;		/* endpoint completion list */
 	struct mx_endpoint *ep;
 	struct mxd_reqpool *pool;
@@ -61,6 +63,9 @@ struct mx_request {
 	mx_segment_t seg_inline[MXD_SEG_INLINE];
 	uint64_t match_recv;		/* send: match_info; recv: value */
 	uint64_t match_mask;
+	struct mxd_mnode mnode;		/* recv posted: in its class */
+	uint64_t post_seq;		/* recv: order of posting */
+	uint8_t mclass;			/* recv posted: its class, or none */
 	struct mxd_partner *partner;	/* send: destination */
 	uint32_t seq;			/* send: message sequence number */
 	uint8_t sync;			/* mx_issend */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recv.h"
+#include "match.h"
 #include "rndv.h"
 #include "unexp.h"
 
@@ -95,6 +95,7 @@ mxd_unexp_enqueue(struct mx_endpoint *ep, struct mxd_unexp *u)
 	u->queued = 1;
 	ep->unexp_bytes += u->msg_len;
 	mxd_list_add_tail(&ep->unexp, &u->link);
+	mxd_match_queue(ep, u);
 }
 
 void
@@ -104,6 +105,7 @@ mxd_unexp_dequeue(struct mx_endpoint *ep, struct mxd_unexp *u)
 		return;
 	u->queued = 0;
 	ep->unexp_bytes -= u->msg_len;
+	mxd_match_unqueue(ep, u);
 	mxd_list_del(&u->link);
 	mxd_list_add_tail(&ep->held, &u->link);
 }
@@ -162,16 +164,7 @@ mxd_unexp_deliver(struct mx_endpoint *ep, struct mxd_unexp *u,
 struct mxd_unexp *
 mxd_unexp_find(struct mx_endpoint *ep, uint64_t value, uint64_t mask)
 {
-	struct mxd_list *pos, *tmp;
-
-	mxd_list_foreach(pos, tmp, &ep->unexp) {
-		struct mxd_unexp *u = mxd_container_of(pos, struct mxd_unexp,
-				link);
-
-		if (mxd_match(u->match, value, mask))
-			return u;
-	}
-	return NULL;
+	return mxd_match_unexp(ep, value, mask);
 }
 
 uint32_t

@@ -26,6 +26,8 @@ struct mxd_unexp {
 	struct mx_request *req;		/* receive waiting for the rest */
 	uint8_t *buf;
 	struct mxd_unexp *pool_next;
+	/* Queued: in the index of every indexed class (match.c). */
+	struct mxd_mnode mn[MXD_MCLASSES];
 };
 
 void mxd_bufpool_fini(struct mxd_bufpool *p);
@@ -39,7 +41,8 @@ void mxd_unexp_dequeue(struct mx_endpoint *ep, struct mxd_unexp *u);
 int mxd_unexp_room(const struct mx_endpoint *ep, uint32_t len);
 /* The message's length (a large message's, not its descriptor's). */
 uint32_t mxd_unexp_length(const struct mxd_unexp *u);
-/* The first queued message (value, mask) takes, or NULL. */
+/* The first queued message (value, mask) takes, or NULL (match.c: by
+ * hashing, for a mask of a class). */
 struct mxd_unexp *mxd_unexp_find(struct mx_endpoint *ep, uint64_t value,
 		uint64_t mask);
 /* Frees every message buffer of the endpoint (on close). */

@@ -2,8 +2,9 @@
 # The options of mx_pingpong and mx_bw, between two processes over memif:
 # -N is exactly the timed iterations and -W the warm-up (the receiver counts
 # what it echoed), the length steps (-I, -M, -L), blocking mode (-w), every
-# byte checked (-V), CSV, the progress line, mx_bw's message rate (-R),
-# and bad options refused.  Asserts no time, only that figures are there.
+# byte checked (-V), CSV, the progress line, matching at depth (--posted,
+# --unexpected), mx_bw's message rate (-R), and bad options refused.
+# Asserts no time, only that figures are there.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: tools.sh <build-dir>}
@@ -82,6 +83,21 @@ if ping -S 0 -E 0 -N 2000 --progress=0 &&
 else
 	bad "mx_pingpong progress line"; cat "$dir/out" "$dir/err"
 fi
+
+# Matching at depth: receives of nothing posted and messages for nobody
+# queued on both sides; every byte checked; the receiver got them all
+# (it receives them at the end, and nothing else took one).
+if ping -S 0 -E 100 -M 10 -N 20 -V --posted=300 --unexpected=300 &&
+		grep -q "300 receives posted that match nothing, 300 unexpected" "$dir/out" &&
+		[ "$(grep -cE '^[0-9]+( +[0-9.]+){4}$' "$dir/out")" = 4 ] &&
+		grep -q "sender done" "$dir/srv"; then
+	ok "mx_pingpong --posted=300 --unexpected=300 -V"
+else
+	bad "mx_pingpong --posted --unexpected"; cat "$dir/out" "$dir/err" "$dir/srv"
+fi
+"$pp" -d nodeA:0 --posted=1000001 >/dev/null 2>&1; [ $? = 2 ] &&
+	ok "refused: mx_pingpong --posted=1000001" ||
+	bad "mx_pingpong --posted=1000001 not refused"
 
 # mx_bw: every byte of every message checked, one way and both ways,
 # blocking, no warm-up; CSV columns.

@@ -19,11 +19,12 @@ import sys
 import tempfile
 
 LAYERS = [
-    ("leaves", ["list", "clock", "lock", "config", "stats", "request"]),
+    ("leaves", ["list", "mtab", "clock", "lock", "config", "stats",
+                "request"]),
     ("board", ["board"]),
     ("partners", ["endpoint", "xmit", "naming"]),
     ("engine", ["connect", "recv", "send", "rndv", "reliable", "unexp",
-                "timers"]),
+                "match", "timers"]),
     ("progress", ["progress"]),
     ("api", ["api", "ext", "info", "init", "wait"]),
 ]
