@@ -748,6 +748,44 @@ static const uint32_t fsizes[] = { 0, 1, 60, 1000, 1500, 4000, 9000,
 #define FN (FROUNDS * NFS)
 
 /* Resident memory now, kB. */
+/*
+ * Recovery times: the wait between one receive's completion and the next
+ * (from the start of the round for the first).  Without faults they are
+ * microseconds; a loss shows as the time it took to recover.
+ */
+#define GAPS_MAX	(1u << 16)
+static uint32_t gaps_us[GAPS_MAX];
+static uint32_t ngaps;
+
+static uint64_t
+now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+gaps_print(void)
+{
+	if (ngaps == 0)
+		return;
+	qsort(gaps_us, ngaps, sizeof(gaps_us[0]), cmp_u32);
+	fprintf(stderr, "[%s] recovery (wait between receives, %u of them): "
+			"p50 %u us, p99 %u us, max %u us\n", role, ngaps,
+			gaps_us[ngaps / 2], gaps_us[(uint64_t)ngaps * 99 / 100],
+			gaps_us[ngaps - 1]);
+}
+
 static long
 rss_kb(void)
 {
@@ -770,7 +808,7 @@ faulty_round(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t me,
 	uint32_t peer = 3 - me, tag = (round & 0xffff) << 16;
 	uint8_t seen[2 * FN] = { 0 };
 	uint32_t sent = 0, outstanding = 0, done = 0, word;
-	uint64_t received = 0;
+	uint64_t received = 0, last;
 	mx_request_t r;
 	mx_status_t st;
 
@@ -787,6 +825,7 @@ faulty_round(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t me,
 	mxt_send_ok(ep, to, &round, 4, M_PARAM + 17);
 	r = mxt_recv(ep, &word, 4, M_PARAM + 17, MX_MATCH_MASK_NONE);
 	mxt_wait(ep, &r);
+	last = now_us();
 	while (done < 2 * FN) {
 		uint32_t result = 0, ctx, i;
 
@@ -825,6 +864,11 @@ faulty_round(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t me,
 				ctx & CTX_RECV ? "receive" : "send", i,
 				mx_strstatus(st.code));
 		if (ctx & CTX_RECV) {
+			uint64_t now = now_us();
+
+			if (ngaps < GAPS_MAX)
+				gaps_us[ngaps++] = (uint32_t)(now - last);
+			last = now;
 			received += st.xfer_length;
 			CHECK(st.xfer_length == fsizes[i % NFS],
 					"receive %u: %u bytes", i, st.xfer_length);
@@ -906,6 +950,7 @@ faulty_side(int server)
 			(unsigned long long)counter("drop: bad checksum"),
 			(unsigned long long)counter("drop: duplicate"),
 			(unsigned long long)received);
+	gaps_print();
 	/* The faults were there (a run that ignored MX_FAULTS must fail). */
 	{
 		const char *f = getenv("MX_FAULTS");
