@@ -421,6 +421,7 @@ pull_ask(struct mxd_pull *pl)
 			return -1;
 		k->asked = 1;
 		k->asked_at = 0;	/* stamped by the next timer pass */
+		k->tail = (uint8_t)(k->count - 1);
 		p->pulls_out++;
 	}
 	return 0;
@@ -553,6 +554,70 @@ rep_drop(struct mxd_board *b, const struct mxd_pkt *pkt, enum mxd_counter c)
 	return 0;
 }
 
+/* Asks again for the frames of block k that did not come, by another port
+ * than the one that brought nothing if there is one. */
+static void
+block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
+{
+	struct mxd_board *b = pl->p->ep->board;
+	int avoid = k->have == 0 ? k->port : -1;
+	unsigned runs = 0;
+
+	for (unsigned i = 0; i < k->count && runs < 8;) {
+		unsigned j = i;
+		uint32_t off, end;
+
+		if (k->have & (1ull << i)) {
+			i++;
+			continue;
+		}
+		while (j < k->count && !(k->have & (1ull << j)))
+			j++;
+		off = k->off + i * (uint32_t)pl->frag;
+		end = k->off + j * (uint32_t)pl->frag;
+		if (end > k->off + k->len)
+			end = k->off + k->len;
+		if (pull_send(pl, k, avoid, off, end - off) < 0)
+			break;		/* tx full: the next pass */
+		runs++;
+		k->tail = (uint8_t)(j - 1);
+		i = j;
+	}
+	if (runs == 0)
+		return;
+	k->tries++;
+	k->asked_at = now;
+	k->n_asked = k->n;
+	b->counters[MXD_C_REPULLS] += runs;
+}
+
+/*
+ * The first frame answering k's last PULL came by 'port': the sender
+ * serves a port's PULLs in order, so blocks asked before it there that
+ * still miss frames lost them (their last frame, or their PULL): ask
+ * again now.  Each such block is asked again once per later PULL
+ * answered, since asking renumbers it.
+ */
+static void
+blocks_overtaken(struct mxd_pull *pl, const struct mxd_pullblk *k,
+		unsigned port)
+{
+	uint64_t now = 0;
+
+	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++) {
+		struct mxd_pullblk *o = &pl->blk[b];
+
+		if (o == k || o->len == 0 || !o->asked || o->n == o->count ||
+				o->port != port || o->asked_at == 0 ||
+				(int32_t)(k->ask - o->ask) <= 0)
+			continue;
+		if (now == 0)
+			now = mxd_now_ns();
+		block_again(pl, o, now);
+		mxd_count(pl->p->ep->board, MXD_C_FAST_REPULLS);
+	}
+}
+
 int
 mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 {
@@ -596,6 +661,8 @@ mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	k->have |= 1ull << idx;
 	if (port == k->port && (int32_t)(k->ask - p->answered[port]) > 0)
 		p->answered[port] = k->ask;
+	if (k->n == k->n_asked && port == k->port)
+		blocks_overtaken(pl, k, port);	/* k's PULL's first frame */
 	pl->got += want;
 	if (pl->got == pl->total) {
 		pull_finish(ep, pl);	/* its blocks are all answered */
@@ -611,44 +678,17 @@ mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 			pull_asks_later(pl);
 		if (!mxd_list_empty(&ep->pulls_waiting))
 			mxd_pulls_ask(ep);	/* room for others' blocks */
+	} else if (idx == k->tail) {
+		/* The sender answers a PULL in order: the last frame asked
+		 * is here, so the holes before it were lost.  Ask again now
+		 * rather than at the block's timeout (a reordered frame may
+		 * come twice: counted as a duplicate). */
+		block_again(pl, k, mxd_now_ns());
+		mxd_count(ep->board, MXD_C_FAST_REPULLS);
 	}
 	return 1;
 }
 
-/* Asks again for the frames of block k that did not come, by another port
- * than the one that brought nothing if there is one. */
-static void
-block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
-{
-	struct mxd_board *b = pl->p->ep->board;
-	int avoid = k->have == 0 ? k->port : -1;
-	unsigned runs = 0;
-
-	for (unsigned i = 0; i < k->count && runs < 8;) {
-		unsigned j = i;
-		uint32_t off, end;
-
-		if (k->have & (1ull << i)) {
-			i++;
-			continue;
-		}
-		while (j < k->count && !(k->have & (1ull << j)))
-			j++;
-		off = k->off + i * (uint32_t)pl->frag;
-		end = k->off + j * (uint32_t)pl->frag;
-		if (end > k->off + k->len)
-			end = k->off + k->len;
-		if (pull_send(pl, k, avoid, off, end - off) < 0)
-			break;		/* tx full: the next pass */
-		runs++;
-		i = j;
-	}
-	if (runs == 0)
-		return;
-	k->tries++;
-	k->asked_at = now;
-	b->counters[MXD_C_REPULLS] += runs;
-}
 
 /*
  * Suspects the ports that lose p's PULLs or their replies: nothing heard
@@ -690,13 +730,18 @@ mxd_pulls_timer(struct mxd_partner *p, uint64_t now)
 
 		for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++) {
 			struct mxd_pullblk *k = &pl->blk[b];
-			uint32_t shift = k->tries < 6 ? k->tries : 6;
+			uint32_t shift = k->stalls < 6 ? k->stalls : 6;
 
 			if (k->len == 0 || !k->asked || k->n == k->count)
 				continue;
 			if (k->asked_at == 0) {
 				k->asked_at = now;
 			} else if (now - k->asked_at >= rto << shift) {
+				/* Back off only while nothing comes: a block
+				 * that loses some frames is asked again at
+				 * the round-trip timeout each time. */
+				k->stalls = k->n == k->n_asked ?
+					(uint8_t)(k->stalls + 1) : 0;
 				block_again(pl, k, now);
 				asked = 1;
 			}

@@ -17,6 +17,10 @@ struct mxd_pullblk {
 	uint8_t asked;			/* its PULL went out */
 	uint8_t port;			/* the port it was asked on */
 	uint8_t tries;			/* times asked again */
+	uint8_t tail;			/* last frame the last PULL asked */
+	uint8_t stalls;			/* timeouts in a row with nothing
+					 * arriving: the backoff */
+	uint8_t n_asked;		/* n when last asked */
 	uint32_t ask;			/* partner's ask number of its last PULL */
 	uint64_t asked_at;		/* ns, last PULL for it */
 };

@@ -276,6 +276,7 @@ mxd_counter_name(unsigned c)
 		[MXD_C_SENDS_LOST] = "completed sends refused or lost",
 		[MXD_C_SACKS_SENT] = "selective acks sent (holes)",
 		[MXD_C_FAST_RETX] = "messages retransmitted at a SACK",
+		[MXD_C_FAST_REPULLS] = "blocks asked again at their last frame",
 	};
 
 	if (c < MXD_C_DROP_BASE)
