@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "config.h"
 #include "connect.h"
+#include "glue.h"
 #include "lock.h"
 #include "naming.h"
 #include "progress.h"
@@ -225,8 +226,11 @@ mxd_progress_any(void)
  *  - the busy thread (MX_PROGRESS_THREAD=1): a pass under the library
  *    lock like any call, a nap of MX_PROGRESS_US between idle passes.
  *
- * None of the virtual PMDs of DPDK 22.11 (memif, af_packet, ring, pcap,
- * null) implements rx interrupts, so the thread wakes on a timer.
+ * While the application stays out, the thread sleeps on the ports' rx
+ * interrupts where every port has them (NICs; it still wakes every
+ * MX_PROGRESSION_US for the timers); none of the virtual PMDs of DPDK
+ * 22.11 (memif, af_packet, ring, pcap, null) has them, so over those it
+ * wakes on the timer alone.
  */
 
 static pthread_t prog_thread;
@@ -245,6 +249,42 @@ nap_us(uint32_t us)
 	struct timespec t = { us / 1000000u, (long)(us % 1000000u) * 1000 };
 
 	nanosleep(&t, NULL);
+}
+
+/* Ports with rx interrupts, as far as the thread knows (the first port
+ * that has none turns them off for good). */
+static int intr_ok = 1;
+
+/*
+ * Until the next look.  After a borrow (the application out), on rx
+ * interrupts if every port has them: frames wake the thread at once.
+ * Frames that came between the last pass and the arming wake nothing:
+ * the timeout takes them.
+ */
+static void
+progression_sleep(int app_out)
+{
+	unsigned n = mxd_lib.nlinks, armed = 0;
+
+	if (app_out && intr_ok) {
+		while (armed < n && mxd_lib.links[armed]->ops->intr_arm != NULL &&
+				mxd_lib.links[armed]->ops->intr_arm(
+					mxd_lib.links[armed]) == 0)
+			armed++;
+		if (armed == n && n != 0)
+			mxd_glue_intr_wait((mxd_conf.progression_us + 999) /
+					1000);
+		else
+			intr_ok = 0;
+		while (armed > 0) {
+			struct mxd_link *l = mxd_lib.links[--armed];
+
+			l->ops->intr_disarm(l);
+		}
+		if (intr_ok)
+			return;
+	}
+	nap_us(mxd_conf.progression_us);
 }
 
 /* Whether some open endpoint lets the thread make progress for it. */
@@ -286,12 +326,14 @@ static void *
 progression_main(void *arg)
 {
 	unsigned seen = mxd_lockstate.calls;
+	int app_out = 0;
 
 	(void)arg;
 	while (prog_run) {
 		unsigned now;
 
-		nap_us(mxd_conf.progression_us);
+		progression_sleep(app_out);
+		app_out = 0;
 		now = mxd_lockstate.calls;
 		if (now != seen) {
 			seen = now;	/* the application is active */
@@ -302,6 +344,7 @@ progression_main(void *arg)
 			int again = borrowed_passes(seen);
 
 			mxd_give_back();
+			app_out = mxd_lockstate.calls == seen;
 			if (!again)
 				break;
 			sched_yield();	/* the application's turn, if it wants */

@@ -53,6 +53,9 @@ unsigned mxd_glue_links_start(struct mxd_link *links, unsigned n,
 		uint32_t ms);
 
 const char *mxd_glue_error(void);
+/* Sleeps until a port armed by this thread (link intr_arm) has frames, or
+ * 'ms' pass. */
+void mxd_glue_intr_wait(uint32_t ms);
 /* What the EAL printed when its initialisation failed ("" otherwise), for
  * the caller to show after its own message (MX_VERBOSE). */
 const char *mxd_glue_eal_text(void);

@@ -46,6 +46,12 @@ struct mxd_link_ops {
 	 * which connects again).  Returns 1 if it tried.  NULL: the link
 	 * recovers on its own. */
 	int (*revive)(struct mxd_link *l);
+	/* Rx interrupts, for a thread that sleeps until frames come
+	 * (mxd_glue_intr_wait): arm enables the port's and registers it with
+	 * the calling thread (0), or says the PMD has none (-1); disarm
+	 * disables it.  NULL: no rx interrupts. */
+	int (*intr_arm)(struct mxd_link *l);
+	void (*intr_disarm)(struct mxd_link *l);
 };
 
 struct mxd_link {

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_errno.h>
@@ -142,6 +143,45 @@ port_stats(struct mxd_link *l, uint64_t *tx, uint64_t *rx)
 	*rx = st.ipackets;
 }
 
+/* ---- rx interrupts (the progression thread's sleep) ------------------- */
+
+static int port_virtual(uint16_t pid);
+
+/* Ports registered with this thread's DPDK epoll (a thread's epoll is its
+ * own: RTE_EPOLL_PER_THREAD). */
+static __thread uint64_t intr_registered;
+
+static int
+port_intr_arm(struct mxd_link *l)
+{
+	uint64_t bit = 1ull << (l->port_id & 63);
+
+	if (port_virtual(l->port_id))
+		return -1;	/* none, and ethdev would say so loudly */
+	if (!(intr_registered & bit)) {
+		if (rte_eth_dev_rx_intr_ctl_q(l->port_id, 0,
+					RTE_EPOLL_PER_THREAD,
+					RTE_INTR_EVENT_ADD, NULL) != 0)
+			return -1;
+		intr_registered |= bit;
+	}
+	return rte_eth_dev_rx_intr_enable(l->port_id, 0) == 0 ? 0 : -1;
+}
+
+static void
+port_intr_disarm(struct mxd_link *l)
+{
+	rte_eth_dev_rx_intr_disable(l->port_id, 0);
+}
+
+void
+mxd_glue_intr_wait(uint32_t ms)
+{
+	struct rte_epoll_event ev[8];
+
+	rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 8, (int)ms);
+}
+
 static const struct mxd_link_ops port_ops = {
 	.rx_burst = port_rx,
 	.tx_burst = port_tx,
@@ -151,6 +191,8 @@ static const struct mxd_link_ops port_ops = {
 	.link_up = port_link_up,
 	.speed_mbps = port_speed,
 	.stats = port_stats,
+	.intr_arm = port_intr_arm,
+	.intr_disarm = port_intr_disarm,
 };
 
 /* ---- memif: bursts that outlive the peer's memory ---------------------- */
@@ -295,6 +337,19 @@ static const struct mxd_link_ops memif_ops = {
 	.revive = memif_revive,
 };
 
+/* Whether port pid is a virtual device (the vdev bus), not a NIC. */
+static int
+port_virtual(uint16_t pid)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_bus *bus;
+
+	if (rte_eth_dev_info_get(pid, &info) != 0 || info.device == NULL)
+		return 1;
+	bus = rte_dev_bus(info.device);
+	return bus == NULL || strcmp(rte_bus_name(bus), "vdev") == 0;
+}
+
 static int
 port_socket(uint16_t pid)
 {
@@ -322,7 +377,14 @@ port_queues(uint16_t pid, const struct mxd_glue_conf *conf,
 	int s = port_socket(pid), ret;
 
 	memset(&ec, 0, sizeof(ec));
+	/* Rx interrupts for the progression thread's sleep, on devices of a
+	 * real bus: DPDK 22.11's virtual PMDs have none (and complain). */
+	ec.intr_conf.rxq = !port_virtual(pid);
 	ret = rte_eth_dev_configure(pid, 1, 1, &ec);
+	if (ret < 0 && ec.intr_conf.rxq) {
+		ec.intr_conf.rxq = 0;	/* a NIC without them */
+		ret = rte_eth_dev_configure(pid, 1, 1, &ec);
+	}
 	if (ret < 0)
 		return ret;
 	ret = rte_eth_rx_queue_setup(pid, 0, conf->nb_rxd, s, NULL, mp);
