@@ -273,6 +273,8 @@ mxd_counter_name(unsigned c)
 		[MXD_C_PEER_RESET] = "partners restarted",
 		[MXD_C_PORT_SUSPECT] = "ports suspected (losses)",
 		[MXD_C_BURSTS_CUT] = "bursts cut short (peer memory gone)",
+		[MXD_C_CPU_SHARED] = "waits sharing their CPU",
+		[MXD_C_CPU_YIELDS] = "CPU yields in waits",
 	};
 
 	if (c < MXD_C_DROP_BASE)

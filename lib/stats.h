@@ -41,6 +41,8 @@ enum mxd_counter {
 	MXD_C_PEER_RESET,	/* partners restarted (new session/epoch) */
 	MXD_C_PORT_SUSPECT,	/* ports left out of striping after a loss */
 	MXD_C_BURSTS_CUT,	/* bursts cut short: the port's memory went */
+	MXD_C_CPU_SHARED,	/* waits that found their CPU shared */
+	MXD_C_CPU_YIELDS,	/* the CPU yielded between idle passes */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
 };
