@@ -277,6 +277,8 @@ mxd_counter_name(unsigned c)
 		[MXD_C_SACKS_SENT] = "selective acks sent (holes)",
 		[MXD_C_FAST_RETX] = "messages retransmitted at a SACK",
 		[MXD_C_FAST_REPULLS] = "blocks asked again at their last frame",
+		[MXD_C_CPU_SHARED] = "waits sharing their CPU",
+		[MXD_C_CPU_YIELDS] = "CPU yields in waits",
 	};
 
 	if (c < MXD_C_DROP_BASE)

@@ -45,6 +45,8 @@ enum mxd_counter {
 	MXD_C_SACKS_SENT,	/* ACKs with a SACK sent at once (a hole) */
 	MXD_C_FAST_RETX,	/* messages sent again at a SACK */
 	MXD_C_FAST_REPULLS,	/* blocks asked again at their tail */
+	MXD_C_CPU_SHARED,	/* waits that found their CPU shared */
+	MXD_C_CPU_YIELDS,	/* the CPU yielded between idle passes */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
 };

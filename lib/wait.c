@@ -6,7 +6,33 @@
  * transfer keeps it polling); it gives up at its timeout or when
  * mx_wakeup() bumps the endpoint's generation.  Between passes, other
  * threads get the library lock (lock.h).
+ *
+ * Sharing a CPU.  Two processes that talk over memif on one host may end
+ * up on one CPU: a process waking from a sleep (a program pausing between
+ * phases) is put on whichever CPU is idle at that moment, which is its
+ * peer's when the peer is napping in a wait and another program holds
+ * the other CPU, and the kernel leaves them there while that program
+ * runs.  A wait that only polls then keeps the CPU its peer needs in order
+ * to answer, until MX_SPIN_US ends in a nap: every message costs a
+ * millisecond (issue 14's stalls, tests/integration/myri_pingpong.sh).
+ * That has a sign: what the wait waited for comes in its first nap after
+ * a whole spin on the CPU, the only time the peer could run (a wait that
+ * was preempted meanwhile shares its CPU with some other program, to which
+ * yielding would only lose time).  From then on the wait gives the CPU up
+ * (sched_yield) after each idle pass, and the peer answers within
+ * microseconds.  Each yield learns from the kernel whether it let another
+ * task run (an involuntary switch); the wait polls plainly again when
+ *   - an answer came after a yield that let nothing run: the sender runs
+ *     on another CPU, and yielding only delays us (about 2 us a yield);
+ *   - answers came after long yields several times in a row: another
+ *     program keeps the CPU for its time slice whenever we yield (one such
+ *     yield may just be the kernel catching up with a peer that ran less);
+ *   - many yields in a row let nothing run: no peer is busy on this CPU.
  */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <sys/resource.h>
+
 #include "api.h"
 #include "clock.h"
 #include "config.h"
@@ -19,39 +45,140 @@
  * on every pass (22% of its time). */
 #define CLOCK_PASSES	8
 
+/* Between two looks at the clock while polling (8 passes of microseconds)
+ * this long: the wait was off the CPU, preempted. */
+#define OFF_CPU_NS	200000u
+/* A yield this long gave the CPU to a program that keeps it for its time
+ * slice, or to a peer the kernel let run longer to even out their shares;
+ * a peer that answers yields back within microseconds. */
+#define LONG_YIELD_NS	500000u
+#define LONG_ANSWERS	4	/* in a row after long yields: not a peer */
+#define FREE_YIELDS	1024u	/* in a row that let nothing run */
+
+/* Whether the CPU is shared: only the owner thread, which runs unlocked,
+ * uses these (a library used by several threads already yields between
+ * passes, in mxd_poll_pause). */
+static struct {
+	int on;			/* yield between idle passes */
+	int switched;		/* the last yield let another task run */
+	int was_long;		/* the last yield lasted LONG_YIELD_NS */
+	uint32_t free;		/* yields in a row that let nothing run */
+	uint32_t longs;		/* answers in a row after long yields */
+	long switches;		/* involuntary switches after the last yield */
+} share;
+
+static long
+involuntary_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
+}
+
+static void
+cpu_shared(struct mx_endpoint *ep)
+{
+	if (mxd_threaded())
+		return;
+	mxd_count(ep->board, MXD_C_CPU_SHARED);
+	if (!share.on)
+		share.switches = involuntary_switches();
+	share.on = 1;
+	share.free = 0;
+	share.longs = 0;
+}
+
+/* Gives the CPU up once, and learns whether another task took it. */
+static void
+yield_cpu(struct mx_endpoint *ep)
+{
+	uint64_t t = mxd_now_ns();
+	long n;
+
+	sched_yield();
+	share.was_long = mxd_now_ns() - t >= LONG_YIELD_NS;
+	n = involuntary_switches();
+	share.switched = n != share.switches;
+	share.switches = n;
+	mxd_count(ep->board, MXD_C_CPU_YIELDS);
+	if (share.switched)
+		share.free = 0;
+	else if (++share.free == FREE_YIELDS)
+		share.on = 0;
+}
+
+/* Something came in the pass after a yield. */
+static void
+answered(void)
+{
+	if (!share.switched)
+		share.on = 0;		/* its sender runs on another CPU */
+	else if (!share.was_long)
+		share.longs = 0;	/* a peer here answered at once */
+	else if (++share.longs == LONG_ANSWERS)
+		share.on = 0;		/* another program takes the CPU */
+}
+
+/* Between two passes of a wait: lets other threads in (mxd_poll_pause),
+ * and other processes when the CPU is shared and nothing came; returns 1
+ * if it yielded. */
+static int
+pause_pass(struct mx_endpoint *ep, int nap, unsigned work)
+{
+	int yield = !nap && !work && share.on && !mxd_threaded();
+
+	if (yield)
+		yield_cpu(ep);
+	mxd_poll_pause(nap);
+	return yield;
+}
+
 int
 mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 		uint32_t timeout_ms)
 {
-	uint64_t start = mxd_now_ns(), now, busy = start;
+	uint64_t start = mxd_now_ns(), now, busy = start, seen = start;
 	uint64_t spin = (uint64_t)mxd_conf.spin_us * 1000u;
 	uint64_t limit = (uint64_t)timeout_ms * 1000000u;
 	uint32_t gen = __atomic_load_n(&ep->wakeup_gen, __ATOMIC_ACQUIRE);
-	unsigned passes = 0, worked = 0;
-	int nap = 0;
+	unsigned passes = 0, worked = 0, naps = 0;
+	int nap = 0, yielded = 0, preempted = 0;
 
 	for (;;) {
 		unsigned work = mxd_progress(ep);
 
+		if (work) {
+			/* It came in the first nap after a whole spin on the
+			 * CPU: the sender could run only then. */
+			if (naps == 1 && !preempted)
+				cpu_shared(ep);
+			else if (yielded)
+				answered();
+			naps = 0;
+			nap = 0;	/* traffic: keep polling */
+			preempted = 0;
+		}
 		if (done(arg))
 			return 1;
 		if (__atomic_load_n(&ep->wakeup_gen, __ATOMIC_ACQUIRE) != gen)
 			return 0;	/* mx_wakeup */
 		worked |= work;
-		if (work)
-			nap = 0;	/* traffic: keep polling */
 		if (limit == 0 || ++passes == CLOCK_PASSES) {
 			passes = 0;
 			now = mxd_now_ns();
 			if (timeout_ms != MX_INFINITE && now - start >= limit)
 				return 0;
+			if (!nap && !share.on && now - seen >= OFF_CPU_NS)
+				preempted = 1;
 			if (worked)
 				busy = now;
 			worked = 0;
 			nap = now - busy >= spin;
+			seen = now;
 		}
 		/* Let other threads in; idle past the spin, sleep a little. */
-		mxd_poll_pause(nap);
+		naps += (unsigned)nap;
+		yielded = pause_pass(ep, nap, work);
 	}
 }
 
