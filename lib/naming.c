@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "log.h"
 #include "naming.h"
 #include "xmit.h"
 
@@ -83,7 +84,7 @@ mxd_naming_load_file(const char *path)
 	int lineno = 0;
 
 	if (f == NULL) {
-		fprintf(stderr, "mx: MX_PEERS_FILE %s: cannot open\n", path);
+		MXD_LOG(ERR, naming, "MX_PEERS_FILE %s: cannot open", path);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
@@ -92,8 +93,8 @@ mxd_naming_load_file(const char *path)
 			continue;
 		if (sscanf(line, "%79s %63s", name, mac_s) != 2 ||
 				parse_mac(mac_s, mac) < 0) {
-			fprintf(stderr, "mx: %s:%d: expected \"<host>:<board> "
-					"<mac>\"\n", path, lineno);
+			MXD_LOG(ERR, naming, "%s:%d: expected \"<host>:<board> "
+					"<mac>\"", path, lineno);
 			fclose(f);
 			return -1;
 		}
@@ -159,10 +160,10 @@ static void
 nic_collision(struct mxd_board *b, const struct mxd_pkt *pkt)
 {
 	if (b->nic_collision++ == 0)
-		fprintf(stderr, "mx: board %s: peer \"%s\" has the same NIC id "
-				"%012llx (MAC); give the ports distinct MACs "
-				"(memif: mac=...)\n", b->name, pkt->u.disc.name,
-				(unsigned long long)b->nic_id);
+		MXD_LOG(WARNING, naming, "board %s: peer \"%s\" has the same "
+				"NIC id %012llx (MAC); give the ports distinct "
+				"MACs (memif: mac=...)", b->name,
+				pkt->u.disc.name, (unsigned long long)b->nic_id);
 }
 
 void

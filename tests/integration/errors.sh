@@ -103,6 +103,11 @@ run MX_SPIN_US=abc MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q
 expect "not a number" "mx: MX_SPIN_US=\"abc\" is not a number: give an integer from 0 to 10000000 (blocking calls sleep between polls once idle this long; default 1000)"
 run MX_PROGRESS_THREAD=2 MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q
 expect "out of range" "mx: MX_PROGRESS_THREAD=2 is out of range: give an integer from 0 to 1 (1: instead, a thread polls all the time (application bypass at the cost of a core); default 0)"
+run MX_PEERS_FILE="$dir/none" MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q
+expect "MX_PEERS_FILE missing" "mx: MX_PEERS_FILE $dir/none: cannot open"
+echo "nodeX:0" >"$dir/peers"
+run MX_PEERS_FILE="$dir/peers" MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q
+expect "MX_PEERS_FILE syntax" "mx: $dir/peers:1: expected \"<host>:<board> <mac>\""
 run MX_HOSTNAME=a:b MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q
 expect "MX_HOSTNAME with ':'" "mx: MX_HOSTNAME=\"a:b\": give a name of at most"
 run MX_FAULTS=drop=abc MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q
