@@ -433,9 +433,23 @@ do_hostname_to_nic_id(char *hostname, uint64_t *nic_id)
 		return mxd_error(NULL, MX_BAD_HOSTNAME_ARGS,
 				"mx_hostname_to_nic_id: bad arguments");
 	ret = mxd_naming_resolve(hostname, mxd_conf.discovery_ms, &nic);
-	if (ret < 0)
+	if (ret < 0) {
+		/* A port that is down is the likely cause: say so, whatever
+		 * the error handler does with the error itself. */
+		for (unsigned i = 0; i < mxd_lib.nboards; i++) {
+			struct mxd_board *b = mxd_lib.boards[i];
+
+			for (unsigned j = 0; j < b->nports; j++)
+				if (!mxd_board_port_up(b, j))
+					MXD_LOG(WARNING, naming, "%s not found "
+						"while board %s port %u (%s) "
+						"is down: %s", hostname,
+						b->name, j, b->port[j]->name,
+						b->port[j]->down_hint);
+		}
 		return mxd_error(NULL, MX_HOST_NOT_FOUND,
 				"mx_hostname_to_nic_id: %s not found", hostname);
+	}
 	*nic_id = nic;
 	return MX_SUCCESS;
 }

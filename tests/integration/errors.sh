@@ -122,6 +122,10 @@ run MX_DPDK_ARGS="$A --vdev=net_null0" -- "$build/apps/mx_bw" -e 99
 expect "mx_bw -e 99" "mx_bw: endpoint 99 (-e) does not exist: a board has endpoints 0 to 31, or MX_ANY_ENDPOINT"
 run MX_DPDK_ARGS="$A --vdev=net_null0" -- "$build/apps/mx_pingpong" -b 3
 expect "mx_pingpong -b 3" "mx_pingpong: board 3 (-b) does not exist"
+# A name not found while a port is down: the port and its hint are named.
+run MX_DISCOVERY_MS=300 MX_HOSTNAME=nodeB MX_DPDK_ARGS="$A --vdev=net_memif0,role=server,socket=$dir/lonely.sock" \
+	-- "$build/apps/mx_pingpong" -d nodeA:0 -r 1 -e 2
+expect "not found, port down" "mx: nodeA:0 not found while board nodeB:0 port 0 (net_memif0) is down: no memif client has connected to $dir/lonely.sock yet"
 
 # --- logging --------------------------------------------------------------
 run MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q
