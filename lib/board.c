@@ -202,13 +202,12 @@ mxd_board_watch(struct mxd_board *b)
 		}
 		if (up || l->ops->revive == NULL || !l->ops->revive(l))
 			continue;
-		if (!b->reviving[i]++)
+		if (!b->reviving[i])
 			MXD_LOG(WARNING, port, "board %s port %u (%s): link "
 					"down (%s); restarting the port every "
 					"%u ms until it is back", b->name, i,
 					l->name, l->down_hint, MXD_WATCH_MS);
-		if (b->reviving[i] == 0)
-			b->reviving[i] = 1;	/* wrapped: still said */
+		b->reviving[i] = 1;
 	}
 }
 
