@@ -222,9 +222,14 @@ four_threads_both_ways(void **state)
 		assert_int_equal(s[i].failed, 0);
 }
 
-/* MX_PROGRESS_THREAD: a large transfer completes with no MX call made. */
+/*
+ * A large transfer completes while the application makes no MX call: with
+ * the busy progress thread (MX_PROGRESS_THREAD), or with the progression
+ * thread (the default), after which the application's calls run unlocked
+ * as before (the borrow left no mark).
+ */
 static void
-progress_thread_moves_data(void **state)
+thread_moves_data(int busy)
 {
 	enum { LEN = 4 << 20 };
 	uint8_t *out = malloc(LEN), *in = malloc(LEN);
@@ -234,10 +239,11 @@ progress_thread_moves_data(void **state)
 	uint32_t res = 0;
 	int done = 0;
 
-	(void)state;
 	for (uint32_t i = 0; i < LEN; i++)
 		out[i] = (uint8_t)(i * 7);
-	mxd_conf.progress_thread = 1;
+	mxd_conf.progress_thread = (uint32_t)busy;
+	mxd_conf.progression = 1;
+	mxd_conf.progression_us = 200;
 	assert_int_equal(mxd_progress_thread_start(), 0);
 	assert_int_equal(mx_irecv(fx.e1, &si, 1, 3, MX_MATCH_MASK_NONE, NULL,
 				&r), MX_SUCCESS);
@@ -251,63 +257,36 @@ progress_thread_moves_data(void **state)
 					__ATOMIC_ACQUIRE) == MXD_RS_COMPLETE;
 	}
 	assert_true(done);
-	mxd_progress_thread_stop();
-	mxd_conf.progress_thread = 0;
+	if (busy)
+		mxd_progress_thread_stop();
+	/* The progression thread steps aside when the application calls. */
 	assert_int_equal(mx_test(fx.e1, &r, &st, &res), MX_SUCCESS);
 	assert_int_equal(res, 1);
 	assert_int_equal(st.xfer_length, LEN);
 	assert_memory_equal(in, out, LEN);
 	assert_int_equal(mx_test(fx.e0, &s, &st, &res), MX_SUCCESS);
 	assert_int_equal(res, 1);
+	if (!busy) {
+		assert_int_equal(mxd_lockstate.threaded, 0);	/* runs first */
+		mxd_progress_thread_stop();
+	}
+	mxd_conf.progress_thread = 0;
 	free(out);
 	free(in);
 }
 
-/*
- * The progression thread (the default): a large transfer completes while
- * the application makes no MX call, and once the application calls again
- * its calls run unlocked as before (the borrow left no mark).
- */
+static void
+progress_thread_moves_data(void **state)
+{
+	(void)state;
+	thread_moves_data(1);
+}
+
 static void
 progression_moves_data(void **state)
 {
-	enum { LEN = 4 << 20 };
-	uint8_t *out = malloc(LEN), *in = malloc(LEN);
-	mx_segment_t so = { out, LEN }, si = { in, LEN };
-	mx_request_t s, r;
-	mx_status_t st;
-	uint32_t res = 0;
-	int done = 0;
-
 	(void)state;
-	for (uint32_t i = 0; i < LEN; i++)
-		out[i] = (uint8_t)(i * 5);
-	mxd_conf.progress_thread = 0;
-	mxd_conf.progression = 1;
-	mxd_conf.progression_us = 200;
-	assert_int_equal(mxd_progress_thread_start(), 0);
-	assert_int_equal(mx_irecv(fx.e1, &si, 1, 3, MX_MATCH_MASK_NONE, NULL,
-				&r), MX_SUCCESS);
-	assert_int_equal(mx_isend(fx.e0, &so, 1, fx.to1, 3, NULL, &s),
-			MX_SUCCESS);
-	for (int i = 0; i < 500 && !done; i++) {
-		usleep(10000);
-		done = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) ==
-			MXD_RS_COMPLETE && __atomic_load_n(&s->state,
-					__ATOMIC_ACQUIRE) == MXD_RS_COMPLETE;
-	}
-	assert_true(done);
-	/* The application calls again: unlocked, the thread steps aside. */
-	assert_int_equal(mx_test(fx.e1, &r, &st, &res), MX_SUCCESS);
-	assert_int_equal(res, 1);
-	assert_int_equal(st.xfer_length, LEN);
-	assert_memory_equal(in, out, LEN);
-	assert_int_equal(mx_test(fx.e0, &s, &st, &res), MX_SUCCESS);
-	assert_int_equal(res, 1);
-	assert_int_equal(mxd_lockstate.threaded, 0);	/* runs first */
-	mxd_progress_thread_stop();
-	free(out);
-	free(in);
+	thread_moves_data(0);
 }
 
 /* mx_disable_progression on every endpoint: the thread leaves them be. */
