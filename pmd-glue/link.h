@@ -75,6 +75,7 @@ struct mxd_link {
 	uint8_t mac_assigned;	/* mac is ours: the PMD's was a default
 				 * that every instance shares */
 	uint8_t pmd_mac[6];	/* the MAC the PMD reported */
+	uint64_t started_ms;	/* when the port was last (re)started */
 	char down_hint[176];	/* what to check when the link stays down */
 };
 

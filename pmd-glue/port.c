@@ -313,15 +313,32 @@ memif_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 
 static void link_restart(struct mxd_link *l);
 
+static uint64_t now_ms(void);
+
+/*
+ * A memif client connected to its server's socket gets its link once the
+ * two have shaken hands, which a loaded machine can take a while to do.
+ * Stopping the port in the middle of it is not only wasted: a server that
+ * accepts a connection already closed by its client fails to send its
+ * hello and leaves the closed socket registered with the EAL's interrupt
+ * thread, which then panics ("Error adding fd ... epoll_ctl, Bad file
+ * descriptor": DPDK 22.11, memif_listener_handler's error path).  So a
+ * client whose socket connected (started) is left alone this long; one
+ * whose connect failed (no server: nothing was opened on the other side)
+ * is tried again at once.
+ */
+#define HANDSHAKE_MS	1500
+
 /* A memif client does not connect again by itself once its server went
  * away (or refused it): a restart of the port does.  A server waits for
- * its next client without help. */
+ * its next client without help.  1: restarted, or shaking hands. */
 static int
 memif_revive(struct mxd_link *l)
 {
 	if (!l->waits)
 		return 0;
-	link_restart(l);
+	if (!l->started || now_ms() - l->started_ms >= HANDSHAKE_MS)
+		link_restart(l);
 	return 1;
 }
 
@@ -732,6 +749,7 @@ port_setup(uint16_t pid, const struct mxd_glue_conf *conf)
 		return ret;
 	}
 	l->started = ret == 0;
+	l->started_ms = now_ms();
 	link_describe(l, pid);
 	if (!conf->keep_pmd_mac && mac_is_default(pid, l->mac))
 		mac_assign(l, pid);
@@ -904,6 +922,7 @@ link_restart(struct mxd_link *l)
 	if (l->started)
 		rte_eth_dev_stop(l->port_id);
 	l->started = rte_eth_dev_start(l->port_id) == 0;
+	l->started_ms = now_ms();
 	if (level >= 0)
 		rte_log_set_level(type, (uint32_t)level);
 }
