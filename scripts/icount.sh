@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Instructions per 8-byte message (issue 15, item 4): tests/bench/icount
+# under callgrind, in one process over the in-memory fake link (no DPDK,
+# no timing: the same figure on every run).  Prints the send path, the
+# receive path and a round trip in instructions per message (what each
+# includes: tests/bench/icount.c), and the idle pass that each one-way
+# figure contains once.
+#
+#   [BUILD=dir] [N=2000] scripts/icount.sh           # builds first
+#   scripts/icount.sh --check <build-dir>            # the meson test
+#
+# --check (the meson test 'icount') also fails if a figure is above its
+# budget in tests/bench/icount-budget, and skips (exit 77, with the
+# reason) where the figures cannot be compared: no valgrind, a sanitized
+# build (valgrind cannot run ASan's binaries), a build not optimized as
+# the default release build the budget was set on.  Run by hand, the
+# script installs valgrind when it is missing (apt-get, as
+# scripts/deps.sh does).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+check=0
+if [ "${1:-}" = --check ]; then
+	check=1
+	shift
+fi
+n=${N:-2000}
+warm=1000
+
+skip() { echo "SKIP: $*"; exit 77; }
+
+if [ $# -ge 1 ]; then
+	build=$1
+else
+	"$top/scripts/build.sh" >/dev/null
+	build=${BUILD:-$top/build}
+fi
+exe=$build/tests/icount
+[ -x "$exe" ] || { echo "icount: $exe is missing (build first)"; exit 1; }
+
+if ! command -v valgrind >/dev/null; then
+	[ $check = 1 ] && skip "valgrind is not installed" \
+		"(scripts/deps.sh installs it; or apt-get install valgrind)"
+	echo "icount: installing valgrind (as scripts/deps.sh does)"
+	SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+	if ! { $SUDO apt-get update -q &&
+			$SUDO apt-get install -y -q valgrind; }; then
+		echo "icount: no valgrind: sudo apt-get install valgrind"
+		exit 1
+	fi
+fi
+
+# The build's optimization and sanitizers, as meson recorded them.
+opts=$(python3 -c 'import json, sys
+o = {x["name"]: x["value"] for x in json.load(open(sys.argv[1]))}
+print(o["optimization"], o["b_sanitize"])' \
+	"$build/meson-info/intro-buildoptions.json")
+optim=${opts% *} sanitize=${opts#* }
+if [ "$sanitize" != none ]; then
+	[ $check = 1 ] && skip "a sanitized build (b_sanitize=$sanitize):" \
+		"valgrind cannot run ASan's binaries"
+	echo "icount: $build is sanitized (b_sanitize=$sanitize); valgrind" \
+		"cannot run it: use a release build"
+	exit 1
+fi
+if [ "$optim" != 3 ]; then
+	[ $check = 1 ] && skip "the budget is for the default release build" \
+		"(-O3); this one is built with optimization=$optim"
+	echo "icount: built with optimization=$optim: not comparable with" \
+		"the README's figures (-O3)"
+fi
+
+out=$(mktemp /tmp/mxd-icount.XXXXXX)
+trap 'rm -f "$out" "$out.log"' EXIT
+valgrind --tool=callgrind --callgrind-out-file="$out" \
+	--collect-atstart=no --toggle-collect=icount_measure \
+	"$exe" -n "$n" -w "$warm" >/dev/null 2>"$out.log" ||
+	{ cat "$out.log"; echo "icount: the run failed"; exit 1; }
+
+# Inclusive instructions of each step over its n measured calls.
+ann=$(callgrind_annotate --inclusive=yes --threshold=100 "$out")
+per() {
+	echo "$ann" | awk -v f="$1" -v n="$n" '$0 ~ ":" f " " {
+		gsub(",", "", $1); printf "%.0f\n", $1 / n; found = 1 }
+		END { if (!found) print "?" }'
+}
+send=$(per icount_send) recv=$(per icount_recv)
+rtt=$(per icount_rtt) idle=$(per icount_idle)
+echo "send path: $send instructions per 8-byte message"
+echo "receive path: $recv instructions per 8-byte message"
+echo "round trip: $rtt instructions (both sides, two 8-byte messages)"
+echo "idle pass: $idle instructions (both boards; in each one-way figure once)"
+[ $check = 1 ] || exit 0
+
+# The budget: "<name> <instructions>" lines, '#' comments.
+fail=0
+while read -r name max; do
+	case $name in ''|'#'*) continue ;; esac
+	case $name in
+	send) got=$send ;;
+	recv) got=$recv ;;
+	rtt) got=$rtt ;;
+	*) echo "icount-budget: unknown line '$name'"; exit 1 ;;
+	esac
+	if [ "$got" = "?" ] || [ "$got" -gt "$max" ]; then
+		echo "FAIL: $name: $got instructions per message, budget $max" \
+			"(tests/bench/icount-budget)"
+		fail=1
+	else
+		echo "ok: $name: $got <= $max"
+	fi
+done <"$top/tests/bench/icount-budget"
+exit $fail

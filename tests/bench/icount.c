@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Instructions per 8-byte message (issue 15, item 4), in one process over
+ * the in-memory fake link (no DPDK, no second process), to be run under
+ * callgrind: scripts/icount.sh runs it and divides.  Callgrind collects
+ * only inside icount_measure (below); each step measured there is a
+ * function of its own, whose inclusive count callgrind_annotate reports:
+ *
+ *   icount_send   one message sent: mx_isend, mx_test until done (an
+ *                 eager send is done once its data is in a frame), and
+ *                 one progress pass on the sender (mx_ipeek), which
+ *                 takes in the receiver's ACK when one came (one per
+ *                 MXD_ACK_EVERY = 8 messages).
+ *   icount_recv   one message received: mx_irecv posted (the frame is
+ *                 in the rx ring, not yet seen: an expected receive),
+ *                 mx_test until done: one pass that takes the frame,
+ *                 matches it, copies the 8 bytes, completes, and every
+ *                 8th message sends the explicit ACK.
+ *   icount_rtt    one round trip of mx_pingpong's kind: e0 sends, e1
+ *                 echoes, both receives posted first; the acks ride on
+ *                 the reverse messages.  Both sides, two passes.
+ *   icount_idle   one pass with nothing to do (mx_ipeek on e0).
+ *
+ * The two ends of a one-way message are apart: the sender's frames are
+ * held at its port (the fake link's tap) and handed to the receiver's rx
+ * ring between icount_send and icount_recv, outside both; the
+ * receiver's ACKs wait in the sender's rx ring for the next
+ * icount_send.  So each function's pass finds only its own side's
+ * frames.  A pass still covers both boards of the process, so each
+ * one-way figure includes the other board's idle look (part of
+ * icount_idle's figure), where two processes would each look at one.
+ * The fake link's copy of each frame (its "wire") is in the figures,
+ * as a PMD's tx and rx bursts would be.
+ *
+ * Deterministic: no progression thread (MX_PROGRESSION=0), and nothing
+ * decided by the clock.  Under callgrind the program runs some 50 times
+ * slower, so the 5 us delayed-ack timer would always have fired and
+ * explicit acks would follow the wall clock: MX_ACK_DELAY_US=1000000
+ * leaves only the count rule (an ACK every 8 messages), which is also
+ * what a fast stream sees.  MX_RTO_MIN_US=10000000 keeps a message
+ * waiting for its ack from ever being resent.  The link watch (every
+ * 200 ms, a few instructions) is the one time-driven step left: well
+ * under 0.1 instruction per message.  Warm-up rounds first grow the
+ * pools and tables, so the measured loops allocate nothing.
+ *
+ *   icount [-n messages] [-w warm-up]
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fixture.h"
+
+#define KIND_DATA	(0x2222ull << 48)
+#define KIND_ECHO	(0x2223ull << 48)
+#define RUN_MASK	0xffffffff00000000ull
+
+static uint8_t sbuf[8], rbuf[8];
+
+static void
+must(mx_return_t rc, const char *what)
+{
+	if (rc != MX_SUCCESS) {
+		fprintf(stderr, "icount: %s: %s\n", what, mx_strerror(rc));
+		exit(1);
+	}
+}
+
+/* Polls r to completion with mx_test. */
+static void
+complete(mx_endpoint_t ep, mx_request_t *r)
+{
+	mx_status_t st;
+	uint32_t done = 0;
+
+	for (unsigned long i = 0; !done; i++) {
+		must(mx_test(ep, r, &st, &done), "mx_test");
+		if (i > 100000000ul) {
+			fprintf(stderr, "icount: no completion\n");
+			exit(1);
+		}
+	}
+	if (st.code != MX_STATUS_SUCCESS || st.xfer_length != 8)
+		must(MX_BAD_REQUEST, mx_strstatus(st.code));
+}
+
+static mx_request_t
+recv8(mx_endpoint_t ep, void *buf, uint64_t m, uint64_t mask)
+{
+	mx_segment_t seg = { buf, 8 };
+	mx_request_t r;
+
+	must(mx_irecv(ep, &seg, 1, m, mask, NULL, &r), "mx_irecv");
+	return r;
+}
+
+static mx_request_t
+send8(mx_endpoint_t ep, mx_endpoint_addr_t to, void *buf, uint64_t m)
+{
+	mx_segment_t seg = { buf, 8 };
+	mx_request_t r;
+
+	must(mx_isend(ep, &seg, 1, to, m, NULL, &r), "mx_isend");
+	return r;
+}
+
+/* One progress pass (and a look for a completed request: none). */
+static void
+pass(mx_endpoint_t ep)
+{
+	mx_request_t r;
+	uint32_t got;
+
+	must(mx_ipeek(ep, &r, &got), "mx_ipeek");
+	if (got)
+		must(MX_BAD_REQUEST, "a request completed unasked");
+}
+
+/* ---- the measured steps (noinline: callgrind counts each by name) ---- */
+
+static __attribute__((noinline)) void
+icount_send(uint32_t seq)
+{
+	mx_request_t s = send8(fx.e0, fx.to1, sbuf, KIND_DATA | seq);
+
+	complete(fx.e0, &s);
+	pass(fx.e0);
+}
+
+static __attribute__((noinline)) void
+icount_recv(uint32_t seq)
+{
+	mx_request_t r = recv8(fx.e1, rbuf, KIND_DATA | seq,
+			MX_MATCH_MASK_NONE);
+
+	complete(fx.e1, &r);
+}
+
+static __attribute__((noinline)) void
+icount_rtt(uint32_t seq)
+{
+	mx_request_t echo = recv8(fx.e0, sbuf, KIND_ECHO | seq,
+			MX_MATCH_MASK_NONE);
+	mx_request_t in = recv8(fx.e1, rbuf, KIND_DATA, RUN_MASK);
+	mx_request_t s0, s1;
+
+	s0 = send8(fx.e0, fx.to1, sbuf, KIND_DATA | seq);
+	complete(fx.e0, &s0);
+	complete(fx.e1, &in);
+	s1 = send8(fx.e1, fx.to0, rbuf, KIND_ECHO | seq);
+	complete(fx.e1, &s1);
+	complete(fx.e0, &echo);
+}
+
+static __attribute__((noinline)) void
+icount_idle(void)
+{
+	pass(fx.e0);
+}
+
+/* ---- the runs --------------------------------------------------------- */
+
+/* The sender's port holds what it sends until released. */
+static int
+hold(const uint8_t *frame, uint32_t len)
+{
+	(void)frame;
+	(void)len;
+	return FAKE_HOLD;
+}
+
+static void
+one_way(uint32_t n, uint32_t *seq)
+{
+	for (uint32_t i = 0; i < n; i++, ++*seq) {
+		icount_send(*seq);
+		fake_release(&fx.pa);
+		icount_recv(*seq);
+	}
+}
+
+static void
+round_trips(uint32_t n, uint32_t *seq)
+{
+	for (uint32_t i = 0; i < n; i++, ++*seq)
+		icount_rtt(*seq);
+}
+
+static void
+idle_passes(uint32_t n, uint32_t *seq)
+{
+	(void)seq;
+	for (uint32_t i = 0; i < n; i++)
+		icount_idle();
+}
+
+/*
+ * The one function callgrind collects in (--collect-atstart=no
+ * --toggle-collect=icount_measure): the warm-up runs the same steps
+ * outside it, so a step's inclusive count is its measured calls' alone.
+ */
+static __attribute__((noinline)) void
+icount_measure(void (*run)(uint32_t, uint32_t *), uint32_t n, uint32_t *seq)
+{
+	run(n, seq);
+}
+
+/* Nothing left in flight or owed, on either side. */
+static void
+settle(void)
+{
+	for (int i = 0; i < 200; i++)
+		pass(fx.e0);
+}
+
+int
+main(int argc, char **argv)
+{
+	uint32_t n = 2000, warm = 1000, seq = 0;
+	int c;
+
+	while ((c = getopt(argc, argv, "n:w:")) != -1) {
+		switch (c) {
+		case 'n': n = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'w': warm = (uint32_t)strtoul(optarg, NULL, 0); break;
+		default:
+			fprintf(stderr, "usage: icount [-n messages] "
+					"[-w warm-up]\n");
+			return 2;
+		}
+	}
+	if (n % 8 != 0 || warm % 8 != 0) {
+		fprintf(stderr, "icount: -n and -w take multiples of 8 (the "
+				"ACK rule's period)\n");
+		return 2;
+	}
+	setenv("MX_PROGRESSION", "0", 1);
+	setenv("MX_ACK_DELAY_US", "1000000", 1);
+	setenv("MX_RTO_MIN_US", "10000000", 1);
+	if (fixture_setup(NULL) < 0)
+		return 1;
+	fx.pa.tap = hold;
+	one_way(warm, &seq);
+	icount_measure(one_way, n, &seq);
+	fx.pa.tap = NULL;
+	settle();
+	idle_passes(warm, &seq);
+	icount_measure(idle_passes, n, &seq);
+	round_trips(warm, &seq);
+	icount_measure(round_trips, n, &seq);
+	printf("icount: %u messages one way, %u idle passes, %u round trips "
+			"measured (callgrind: scripts/icount.sh)\n", n, n, n);
+	return fixture_teardown(NULL) < 0;
+}
