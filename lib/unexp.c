@@ -36,7 +36,7 @@ buf_get(struct mxd_bufpool *p, unsigned cls)
 	uint8_t *b = p->free_buf[cls];
 
 	if (b != NULL) {
-		memcpy(&p->free_buf[cls], b, sizeof(b));
+		memcpy(&p->free_buf[cls], b, sizeof(uint8_t *));
 		return b;
 	}
 	return malloc((size_t)1 << cls);
@@ -45,7 +45,7 @@ buf_get(struct mxd_bufpool *p, unsigned cls)
 static void
 buf_put(struct mxd_bufpool *p, unsigned cls, uint8_t *b)
 {
-	memcpy(b, &p->free_buf[cls], sizeof(b));
+	memcpy(b, &p->free_buf[cls], sizeof(uint8_t *));
 	p->free_buf[cls] = b;
 }
 
