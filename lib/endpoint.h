@@ -46,7 +46,9 @@
 #define MXD_ACK_EVERY		8	/* explicit ack after this many messages */
 #define MXD_LSEND_MAX		4096	/* large sends per endpoint, 2^12 */
 #define MXD_PULLS_MAX		4096	/* large receives per endpoint, 2^12 */
-#define MXD_JOBS		64	/* PULLs queued per partner, 2^n */
+#define MXD_JOBS		64	/* blocks asked per partner, 2^n */
+#define MXD_JOBS_AGAIN		512	/* PULLs asking again queued per partner,
+					 * 2^n: a block asked again is up to 8 */
 #define MXD_PULL_BLOCKS		8	/* blocks in flight per large receive */
 #define MXD_PULL_FRAMES		32	/* frames per block (<= 64) */
 #define MXD_MCLASSES		4	/* masks hashed at once (match.c) */
@@ -155,8 +157,10 @@ struct mxd_partner {
 	uint8_t ack_queued;
 	struct mxd_handshake hs;
 	void *addr_context;		/* mx_set_endpoint_addr_context */
-	struct mxd_pulljob jobs[MXD_JOBS];	/* PULLs to serve */
-	uint32_t job_head, job_tail;
+	/* PULLs to serve: frames asked again first (their block holds its
+	 * message back), then first asks; each queue in order. */
+	struct mxd_pulljob jobs[MXD_JOBS], again[MXD_JOBS_AGAIN];
+	uint32_t job_head, job_tail, again_head, again_tail;
 	uint32_t pulls_out;		/* our PULLs to it not yet answered */
 	struct mxd_list jobq;		/* on ep->jobq while it has jobs */
 	/* Reliability. */

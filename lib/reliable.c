@@ -7,9 +7,11 @@
  * this file acts:
  *
  *   - the oldest unacknowledged message is sent again once it is older
- *     than the retransmission timeout: the round-trip estimate (srtt +
- *     4 rttvar, from messages sent once) with a floor of MX_RTO_MIN_US,
- *     doubled at each consecutive timeout up to MX_RTO_MAX_MS;
+ *     than the probe timeout (two round trips, at least a quarter of
+ *     MX_RTO_MIN_US), and after that the retransmission timeout: the
+ *     round-trip estimate (srtt + 4 rttvar, from acks that cover only
+ *     messages sent once) with a floor of MX_RTO_MIN_US, doubled at each
+ *     consecutive timeout up to MX_RTO_MAX_MS;
  *   - a partner we only wait for (nothing in flight) gets a liveness
  *     probe (an ACK flagged PING, answered at once) when silent;
  *   - a port that loses a partner's frames is routed around;
@@ -64,6 +66,17 @@ mxd_rtt_rto(const struct mxd_rtt *r)
 	uint64_t hi = mxd_conf.rto_max_ms * 1000000ull;
 
 	return rto < lo ? lo : rto > hi ? hi : rto;
+}
+
+uint64_t
+mxd_rtt_probe(const struct mxd_rtt *r)
+{
+	uint64_t pto = 2ull * r->srtt + mxd_conf.ack_delay_us * 1000ull;
+	uint64_t lo = mxd_conf.rto_min_us * 250ull;
+	uint64_t rto = mxd_rtt_rto(r);
+
+	pto = pto < lo ? lo : pto;
+	return pto > rto ? rto : pto;
 }
 
 uint64_t

@@ -17,6 +17,13 @@ void mxd_rtt_sample(struct mxd_rtt *r, uint64_t ns);
 uint64_t mxd_rtt_rto(const struct mxd_rtt *r);
 /* The same after 'backoff' consecutive expiries (doubling, capped). */
 uint64_t mxd_rtt_backed_off(const struct mxd_rtt *r, uint32_t backoff);
+/* The first timeout of a message (backoff 0), or of a block: two round
+ * trips and the delayed ack, at least a quarter of MX_RTO_MIN_US, at most
+ * the timeout.  Sent again this early, a message whose frames were lost
+ * at the tail of a burst (nothing after it to make the receiver say what
+ * is missing) costs a quarter of the timeout; one that was only slow
+ * costs a duplicate, which the receiver answers with an ack at once. */
+uint64_t mxd_rtt_probe(const struct mxd_rtt *r);
 /* We asked p for an answer (retransmission, re-pull, probe): the first
  * unanswered one starts the clock of MX_PEER_TIMEOUT_MS. */
 void mxd_probe_sent(struct mxd_partner *p, uint64_t now);

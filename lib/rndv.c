@@ -118,6 +118,7 @@ mxd_rndv_fail(struct mxd_partner *p, mx_status_code_t code)
 		}
 	}
 	p->job_head = p->job_tail;	/* nothing more to serve */
+	p->again_head = p->again_tail;
 }
 
 /* Large sends past their deadline (mx_set_request_timeout). */
@@ -165,11 +166,22 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 		mxd_count(ep->board, MXD_C_BAD_PULL);
 		return;
 	}
-	if (p->job_tail - p->job_head == MXD_JOBS) {
-		mxd_count(ep->board, MXD_C_PULL_BUSY);
-		return;
+	/* Frames asked again hold their whole message back: they go first,
+	 * not behind every block asked since (a round of recovery would
+	 * otherwise wait for the whole queue). */
+	if (pkt->h.flags & MXD_F_AGAIN) {
+		if (p->again_tail - p->again_head == MXD_JOBS_AGAIN) {
+			mxd_count(ep->board, MXD_C_PULL_BUSY);
+			return;
+		}
+		j = &p->again[p->again_tail++ & (MXD_JOBS_AGAIN - 1)];
+	} else {
+		if (p->job_tail - p->job_head == MXD_JOBS) {
+			mxd_count(ep->board, MXD_C_PULL_BUSY);
+			return;
+		}
+		j = &p->jobs[p->job_tail++ & (MXD_JOBS - 1)];
 	}
-	j = &p->jobs[p->job_tail++ & (MXD_JOBS - 1)];
 	j->send_handle = r->rndv_handle;
 	j->recv_handle = pkt->u.pull.recv_handle;
 	j->off = pkt->u.pull.offset;
@@ -244,17 +256,14 @@ job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
 	return n;
 }
 
-/*
- * Sends reply frames of p's jobs while fewer than PUMP_DEPTH frames wait in
- * the tx queue: frames are built just in time, in buffers still in cache
- * (a deep queue cycles through the whole pool, cold).
- */
-void
-mxd_pull_pump(struct mxd_partner *p)
+/* Serves the jobs of one queue (ring of size mask + 1) in order; 0 when
+ * the tx queue is full before the last is done. */
+static int
+jobs_pump(struct mxd_partner *p, struct mxd_pulljob *ring, uint32_t mask,
+		uint32_t *head, uint32_t tail)
 {
-	while (p->job_head != p->job_tail) {
-		struct mxd_pulljob *j = &p->jobs[p->job_head &
-			(MXD_JOBS - 1)];
+	while (*head != tail) {
+		struct mxd_pulljob *j = &ring[*head & mask];
 		const struct mx_request *r = lsend_lookup(p->ep,
 				j->send_handle);
 
@@ -270,10 +279,27 @@ mxd_pull_pump(struct mxd_partner *p)
 			if (n > MXD_BURST)
 				n = MXD_BURST;
 			if (n == 0 || job_frames(p, j, r, n) == 0)
-				return;
+				return 0;
 		}
-		p->job_head++;
+		(*head)++;
 	}
+	return 1;
+}
+
+/*
+ * Sends reply frames of p's jobs while fewer than PUMP_DEPTH frames wait in
+ * the tx queue: frames are built just in time, in buffers still in cache
+ * (a deep queue cycles through the whole pool, cold).  Frames asked again
+ * first; a first ask cut short by them goes on where it stopped.
+ */
+void
+mxd_pull_pump(struct mxd_partner *p)
+{
+	if (!jobs_pump(p, p->again, MXD_JOBS_AGAIN - 1, &p->again_head,
+				p->again_tail) ||
+			!jobs_pump(p, p->jobs, MXD_JOBS - 1, &p->job_head,
+				p->job_tail))
+		return;
 	mxd_list_del(&p->jobq);
 }
 
@@ -380,10 +406,11 @@ pull_port(struct mxd_pull *pl, int avoid, const uint8_t **mac)
 /*
  * Sends one PULL for [off, off + len) of pl (not by 'avoid' if another
  * port will do) and numbers it in block k; returns its port or -1.
+ * flags: MXD_F_AGAIN for frames asked again.
  */
 static int
 pull_send(struct mxd_pull *pl, struct mxd_pullblk *k, int avoid,
-		uint32_t off, uint32_t len)
+		uint32_t off, uint32_t len, uint8_t flags)
 {
 	struct mxd_partner *p = pl->p;
 	const uint8_t *mac;
@@ -395,6 +422,8 @@ pull_send(struct mxd_pull *pl, struct mxd_pullblk *k, int avoid,
 		return -1;
 	mxd_wire_put_pull(f.data + MXD_HDRS_LEN, pl->send_handle, pl->handle,
 			off, len, pl->frag);
+	if (flags != 0)
+		mxd_wire_add_flags(f.data, flags);
 	mxd_partner_xmit_on(p, port, &f, 0);
 	if (!p->silent[port]) {
 		p->silent[port] = 1;
@@ -417,9 +446,10 @@ pull_ask(struct mxd_pull *pl)
 		if (k->len == 0 || k->asked)
 			continue;
 		if (p->pulls_out >= MXD_JOBS ||
-				pull_send(pl, k, -1, k->off, k->len) < 0)
+				pull_send(pl, k, -1, k->off, k->len, 0) < 0)
 			return -1;
 		k->asked = 1;
+		k->again = 0;
 		k->asked_at = 0;	/* stamped by the next timer pass */
 		k->tail = (uint8_t)(k->count - 1);
 		p->pulls_out++;
@@ -577,7 +607,7 @@ block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
 		end = k->off + j * (uint32_t)pl->frag;
 		if (end > k->off + k->len)
 			end = k->off + k->len;
-		if (pull_send(pl, k, avoid, off, end - off) < 0)
+		if (pull_send(pl, k, avoid, off, end - off, MXD_F_AGAIN) < 0)
 			break;		/* tx full: the next pass */
 		runs++;
 		k->tail = (uint8_t)(j - 1);
@@ -586,6 +616,7 @@ block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
 	if (runs == 0)
 		return;
 	k->tries++;
+	k->again = 1;
 	k->asked_at = now;
 	k->n_asked = k->n;
 	b->counters[MXD_C_REPULLS] += runs;
@@ -593,10 +624,12 @@ block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
 
 /*
  * The first frame answering k's last PULL came by 'port': the sender
- * serves a port's PULLs in order, so blocks asked before it there that
- * still miss frames lost them (their last frame, or their PULL): ask
- * again now.  Each such block is asked again once per later PULL
- * answered, since asking renumbers it.
+ * serves a port's PULLs in order (those asking again before the others),
+ * so blocks asked before it there that still miss frames lost them (their
+ * last frame, or their PULL): ask again now.  A PULL asking again
+ * overtakes only those asking again; a first ask, every PULL before it.
+ * Each such block is asked again once per later PULL answered, since
+ * asking renumbers it.
  */
 static void
 blocks_overtaken(struct mxd_pull *pl, const struct mxd_pullblk *k,
@@ -609,6 +642,7 @@ blocks_overtaken(struct mxd_pull *pl, const struct mxd_pullblk *k,
 
 		if (o == k || o->len == 0 || !o->asked || o->n == o->count ||
 				o->port != port || o->asked_at == 0 ||
+				(k->again && !o->again) ||
 				(int32_t)(k->ask - o->ask) <= 0)
 			continue;
 		if (now == 0)
@@ -659,7 +693,9 @@ mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 		return -1;
 	}
 	k->have |= 1ull << idx;
-	if (port == k->port && (int32_t)(k->ask - p->answered[port]) > 0)
+	/* (first asks only: one asking again jumps the sender's queue) */
+	if (port == k->port && !k->again &&
+			(int32_t)(k->ask - p->answered[port]) > 0)
 		p->answered[port] = k->ask;
 	if (k->n == k->n_asked && port == k->port)
 		blocks_overtaken(pl, k, port);	/* k's PULL's first frame */
@@ -721,6 +757,7 @@ void
 mxd_pulls_timer(struct mxd_partner *p, uint64_t now)
 {
 	uint64_t rto = mxd_rtt_rto(&p->pull_rtt);
+	uint64_t again_rto = mxd_rtt_probe(&p->pull_rtt);
 	int asked = 0;
 	struct mxd_list *pos, *tmp;
 
@@ -736,10 +773,14 @@ mxd_pulls_timer(struct mxd_partner *p, uint64_t now)
 				continue;
 			if (k->asked_at == 0) {
 				k->asked_at = now;
-			} else if (now - k->asked_at >= rto << shift) {
+			} else if (now - k->asked_at >= (k->again && !shift ?
+						again_rto : rto << shift)) {
 				/* Back off only while nothing comes: a block
 				 * that loses some frames is asked again at
-				 * the round-trip timeout each time. */
+				 * the round-trip timeout each time, and
+				 * sooner once asked again (served first by
+				 * the sender, its frames do not wait behind
+				 * other blocks: mxd_rtt_probe). */
 				k->stalls = k->n == k->n_asked ?
 					(uint8_t)(k->stalls + 1) : 0;
 				block_again(pl, k, now);

@@ -21,6 +21,8 @@ struct mxd_pullblk {
 	uint8_t stalls;			/* timeouts in a row with nothing
 					 * arriving: the backoff */
 	uint8_t n_asked;		/* n when last asked */
+	uint8_t again;			/* its last PULL asked again (MXD_F_AGAIN:
+					 * the sender serves those first) */
 	uint32_t ask;			/* partner's ask number of its last PULL */
 	uint64_t asked_at;		/* ns, last PULL for it */
 };

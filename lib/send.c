@@ -360,6 +360,7 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 	uint32_t first;
 	int n = mxd_txwin_ack(&p->tx, ack, &first);
 	uint64_t sample_from = 0;
+	int held = 0;
 
 	if (n < 0) {
 		mxd_count(p->ep->board, MXD_C_BAD_ACK);
@@ -372,7 +373,13 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 		if (*slot == NULL)
 			continue;
 		/* Karn: only messages sent once give a round-trip sample
-		 * (and only those a timer pass saw: the others were fast). */
+		 * (and only those a timer pass saw: the others were fast).
+		 * An ack that also covers a message sent again was held back
+		 * by that message's loss: the messages behind it had arrived
+		 * long before, and their time to this ack is the recovery's,
+		 * not a round trip (taken, it made the estimate grow with
+		 * every loss, and the timeout with it, to MX_RTO_MAX_MS). */
+		held |= (*slot)->retx != 0;
 		if ((*slot)->retx == 0 && (*slot)->sent_at != 0)
 			sample_from = (*slot)->sent_at;
 		if ((*slot)->req != NULL)
@@ -383,7 +390,7 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 	if (n <= 0)
 		return;
 	p->backoff = 0;
-	if (sample_from != 0)
+	if (sample_from != 0 && !held)
 		mxd_rtt_sample(&p->rtt, mxd_now_ns() - sample_from);
 	if (p->notify_n != 0)
 		mxd_notices_flush(p);

@@ -16,9 +16,12 @@
  *  queued notice      send: MATCHED/NOTIFY found    every pass: sent as soon
  *                     no window or tx room          as window and room allow
  *  retransmission     send: a message launched      oldest unacked message
- *                     (mxd_timer_watch)             older than the RTO (RTT
- *                                                   estimate, doubled per
- *                                                   expiry): sent again
+ *                     (mxd_timer_watch)             older than the probe
+ *                                                   timeout the first time
+ *                                                   (mxd_rtt_probe), then
+ *                                                   the RTO (RTT estimate,
+ *                                                   doubled per expiry):
+ *                                                   sent again
  *  fast retransmit    a SACK named holes sent       a round trip after they
  *                     too recently to resend yet    were sent: sent again
  *                     (p->sack_pending)
@@ -155,7 +158,9 @@ retransmit_due(const struct mxd_partner *p, uint64_t now)
 		p->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
 
 	return rec != NULL && rec->sent_at != 0 &&
-		now >= rec->sent_at + mxd_rtt_backed_off(&p->rtt, p->backoff);
+		now >= rec->sent_at + (p->backoff == 0 ?
+				mxd_rtt_probe(&p->rtt) :
+				mxd_rtt_backed_off(&p->rtt, p->backoff));
 }
 
 static void

@@ -121,6 +121,8 @@ _Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
 				 * below the highest bit is sent again at
 				 * once) */
 #define MXD_SACK_LEN	8
+#define MXD_F_AGAIN	0x02	/* PULL: frames asked again (lost the first
+				 * time): served before the first asks */
 
 /* MXD_T_EAGER: one fragment of a message of at most MXD_MAX_FRAGS frags. */
 struct mxd_eager_hdr {

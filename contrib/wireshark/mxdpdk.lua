@@ -109,7 +109,8 @@ local pf = {
 	f_ack = ProtoField.bool("mxdpdk.flags.ack_valid", "ACK_VALID", 8,
 		nil, F_ACK_VALID, "the ack field carries an ack"),
 	f_sync = ProtoField.bool("mxdpdk.flags.sync", "SYNC", 8, nil, F_SYNC,
-		"EAGER: the sender waits for a MATCHED notice (mx_issend)"),
+		"EAGER: the sender waits for a MATCHED notice (mx_issend); " ..
+		"PULL: AGAIN, frames asked again"),
 	f_rndv = ProtoField.bool("mxdpdk.flags.rndv", "RNDV", 8, nil, F_RNDV,
 		"EAGER: the payload is a rendezvous descriptor"),
 	f_ctrl = ProtoField.bool("mxdpdk.flags.ctrl", "CTRL", 8, nil, F_CTRL,
@@ -503,6 +504,9 @@ local function dissect_pull(tvb, tree, h)
 	local info = string.format(
 		"PULL handle=0x%x recv=0x%x off=%u len=%u frag=%u",
 		u32(tvb, o), u32(tvb, o + 4), off, len, frag)
+	if band(h.flags, F_SYNC) ~= 0 then
+		info = info .. " AGAIN"
+	end
 	local bad = (len == 0 or frag == 0 or off + len > 0xffffffff) and
 		"drop: bad fragment" or nil
 	return info, bad
