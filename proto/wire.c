@@ -215,6 +215,9 @@ parse_eager(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 	if ((pkt->h.flags & MXD_F_RNDV) &&
 			pkt->u.eager.msg_len != sizeof(struct mxd_rndv_desc))
 		return MXD_DROP_LENGTH;
+	/* The receiver reads a descriptor from one fragment. */
+	if ((pkt->h.flags & MXD_F_RNDV) && count != 1)
+		return MXD_DROP_FRAG;
 	if ((pkt->h.flags & MXD_F_CTRL) && (pkt->u.eager.msg_len != 0 ||
 			(pkt->h.flags & (MXD_F_RNDV | MXD_F_SYNC)) ||
 			pkt->u.eager.match >> 32 == 0 ||

@@ -335,6 +335,9 @@ local function eager_rules(h, e)
 	if band(h.flags, F_RNDV) ~= 0 and e.msg_len ~= RNDV_DESC_LEN then
 		return "drop: bad length"
 	end
+	if band(h.flags, F_RNDV) ~= 0 and count ~= 1 then
+		return "drop: bad fragment"	-- a descriptor comes whole
+	end
 	if band(h.flags, F_CTRL) ~= 0 and (e.msg_len ~= 0 or
 			band(h.flags, F_RNDV + F_SYNC) ~= 0 or
 			e.kind == 0 or notice_names[e.kind] == nil) then

@@ -70,6 +70,30 @@ eager_roundtrip(void **state)
 	assert_memory_equal(pkt.eth->src, mac_a, 6);
 }
 
+/* A rendezvous descriptor comes whole in one fragment: split (as a
+ * partner's tiny MTU could make it, or a hostile peer), it is dropped
+ * before the receiver reads 16 bytes from a shorter payload. */
+static void
+rndv_descriptor_in_one_fragment(void **state)
+{
+	uint8_t f[256];
+	struct mxd_pkt pkt;
+	size_t n;
+
+	(void)state;
+	n = eager_frame(f, sizeof(struct mxd_rndv_desc), 16, 0);
+	mxd_wire_add_flags(f, MXD_F_RNDV);
+	mxd_wire_seal(f);
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	assert_int_equal(pkt.u.eager.frag_len, 16);
+	for (uint8_t idx = 0; idx < 2; idx++) {
+		n = eager_frame(f, sizeof(struct mxd_rndv_desc), 12, idx);
+		mxd_wire_add_flags(f, MXD_F_RNDV);
+		mxd_wire_seal(f);
+		assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_FRAG);
+	}
+}
+
 static void
 padded_frame_ok(void **state)
 {
@@ -454,6 +478,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(eager_roundtrip),
 		cmocka_unit_test(padded_frame_ok),
+		cmocka_unit_test(rndv_descriptor_in_one_fragment),
 		cmocka_unit_test(conn_and_disc_roundtrip),
 		cmocka_unit_test(unterminated_names_are_cut),
 		cmocka_unit_test(validation_table),
