@@ -181,6 +181,7 @@ local pf = {
 	conn_status = ProtoField.uint8("mxdpdk.conn.status", "Status",
 		base.DEC, conn_status),
 	conn_pad = ProtoField.bytes("mxdpdk.conn.pad", "Pad"),
+	conn_mtu = ProtoField.uint16("mxdpdk.conn.mtu", "MTU", base.DEC),
 	conn_epoch = ProtoField.uint32("mxdpdk.conn.epoch", "Epoch",
 		base.DEC),
 	conn_dst_nic = ProtoField.uint64("mxdpdk.conn.dst_nic",
@@ -437,11 +438,21 @@ local function dissect_conn(tvb, tree, h)
 	t:add(pf.conn_id, tvb(o + 8, 4))
 	t:add(pf.conn_filter, tvb(o + 12, 4))
 	t:add(pf.conn_status, tvb(o + 16, 1))
-	t:add(pf.conn_pad, tvb(o + 17, 3))
+	t:add(pf.conn_pad, tvb(o + 17, 1))
+	-- The sender's MTU; 0 (not said) from the first version-2 senders,
+	-- for which these two bytes were padding.
+	local mtu = tvb(o + 18, 2):uint()
+	local mi = t:add(pf.conn_mtu, tvb(o + 18, 2))
+	if mtu == 0 then
+		mi:append_text(" (not said)")
+	end
 	t:add(pf.conn_epoch, tvb(o + 20, 4))
 	t:add(pf.conn_dst_nic, tvb(o + 24, 8))
 	local info = string.format("%s id=0x%x nic=%s epoch=%u", name,
 		u32(tvb, o + 8), hex64(tvb, o), u32(tvb, o + 20))
+	if mtu ~= 0 then
+		info = info .. " mtu=" .. mtu
+	end
 	if h.type == T_CONN_REP then
 		local s = tvb(o + 16, 1):uint()
 		info = info .. " status=" .. (conn_status[s] or tostring(s))

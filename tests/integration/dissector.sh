@@ -123,7 +123,7 @@ fields="frame.number frame.len mxdpdk.version mxdpdk.type
 	mxdpdk.pull.recv_handle mxdpdk.pull.offset mxdpdk.pull.length
 	mxdpdk.pull_rep.recv_handle mxdpdk.pull_rep.offset mxdpdk.pull_rep.len
 	mxdpdk.retransmission mxdpdk.conn.status mxdpdk.disc.name _ws.col.Info
-	mxdpdk.conn.epoch"
+	mxdpdk.conn.epoch mxdpdk.conn.mtu"
 
 decode() {	# <name>: $dir/<name>.pcap -> $dir/<name>.tsv
 	local args=() f
@@ -189,6 +189,12 @@ BEGIN {
 	if (type == 5) names[$39] = 1
 	if (type == 4 && $38 == "0" && $41 + 0 >= 1 &&
 			$40 ~ / epoch=[1-9][0-9]*/) conn_ok++
+	# Both sides run the memif default, MTU 1500, and say so.
+	if (type == 3 || type == 4) {
+		conns++
+		if ($42 != "1500" || $40 !~ / mtu=1500( |$)/)
+			badmtu = badmtu " " $1
+	}
 	if (type == 1) eager()
 	if (type == 6) { nack_seq[$27] = $28; nack_sess[$27] = $29 }
 	if (type == 8) pull_of[$31] = $30
@@ -306,6 +312,8 @@ END {
 	ok("DISCOVER names nodeA:0 nodeB:0", ("nodeA:0" in names) &&
 		("nodeB:0" in names), "")
 	ok("CONN_REP status OK, epoch >= 1", conn_ok > 0, "")
+	ok("CONN_REQ/REP carry their senders MTU (1500)", conns > 0 &&
+		badmtu == "", "frames" badmtu)
 	ok("info column: EAGER seq= len= match=, [bad checksum], " \
 		"[retransmission]", badinfo == "", "frames" badinfo)
 	print passed + 0 " passed, " failed + 0 " failed" > resfile

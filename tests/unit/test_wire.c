@@ -120,7 +120,7 @@ conn_and_disc_roundtrip(void **state)
 	a.type = MXD_T_CONN_REP;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_conn_hdr));
 	n += mxd_wire_put_conn(f + n, 0x020000000001ull, 0x020000000002ull,
-			77, 0xabcd, MXD_CONN_BAD_KEY, 0x01020304);
+			77, 0xabcd, MXD_CONN_BAD_KEY, 0x01020304, 9000);
 	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
 	assert_true(pkt.u.conn.src_nic == 0x020000000001ull);
@@ -129,6 +129,17 @@ conn_and_disc_roundtrip(void **state)
 	assert_int_equal(pkt.u.conn.status, MXD_CONN_BAD_KEY);
 	assert_int_equal(pkt.u.conn.epoch, 0x01020304);
 	assert_true(pkt.u.conn.dst_nic == 0x020000000002ull);
+	assert_int_equal(pkt.u.conn.mtu, 9000);
+	/* The MTU is at offset 18 of the conn header, big-endian, where
+	 * the first version-2 senders put zero padding: 0 reads "not said". */
+	assert_int_equal(f[MXD_HDRS_LEN + 17], 0);
+	assert_int_equal(f[MXD_HDRS_LEN + 18], 9000 >> 8);
+	assert_int_equal(f[MXD_HDRS_LEN + 19], 9000 & 0xff);
+	f[MXD_HDRS_LEN + 18] = f[MXD_HDRS_LEN + 19] = 0;
+	mxd_wire_seal(f);
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	assert_int_equal(pkt.u.conn.mtu, 0);
+	assert_int_equal(pkt.u.conn.epoch, 0x01020304);
 
 	a.type = MXD_T_DISCOVER;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_disc_hdr));
