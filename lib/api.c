@@ -318,7 +318,7 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	}
 	r->partner = p;
 	r->sync = (uint8_t)sync;
-	r->rndv = r->length > ep->board->eager_max;	/* large: pulled */
+	r->rndv = r->length > p->eager_max;	/* large: pulled */
 	r->match_recv = match;
 	r->status.match_info = match;
 	r->status.msg_length = r->length;

@@ -79,6 +79,11 @@ board_limits(struct mxd_board *b, const struct mxd_config *c)
 		if (m < mtu)
 			mtu = m;
 	}
+	if (mtu > UINT16_MAX)
+		mtu = UINT16_MAX;	/* what a connect frame can say */
+	if (mtu < MXD_MTU_MIN)
+		mtu = MXD_MTU_MIN;	/* MX_MTU=1: no frame holds less */
+	b->mtu = mtu;
 	fmax = mtu - (uint32_t)(sizeof(struct mxd_hdr) +
 			sizeof(struct mxd_eager_hdr));
 	if (fmax > UINT16_MAX)
@@ -108,6 +113,7 @@ board_new(struct mxd_lib *lib, const struct mxd_config *c, unsigned idx,
 		b->port[i] = lib->links[ports[i]];
 		b->link_index[i] = (unsigned)ports[i];
 		b->cut_seen[i] = b->port[i]->cut;
+		b->long_seen[i] = b->port[i]->too_long;
 		b->nports++;
 	}
 	b->nic_id = mxd_mac_to_nic(b->port[0]->mac);
@@ -307,6 +313,30 @@ mxd_frame_start(struct mxd_board *b, unsigned port,
 
 /* ---- receive ------------------------------------------------------------ */
 
+/*
+ * Frames the port dropped for being longer than its buffers: counted as
+ * received and dropped ("drop: frame too long"), and said once per port.
+ * Partners agree on the smaller MTU at connect, so only a peer that does
+ * not say its MTU (an older mx-dpdk) or something not MX sends them.
+ */
+static void
+rx_too_long(struct mxd_board *b, unsigned port, const struct mxd_link *l)
+{
+	uint64_t n = l->too_long - b->long_seen[port];
+
+	if (!(b->long_said & (1u << port)))
+		MXD_LOG(WARNING, port, "board %s port %u (%s): frames longer "
+				"than its buffers (MTU %u) arrive and are "
+				"dropped: a peer sends with a larger MTU without "
+				"saying so (an older mx-dpdk?); give both sides "
+				"the same MX_MTU", b->name, port, l->name,
+				l->mtu);
+	b->long_said |= 1u << port;
+	b->counters[MXD_C_RX_FRAMES] += n;
+	b->counters[MXD_C_DROP_BASE + MXD_DROP_LONG] += n;
+	b->long_seen[port] = l->too_long;
+}
+
 unsigned
 mxd_board_rx(struct mxd_board *b, unsigned port, struct mxd_frame *f,
 		unsigned n)
@@ -319,6 +349,8 @@ mxd_board_rx(struct mxd_board *b, unsigned port, struct mxd_frame *f,
 		b->counters[MXD_C_BURSTS_CUT] += l->cut - b->cut_seen[port];
 		b->cut_seen[port] = l->cut;
 	}
+	if (l->too_long != b->long_seen[port])
+		rx_too_long(b, port, l);
 	return got;
 }
 

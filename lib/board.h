@@ -41,6 +41,10 @@ struct mxd_board {
 	struct mxd_link *port[MXD_BOARD_PORTS];
 	unsigned link_index[MXD_BOARD_PORTS];	/* index in the global table */
 	uint64_t cut_seen[MXD_BOARD_PORTS];	/* link->cut already counted */
+	uint64_t long_seen[MXD_BOARD_PORTS];	/* link->too_long counted */
+	uint32_t long_said;			/* bit per port: warned */
+	uint32_t mtu;			/* the smallest port's: frames we take
+					 * whole, sent at connect (connect.c) */
 	uint32_t frag_max;		/* eager payload per frame */
 	uint32_t pull_frag_max;		/* pull reply payload per frame */
 	uint32_t eager_max;		/* largest eager message */

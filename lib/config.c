@@ -34,7 +34,8 @@ static const struct num_setting nums[] = {
 	NUM("MX_RNDV_THRESHOLD", eager_max, 32768, 0, 1u << 20,
 		"largest eager message, bytes (<= 64 frames); above: rendezvous"),
 	NUM("MX_MTU", mtu, 0, 0, 9600,
-		"port MTU to use; 0 takes the port's own; memif: <= bsize - 14"),
+		"port MTU to use; 0 takes the port's own; memif: <= bsize - 14; "
+		"two partners use the smaller of their MTUs"),
 	NUM("MX_UNEXP_QUEUE_MAX", unexp_max, 8u << 20, 0, 1u << 31,
 		"unexpected-queue limit per endpoint, bytes (back-pressure)"),
 	NUM("MX_SPIN_US", spin_us, 1000, 0, 10000000,

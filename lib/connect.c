@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "config.h"
 #include "connect.h"
+#include "log.h"
 #include "naming.h"
 #include "reliable.h"
 #include "timers.h"
@@ -54,7 +55,8 @@ conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, unsigned port,
 				sizeof(struct mxd_conn_hdr), &f) < 0)
 		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->nic_id,
-			p->hs.id, ep->filter, MXD_CONN_OK, p->epoch);
+			p->hs.id, ep->filter, MXD_CONN_OK, p->epoch,
+			(uint16_t)b->mtu);
 	mxd_xmit_send(b, port, p->local, &f);
 	mxd_count(b, MXD_C_CONN_REQ);
 }
@@ -202,13 +204,42 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
 			pkt->u.conn.src_nic, pkt->u.conn.conn_id,
-			ep ? ep->filter : 0, status, p != NULL ? p->epoch : 0);
+			ep ? ep->filter : 0, status, p != NULL ? p->epoch : 0,
+			(uint16_t)b->mtu);
 	mxd_answer_send(b, port, local, &f);
 }
 
 /*
- * Points p at the sender of pkt: session, epoch, index, route.  Returns -1,
- * changing nothing, for a frame older than our epoch (see the top).
+ * The partner said an MTU other than our board's: frames both ways are
+ * cut to the smaller (mxd_partner_set_mtu).  Said once per partner and
+ * MTU, on both sides, since neither side's frames are as large as its
+ * own MTU allows.
+ */
+static void
+mtu_learn(struct mxd_partner *p, uint16_t remote_mtu)
+{
+	const struct mxd_board *b = p->ep->board;
+	const struct mxd_peer *peer;
+
+	if (!mxd_partner_set_mtu(p, remote_mtu) || p->mtu_said == remote_mtu)
+		return;
+	p->mtu_said = remote_mtu;
+	peer = mxd_naming_by_nic(p->nic_id);
+	MXD_LOG(WARNING, engine, "board %s endpoint %u: partner %s "
+			"(NIC %012llx) endpoint %u has MTU %u, this board %u: "
+			"frames between them carry at most %u bytes (eager "
+			"fragments of %u, pull replies of %u); give both sides "
+			"the same MX_MTU (and port buffers) to use larger frames",
+			b->name, p->ep->id, peer != NULL && peer->name[0] ?
+			peer->name : "?", (unsigned long long)p->nic_id,
+			p->remote_ep, remote_mtu, b->mtu, p->mtu, p->frag_max,
+			p->pull_frag_max);
+}
+
+/*
+ * Points p at the sender of pkt: session, epoch, index, route, MTU.
+ * Returns -1, changing nothing, for a frame older than our epoch (see the
+ * top).
  */
 static int
 partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
@@ -236,6 +267,7 @@ partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	p->remote_session = pkt->h.src_session;
 	p->last_heard = mxd_now_ns();
 	p->remote_index = pkt->h.src_peer;
+	mtu_learn(p, pkt->u.conn.mtu);
 	if (!p->local) {
 		p->port = (int)port;
 		memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);

@@ -220,8 +220,42 @@ mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 	mxd_list_init(&p->timed);
 	mxd_list_init(&p->pulls);
 	mxd_partner_reset(p, 0);
+	mxd_partner_set_mtu(p, 0);
 	ep->partners[ep->npartners++] = p;
 	return p;
+}
+
+/*
+ * Headers around a payload: an eager fragment's (common + eager header)
+ * and a pull reply's (common + pull reply header); the payload per frame
+ * is what the MTU leaves, as the board's own limits are (board.c).
+ */
+#define EAGER_HDRS	(sizeof(struct mxd_hdr) + sizeof(struct mxd_eager_hdr))
+#define PULLREP_HDRS	(sizeof(struct mxd_hdr) + \
+			sizeof(struct mxd_pullrep_hdr))
+
+int
+mxd_partner_set_mtu(struct mxd_partner *p, uint32_t remote_mtu)
+{
+	const struct mxd_board *b = p->ep->board;
+	uint32_t mtu = b->mtu, floor = remote_mtu < MXD_MTU_MIN ?
+		MXD_MTU_MIN : remote_mtu;
+
+	if (remote_mtu != 0 && floor < mtu)
+		mtu = floor;
+	p->remote_mtu = (uint16_t)remote_mtu;
+	p->mtu = (uint16_t)mtu;
+	if (mtu == b->mtu) {		/* ours: the board's figures */
+		p->frag_max = (uint16_t)b->frag_max;
+		p->pull_frag_max = (uint16_t)b->pull_frag_max;
+		p->eager_max = b->eager_max;
+	} else {
+		p->frag_max = (uint16_t)(mtu - EAGER_HDRS);
+		p->pull_frag_max = (uint16_t)(mtu - PULLREP_HDRS);
+		p->eager_max = b->eager_max < p->frag_max * MXD_MAX_FRAGS ?
+			b->eager_max : p->frag_max * MXD_MAX_FRAGS;
+	}
+	return remote_mtu != 0 && remote_mtu != b->mtu;
 }
 
 static int

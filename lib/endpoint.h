@@ -143,6 +143,14 @@ struct mxd_partner {
 	uint8_t sack_pending;
 	int port;			/* board port to use, -1 unknown */
 	uint8_t mac[MXD_ETH_ALEN];
+	/* Frame sizes towards it: the smaller of its MTU (said at connect)
+	 * and our board's (mxd_partner_set_mtu). */
+	uint16_t mtu;			/* in use both ways */
+	uint16_t remote_mtu;		/* as it said, 0: not said */
+	uint16_t mtu_said;		/* remote_mtu we logged about */
+	uint16_t frag_max;		/* eager payload per frame */
+	uint16_t pull_frag_max;		/* pull reply payload per frame */
+	uint32_t eager_max;		/* largest eager message to it */
 	struct mxd_txwin tx;
 	struct mxd_rxwin rx;
 	struct mxd_txrec *inflight[MXD_WIN];
@@ -311,6 +319,11 @@ void mxd_partner_set_state(struct mxd_partner *p, enum mxd_peer_state s);
 void mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session);
 /* Whether p's windows are at their start (nothing sent or received). */
 int mxd_partner_fresh(const struct mxd_partner *p);
+
+/* The frame sizes towards p from the MTU it said at connect (0: not
+ * said, our board's holds): the smaller of its and ours, at least
+ * MXD_MTU_MIN.  Returns 1 if it said an MTU other than our board's. */
+int mxd_partner_set_mtu(struct mxd_partner *p, uint32_t remote_mtu);
 
 /* Messages may go to p (a session is known and nothing failed). */
 static inline int

@@ -88,7 +88,7 @@ mxd_rndv_prepare(struct mx_request *r)
 		mxd_timer_watch(r->partner);
 		r->rndv_handle = (++ep->lsend_gen << 12) | i;
 		mxd_wire_put_rndv(r->desc, r->length, r->rndv_handle,
-				(uint16_t)ep->board->pull_frag_max);
+				r->partner->pull_frag_max);
 		return 0;
 	}
 	return -1;	/* table full: the send waits in its queue */
@@ -521,8 +521,8 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 	pl->p = p;
 	pl->send_handle = d.send_handle;
 	pl->total = r->status.xfer_length;
-	pl->frag = d.frag_max < ep->board->pull_frag_max ? d.frag_max :
-		(uint16_t)ep->board->pull_frag_max;
+	pl->frag = d.frag_max < p->pull_frag_max ? d.frag_max :
+		p->pull_frag_max;
 	mxd_list_add_tail(&p->pulls, &pl->plink);
 	mxd_timer_watch(p);
 	if (pl->total == 0) {

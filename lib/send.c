@@ -2,7 +2,8 @@
 /*
  * Sending: eager messages, acknowledgements, the send window.
  *
- * An eager message is cut into fragments of the board's frag_max bytes,
+ * An eager message is cut into fragments of the partner's frag_max bytes
+ * (the smaller of the two sides' MTUs, learnt at connect),
  * each copied once from the user's buffers into a frame.  The frames are
  * kept (one extra reference, in a txrec) until the partner acknowledges
  * the message's sequence number, and sent again meanwhile (reliable.c).
@@ -56,15 +57,15 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 		unsigned i, const struct mxd_hdr_args *a, struct mxd_frame *f)
 {
 	struct mxd_board *b = p->ep->board;
-	uint32_t total = wire_len(r), off = i * b->frag_max, len = total - off;
+	uint32_t total = wire_len(r), off = i * p->frag_max, len = total - off;
 	uint8_t *d = f->data;
 
-	if (len > b->frag_max)
-		len = b->frag_max;
+	if (len > p->frag_max)
+		len = p->frag_max;
 	d += mxd_wire_put_hdr(d, p->mac, b->port[p->port]->mac, a,
 			(uint16_t)(sizeof(struct mxd_eager_hdr) + len));
-	d += mxd_wire_put_eager(d, seq, total, r->match_recv,
-			(uint16_t)b->frag_max, (uint8_t)i);
+	d += mxd_wire_put_eager(d, seq, total, r->match_recv, p->frag_max,
+			(uint8_t)i);
 	if (r->rndv) {
 		memcpy(d, r->desc + off, len);
 		mxd_wire_seal(f->data);
@@ -135,7 +136,7 @@ notice_try(struct mxd_partner *p, uint64_t note)
 	d = f->data;
 	d += mxd_wire_put_hdr(d, p->mac, b->port[p->port]->mac, &a,
 			sizeof(struct mxd_eager_hdr));
-	d += mxd_wire_put_eager(d, seq, 0, note, (uint16_t)b->frag_max, 0);
+	d += mxd_wire_put_eager(d, seq, 0, note, p->frag_max, 0);
 	f->len = (uint32_t)(d - f->data);
 	mxd_frame_pad(f);
 	mxd_wire_seal(f->data);
@@ -149,11 +150,16 @@ eager_try(struct mx_request *r)
 {
 	struct mxd_partner *p = r->partner;
 	struct mx_endpoint *ep = p->ep;
-	unsigned n = mxd_frag_count(wire_len(r), ep->board->frag_max);
 	struct mxd_hdr_args a;
 	struct mxd_txrec *rec;
 	uint32_t seq;
+	unsigned n;
 
+	/* Posted before a reconnect lowered the partner's MTU: too many
+	 * fragments now, so it goes as a large message. */
+	if (!r->rndv && r->length > p->eager_max)
+		r->rndv = 1;
+	n = mxd_frag_count(wire_len(r), p->frag_max);
 	if (mxd_txwin_full(&p->tx) || mxd_partner_room(p) < n)
 		return 0;
 	if (r->rndv && r->rndv_handle == 0 && mxd_rndv_prepare(r) < 0)

@@ -189,7 +189,7 @@ corrupt(struct fault_link *fl, struct mxd_frame *f)
 }
 
 static uint16_t
-fault_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+fault_rx_frames(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 {
 	struct fault_link *fl = fl_of(l);
 	uint64_t now = now_ns();
@@ -247,6 +247,19 @@ fault_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 		}
 	}
 	return (uint16_t)out;
+}
+
+/* The port's own losses (bursts cut short, frames too long) show through
+ * the wrapper as they happen. */
+static uint16_t
+fault_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+{
+	struct fault_link *fl = fl_of(l);
+	uint16_t got = fault_rx_frames(l, f, n);
+
+	l->cut = fl->inner->cut;
+	l->too_long = fl->inner->too_long;
+	return got;
 }
 
 static uint16_t

@@ -66,6 +66,10 @@ struct mxd_link {
 	/* Bursts cut short because the port's memory vanished under the
 	 * PMD (a memif peer that went away); their frames were lost. */
 	uint64_t cut;
+	/* Frames longer than one receive buffer (a peer with a larger
+	 * MTU): the PMD chained buffers for them, which the engine cannot
+	 * read; they were dropped here. */
+	uint64_t too_long;
 	void *priv;
 	/* Start-up (control path, pmd-glue/port.c): */
 	uint8_t started;	/* the PMD started the port */

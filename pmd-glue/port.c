@@ -45,21 +45,33 @@ static int ports_ready;
 
 /* ---- datapath ---------------------------------------------------------- */
 
+/*
+ * A frame longer than one of our buffers comes as a chain of mbufs (memif,
+ * pcap); the engine reads frames whole from one buffer, so such a frame is
+ * dropped here and counted (l->too_long): the sender's MTU is larger than
+ * ours.  The frames kept stay in order.
+ */
 static uint16_t
 port_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 {
 	struct rte_mbuf *m[BURST_MAX];
-	uint16_t got;
+	uint16_t got, kept = 0;
 
 	if (n > BURST_MAX)
 		n = BURST_MAX;
 	got = rte_eth_rx_burst(l->port_id, 0, m, n);
 	for (uint16_t i = 0; i < got; i++) {
-		f[i].h = m[i];
-		f[i].data = rte_pktmbuf_mtod(m[i], uint8_t *);
-		f[i].len = rte_pktmbuf_data_len(m[i]);
+		if (unlikely(m[i]->nb_segs > 1)) {
+			l->too_long++;
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
+		f[kept].h = m[i];
+		f[kept].data = rte_pktmbuf_mtod(m[i], uint8_t *);
+		f[kept].len = rte_pktmbuf_data_len(m[i]);
+		kept++;
 	}
-	return got;
+	return kept;
 }
 
 static uint16_t

@@ -90,14 +90,14 @@ mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len, uint64_t match,
 size_t
 mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint64_t dst_nic,
 		uint32_t conn_id, uint32_t src_filter, uint8_t status,
-		uint32_t epoch)
+		uint32_t epoch, uint16_t mtu)
 {
 	mxd_put64(p + O(mxd_conn_hdr, src_nic), src_nic);
 	mxd_put32(p + O(mxd_conn_hdr, conn_id), conn_id);
 	mxd_put32(p + O(mxd_conn_hdr, src_filter), src_filter);
 	p[O(mxd_conn_hdr, status)] = status;
-	memset(p + O(mxd_conn_hdr, pad0), 0,
-			O(mxd_conn_hdr, epoch) - O(mxd_conn_hdr, pad0));
+	p[O(mxd_conn_hdr, pad0)] = 0;
+	mxd_put16(p + O(mxd_conn_hdr, mtu), mtu);
 	mxd_put32(p + O(mxd_conn_hdr, epoch), epoch);
 	mxd_put64(p + O(mxd_conn_hdr, dst_nic), dst_nic);
 	return sizeof(struct mxd_conn_hdr);
@@ -215,6 +215,9 @@ parse_eager(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 	if ((pkt->h.flags & MXD_F_RNDV) &&
 			pkt->u.eager.msg_len != sizeof(struct mxd_rndv_desc))
 		return MXD_DROP_LENGTH;
+	/* The receiver reads a descriptor from one fragment. */
+	if ((pkt->h.flags & MXD_F_RNDV) && count != 1)
+		return MXD_DROP_FRAG;
 	if ((pkt->h.flags & MXD_F_CTRL) && (pkt->u.eager.msg_len != 0 ||
 			(pkt->h.flags & (MXD_F_RNDV | MXD_F_SYNC)) ||
 			pkt->u.eager.match >> 32 == 0 ||
@@ -232,6 +235,7 @@ parse_conn(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 	pkt->u.conn.conn_id = mxd_get32(b + O(mxd_conn_hdr, conn_id));
 	pkt->u.conn.src_filter = mxd_get32(b + O(mxd_conn_hdr, src_filter));
 	pkt->u.conn.status = b[O(mxd_conn_hdr, status)];
+	pkt->u.conn.mtu = mxd_get16(b + O(mxd_conn_hdr, mtu));
 	pkt->u.conn.epoch = mxd_get32(b + O(mxd_conn_hdr, epoch));
 	pkt->u.conn.dst_nic = mxd_get64(b + O(mxd_conn_hdr, dst_nic));
 	return MXD_DROP_NONE;
@@ -444,6 +448,7 @@ mxd_drop_name(enum mxd_drop d)
 		[MXD_DROP_NOBUF] = "drop: no buffer",
 		[MXD_DROP_CSUM] = "drop: bad checksum",
 		[MXD_DROP_STALE] = "drop: stale",
+		[MXD_DROP_LONG] = "drop: frame too long",
 	};
 
 	if ((unsigned)d >= MXD_DROP_MAX)

@@ -33,6 +33,10 @@
 #define MXD_MAX_FRAGS		64	/* fragments of one eager message */
 #define MXD_NO_PEER		0xffff	/* dst_peer before connect completes */
 #define MXD_MAX_EP		256	/* endpoint ids fit one byte */
+/* The least MTU the protocol works with: an eager fragment holds a whole
+ * rendezvous descriptor (72 bytes; Ethernet's least, 68, would not).  A
+ * smaller MTU said at connect is taken as this. */
+#define MXD_MTU_MIN		72
 
 enum mxd_frame_type {
 	MXD_T_EAGER = 1,	/* one fragment of a small/medium message */
@@ -141,19 +145,30 @@ _Static_assert(sizeof(struct mxd_eager_hdr) == 24, "eager header size");
  * MXD_T_CONN_REQ / MXD_T_CONN_REP.  The request carries the requester's
  * own filter so that the accepting side can answer messages (reply to
  * mx_status_t.source) without a connect of its own.
+ *
+ * Both carry the sender's MTU: each side sends its partner frames of at
+ * most the smaller of the two (eager fragments, pull replies).  The field
+ * was zero padding in the first version-2 senders and receivers ignore
+ * padding, so the version stays 2: an older receiver ignores it, and from
+ * an older sender it reads 0, "not said", and the receiver keeps its own.
  */
 struct mxd_conn_hdr {
 	uint64_t src_nic;	/*  0 sender's NIC id (board MAC) */
 	uint32_t conn_id;	/*  8 request id, echoed by the reply */
 	uint32_t src_filter;	/* 12 sender endpoint's own filter */
 	uint8_t status;		/* 16 enum mxd_conn_status (reply only) */
-	uint8_t pad0[3];	/* 17 zero */
+	uint8_t pad0;		/* 17 zero */
+	uint16_t mtu;		/* 18 the largest frame the sender's board
+				 *    takes whole, Ethernet header excluded
+				 *    (its MTU); 0: not said (sent as zero
+				 *    padding before; see below) */
 	uint32_t epoch;		/* 20 sender's epoch of its state for the
 				 *    receiver: raised when it starts over */
 	uint64_t dst_nic;	/* 24 the NIC id asked for (a request may
 				 *    go to every port as broadcast) */
 };
 _Static_assert(sizeof(struct mxd_conn_hdr) == 32, "conn header size");
+_Static_assert(offsetof(struct mxd_conn_hdr, mtu) == 18, "conn mtu offset");
 
 /* MXD_T_DISCOVER: announce own name, optionally ask for another's. */
 struct mxd_disc_hdr {
@@ -233,6 +248,8 @@ enum mxd_drop {
 	MXD_DROP_NOBUF,		/* no buffer to hold an early message */
 	MXD_DROP_CSUM,		/* integrity check failed: corrupted */
 	MXD_DROP_STALE,		/* an old session's, epoch's or dead pull's frame */
+	MXD_DROP_LONG,		/* longer than a receive buffer (not the
+				 * parser's: the link could not hold it) */
 	MXD_DROP_MAX
 };
 
@@ -272,6 +289,7 @@ struct mxd_pkt {
 			uint32_t conn_id;
 			uint32_t src_filter;
 			uint8_t status;
+			uint16_t mtu;
 			uint32_t epoch;
 			uint64_t dst_nic;
 		} conn;
@@ -357,6 +375,10 @@ mxd_get64(const void *p)
 	return __builtin_bswap64(v);
 }
 
+_Static_assert(MXD_MTU_MIN == sizeof(struct mxd_hdr) +
+		sizeof(struct mxd_eager_hdr) + sizeof(struct mxd_rndv_desc),
+		"an eager fragment of MXD_MTU_MIN holds a descriptor");
+
 /* Wrapping sequence comparison: a before b. */
 static inline int
 mxd_seq_lt(uint32_t a, uint32_t b)
@@ -405,7 +427,7 @@ size_t mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len,
 /* Writes a CONN_REQ/REP header (after the common header), returns its size. */
 size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint64_t dst_nic,
 		uint32_t conn_id, uint32_t src_filter, uint8_t status,
-		uint32_t epoch);
+		uint32_t epoch, uint16_t mtu);
 
 /* The SACK bitmap of an ACK flagged MXD_F_SACK. */
 size_t mxd_wire_put_sack(uint8_t *p, uint64_t bits);

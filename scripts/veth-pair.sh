@@ -28,6 +28,17 @@
 #                  of 02:00:00:00:00:0a and :0b (net_af_packet uses the
 #                  interface's; net_pcap's default is replaced by a MAC
 #                  the library draws)
+#   VETH_CAPTURE   a pcap file: a capture of the run, both directions, is
+#                  written there by net_pcap's tx_pcap.  VETH_MXTAP (the
+#                  built tests/mxtap) sniffs the server's veth end and
+#                  copies every frame to a net_pcap tx_pcap= port; it
+#                  starts before the server and stops once both sides are
+#                  done, and its verdict line ("mxtap: frames ... missed
+#                  N") goes to VETH_CAPTURE.tap.  It sniffs with
+#                  net_af_packet and a ring of 4096 frames: net_pcap's
+#                  rx_iface= ring (libpcap's, which DPDK does not size)
+#                  dropped a tenth of a ping-pong's frames while the
+#                  sniffer waited for a core
 #
 # The two ends get distinct MACs (02:00:00:00:00:0a server, :0b client),
 # set with ip link: net_af_packet takes its MAC from the interface, and a
@@ -127,14 +138,14 @@ veth_pair() (
 	local eal=${VETH_EAL:---no-huge -m 256 --no-shconf}
 	local base="$eal --no-pci --log-level=error"
 	local dir; dir=$(mktemp -d /tmp/mxd-veth.XXXXXX)
-	local spid= cpid=
+	local spid= cpid= tpid=
 
 	# timeout(1) runs each side in a process group of its own, so a
 	# signal to ours reaches them only from here; both sides run in the
 	# background because bash runs a trap only once the foreground
 	# command is over.
 	cleanup() {
-		[ -n "$spid$cpid" ] && kill $spid $cpid 2>/dev/null
+		[ -n "$spid$cpid$tpid" ] && kill $spid $cpid $tpid 2>/dev/null
 		ip netns del "$nsa" 2>/dev/null
 		ip netns del "$nsb" 2>/dev/null
 		rm -rf "$dir"
@@ -157,6 +168,9 @@ veth_pair() (
 	pa=$(_veth_port "$va" "$mtu") && pb=$(_veth_port "$vb" "$mtu") ||
 		return 1
 	[ "$mtu" -gt 1500 ] && export MX_MTU=$mtu
+	if [ -n "${VETH_CAPTURE:-}" ]; then
+		_veth_tap_start || return 1
+	fi
 
 	MX_HOSTNAME=${SERVER_HOST:-nodeA} MX_DPDK_ARGS="$base $pa" \
 		ip netns exec "$nsa" timeout "$limit" "${srv[@]}" \
@@ -176,10 +190,57 @@ veth_pair() (
 	wait $cpid || crc=$?
 	wait $spid || src=$?
 	spid= cpid=
+	local trc=0
+	[ -n "$tpid" ] && { _veth_tap_stop || trc=1; }
 	if [ $src -ne 0 ] || [ $crc -ne 0 ]; then
 		echo "veth_pair (${VETH_PMD:-af_packet}): server" \
 			"exit $src, client exit $crc; server log:" >&2
 		sed 's/^/  server: /' "$dir/server.log" >&2
 	fi
-	[ $src -eq 0 ] && [ $crc -eq 0 ]
+	[ $src -eq 0 ] && [ $crc -eq 0 ] && [ $trc -eq 0 ]
 )
+
+# The capture (VETH_CAPTURE): mxtap in the server's namespace, sniffing
+# its veth end.  Called inside veth_pair (its variables).
+_veth_tap_start() {
+	local i
+	if [ ! -x "${VETH_MXTAP:-}" ]; then
+		echo "veth_pair: VETH_CAPTURE needs VETH_MXTAP (tests/mxtap)" >&2
+		return 1
+	fi
+	# Ring frames as _veth_port makes them, 4096 of them.
+	local fs=2048 bs=4096
+	if [ "$mtu" -gt 1500 ]; then
+		fs=$(( (mtu + 14 + 66 + 15) / 16 * 16 ))
+		bs=$fs
+		while [ $((bs % 4096)) -ne 0 ]; do bs=$((bs + fs)); done
+	fi
+	rm -f "$VETH_CAPTURE" "$VETH_CAPTURE.tap"
+	MX_DPDK_ARGS="$base --vdev=net_af_packet0,iface=$va,qpairs=1,\
+framesz=$fs,blocksz=$bs,framecnt=4096 \
+--vdev=net_pcap0,tx_pcap=$VETH_CAPTURE" \
+		ip netns exec "$nsa" timeout "$limit" "$VETH_MXTAP" "$limit" \
+		>"$dir/tap.log" 2>&1 &
+	tpid=$!
+	for i in $(seq 1 1000); do
+		grep -q "mxtap: sniffing" "$dir/tap.log" 2>/dev/null && return 0
+		kill -0 $tpid 2>/dev/null || break
+		sleep 0.01
+	done
+	echo "veth_pair: mxtap did not start:" >&2
+	sed 's/^/  mxtap: /' "$dir/tap.log" >&2
+	return 1
+}
+
+_veth_tap_stop() {
+	local rc=0
+	kill -TERM $tpid 2>/dev/null
+	wait $tpid || rc=$?
+	tpid=
+	grep "^mxtap: frames" "$dir/tap.log" >"$VETH_CAPTURE.tap"
+	if [ $rc -ne 0 ] || [ ! -s "$VETH_CAPTURE.tap" ]; then
+		echo "veth_pair: mxtap exit $rc:" >&2
+		sed 's/^/  mxtap: /' "$dir/tap.log" >&2
+		return 1
+	fi
+}

@@ -182,6 +182,7 @@ local pf = {
 	conn_status = ProtoField.uint8("mxdpdk.conn.status", "Status",
 		base.DEC, conn_status),
 	conn_pad = ProtoField.bytes("mxdpdk.conn.pad", "Pad"),
+	conn_mtu = ProtoField.uint16("mxdpdk.conn.mtu", "MTU", base.DEC),
 	conn_epoch = ProtoField.uint32("mxdpdk.conn.epoch", "Epoch",
 		base.DEC),
 	conn_dst_nic = ProtoField.uint64("mxdpdk.conn.dst_nic",
@@ -336,6 +337,9 @@ local function eager_rules(h, e)
 	if band(h.flags, F_RNDV) ~= 0 and e.msg_len ~= RNDV_DESC_LEN then
 		return "drop: bad length"
 	end
+	if band(h.flags, F_RNDV) ~= 0 and count ~= 1 then
+		return "drop: bad fragment"	-- a descriptor comes whole
+	end
 	if band(h.flags, F_CTRL) ~= 0 and (e.msg_len ~= 0 or
 			band(h.flags, F_RNDV + F_SYNC) ~= 0 or
 			e.kind == 0 or notice_names[e.kind] == nil) then
@@ -435,11 +439,21 @@ local function dissect_conn(tvb, tree, h)
 	t:add(pf.conn_id, tvb(o + 8, 4))
 	t:add(pf.conn_filter, tvb(o + 12, 4))
 	t:add(pf.conn_status, tvb(o + 16, 1))
-	t:add(pf.conn_pad, tvb(o + 17, 3))
+	t:add(pf.conn_pad, tvb(o + 17, 1))
+	-- The sender's MTU; 0 (not said) from the first version-2 senders,
+	-- for which these two bytes were padding.
+	local mtu = tvb(o + 18, 2):uint()
+	local mi = t:add(pf.conn_mtu, tvb(o + 18, 2))
+	if mtu == 0 then
+		mi:append_text(" (not said)")
+	end
 	t:add(pf.conn_epoch, tvb(o + 20, 4))
 	t:add(pf.conn_dst_nic, tvb(o + 24, 8))
 	local info = string.format("%s id=0x%x nic=%s epoch=%u", name,
 		u32(tvb, o + 8), hex64(tvb, o), u32(tvb, o + 20))
+	if mtu ~= 0 then
+		info = info .. " mtu=" .. mtu
+	end
 	if h.type == T_CONN_REP then
 		local s = tvb(o + 16, 1):uint()
 		info = info .. " status=" .. (conn_status[s] or tostring(s))

@@ -63,6 +63,11 @@ fake_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 	while (got < n && p->head != p->tail) {
 		struct fbuf *b = p->ring[p->head++ % FAKE_RING];
 
+		if (p->rx_max != 0 && b->len > p->rx_max) {
+			p->link.too_long++;
+			buf_unref(b);
+			continue;
+		}
 		f[got].h = b;
 		f[got].data = b->data;
 		f[got].len = b->len;

@@ -21,6 +21,10 @@ struct fake_port {
 	int up;
 	int reverse;		/* rx: reverse what is pending at each poll */
 	int lose;		/* tx: takes every frame and loses it */
+	/* rx: frames longer are dropped and counted in link.too_long, as
+	 * the DPDK glue drops a frame that does not fit one buffer (0: no
+	 * limit below FAKE_ROOM) */
+	uint32_t rx_max;
 	/* tx: looks at each frame sent: FAKE_PASS, FAKE_DROP, or FAKE_HOLD
 	 * (kept until fake_release delivers it, after what followed) */
 	int (*tap)(const uint8_t *frame, uint32_t len);

@@ -29,6 +29,10 @@ extern struct fixture fx;
 int fixture_setup(void **state);
 /* The same setup without the connects. */
 int fixture_open(void **state);
+/* fixture_setup with MTUs of its own on each board's port; each port
+ * drops frames longer than its MTU (fake_port.rx_max), as a port whose
+ * buffers hold no more does. */
+int fixture_setup_mtu(uint32_t mtu0, uint32_t mtu1);
 int fixture_teardown(void **state);
 
 #endif

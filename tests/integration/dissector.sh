@@ -1,19 +1,39 @@
 #!/usr/bin/env bash
 # The Wireshark dissector (contrib/wireshark/mxdpdk.lua) read by tshark from
-# a net_pcap capture of real traffic.
+# net_pcap tx_pcap captures of real traffic (issue 16 items 2 and 6).
 #
-# mxtap relays frames between two memif ports and copies each one to a
-# net_pcap port (tx_pcap=capture file); wire_traffic a (nodeA) and b
-# (nodeB) talk through it, each dropping 5% of what it receives
-# (MX_FAULTS), so messages, fragments and pull replies are sent again.
-# The first run has mxtap corrupt 3% of the frames it relays (MX_FAULTS
-# corrupt=): they are captured corrupted, and mxtap prints its own verdict
-# on every frame with the project's CRC code.  The second run corrupts
-# nothing.  For each capture tshark exports the decoded fields and this
-# script checks that every frame type appears, that sequence numbers,
-# match information and lengths decode to what wire_traffic sent, that
-# pulls cover the large messages, that every frame has a checksum status
-# and that the good / bad / unverified counts equal mxtap's.
+# Where the captures come from (tests/mxtap; the capture is the tx_pcap
+# file of a net_pcap port in both cases):
+#   memif  mxtap relays frames between two memif ports, the MX processes
+#          being memif clients of its two sockets, and copies each frame
+#          to the capture
+#   veth   the MX processes run in two network namespaces joined by a veth
+#          pair, each on a net_pcap port with default arguments (iface=);
+#          mxtap sniffs the server's veth end (net_af_packet, whose ring
+#          is large enough) into the capture (scripts/veth-pair.sh,
+#          VETH_CAPTURE); needs root, else these runs are skipped with a
+#          line that says so
+#
+# wire_traffic a (nodeA) and b (nodeB) put every frame type on the wire,
+# each dropping 5% of what it receives (MX_FAULTS), so messages, fragments
+# and pull replies are sent again.  Over memif, the first run has mxtap
+# corrupt 3% of the frames it relays (MX_FAULTS corrupt=): they are
+# captured corrupted, and mxtap prints its own verdict on every frame with
+# the project's CRC code; the second corrupts nothing; mxtap holds back
+# the closing endpoint's BYE, so that a message to it is refused by NACK
+# on the wire (a sniffer cannot hold anything back: over veth the NACK
+# may not come, and is not required).  For each capture tshark exports
+# the decoded fields and this script checks that every frame type
+# appears, that sequence numbers, match information and lengths decode to
+# what wire_traffic sent, that every message is acknowledged, that pulls
+# cover the large messages, that every frame has a checksum status and
+# that the good / bad / unverified counts equal mxtap's.
+#
+# mx_pingpong -V (0 B to 64 KiB, both ways) is captured the same two ways;
+# its checks: every frame decoded with a good check, every length both
+# ways as eager messages up to 32 KiB and as a rendezvous at 64 KiB, each
+# pulled whole and NOTIFYed, sequence numbers without a gap, every
+# message acknowledged.
 #
 # Skipped (exit 77) without tshark or without Lua in tshark.
 set -u
@@ -21,6 +41,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: dissector.sh <build-dir>}
 lua=$top/contrib/wireshark/mxdpdk.lua
 limit=40		# seconds any one process may take
+. "$top/scripts/veth-pair.sh"
 
 if ! command -v tshark >/dev/null 2>&1; then
 	echo "SKIP: tshark is not installed (apt-get install tshark)"
@@ -58,13 +79,27 @@ wait_for() {
 	return 1
 }
 
-# capture <name> <mxtap MX_FAULTS>: runs the exchange through mxtap into
-# $dir/<name>.pcap; mxtap's verdict line goes to $dir/<name>.tap, the
-# message table wire_traffic b printed to $dir/<name>.msgs.
-capture() {
-	local name=$1 faults=$2 d=$dir/$1
-	local eal="--no-huge -m 128 --no-shconf --no-pci --log-level=error"
-	local tap a rc=0
+eal="--no-huge -m 128 --no-shconf --no-pci --log-level=error"
+# Few frames in flight: fewer buffers, a quicker start.  A timeout floor
+# above the scheduling delays of two cores shared by three polling
+# processes: what goes again was lost, not merely late.
+wt_a="env MX_MBUFS=4095 MX_RTO_MIN_US=5000 MX_FAULTS=drop=5%,seed=3"
+# B probes A while A naps (ACK PING: quarter of the peer timeout), and
+# lingers little on its refused last message.
+wt_b="env MX_MBUFS=4095 MX_RTO_MIN_US=5000 MX_FAULTS=drop=5%,seed=4
+	MX_PEER_TIMEOUT_MS=2000 MX_CLOSE_LINGER_MS=300"
+pp_args="-S 0 -E 65536 -N 5 -W 2 -V --no-progress"
+
+# memif_run <name> <mxtap MX_FAULTS> <A's ready line> <A cmd...> -- <B cmd...>:
+# runs A and B through mxtap into $dir/<name>.pcap; mxtap's verdict line
+# goes to $dir/<name>.tap, B's output to $dir/<name>/b.log.
+memif_run() {
+	local name=$1 faults=$2 ready=$3 d=$dir/$1
+	local tap a rc=0 acmd=() bcmd=()
+	shift 3
+	while [ "$1" != "--" ]; do acmd+=("$1"); shift; done
+	shift
+	bcmd=("$@")
 	mkdir -p "$d"
 	# The closing endpoint's BYE is held back, so that B's late message
 	# is refused by a NACK on the wire (wire_traffic.c).
@@ -80,23 +115,14 @@ capture() {
 		kill -TERM "$tap" 2>/dev/null
 		return 1
 	fi
-	# Few frames in flight: fewer buffers, a quicker start.  A timeout
-	# floor above the scheduling delays of two cores shared by three
-	# polling processes: what goes again was lost, not merely late.
-	MX_HOSTNAME=nodeA MX_MBUFS=4095 MX_RTO_MIN_US=5000 \
-	MX_FAULTS="drop=5%,seed=3" \
+	MX_HOSTNAME=nodeA \
 	MX_DPDK_ARGS="$eal --vdev=net_memif0,role=client,socket=$d/a.sock,mac=02:00:00:00:00:0a" \
-		timeout $limit "$build/tests/wire_traffic" a >"$d/a.log" 2>&1 &
+		timeout $limit "${acmd[@]}" >"$d/a.log" 2>&1 &
 	a=$!
-	wait_for "$d/a.log" "a ready" "$a" || rc=1
-	# B probes A while A naps (ACK PING: quarter of the peer timeout),
-	# and lingers little on its refused last message.
-	MX_HOSTNAME=nodeB MX_MBUFS=4095 MX_RTO_MIN_US=5000 \
-	MX_FAULTS="drop=5%,seed=4" \
-	MX_PEER_TIMEOUT_MS=2000 MX_CLOSE_LINGER_MS=300 \
+	wait_for "$d/a.log" "$ready" "$a" || rc=1
+	MX_HOSTNAME=nodeB \
 	MX_DPDK_ARGS="$eal --vdev=net_memif0,role=client,socket=$d/b.sock,mac=02:00:00:00:00:0b" \
-		timeout $limit "$build/tests/wire_traffic" b >"$d/b.log" 2>&1 ||
-		rc=1
+		timeout $limit "${bcmd[@]}" >"$d/b.log" 2>&1 || rc=1
 	wait "$a" || rc=1
 	kill -TERM "$tap" 2>/dev/null
 	wait "$tap" || rc=1
@@ -108,7 +134,26 @@ capture() {
 		return 1
 	fi
 	grep "^mxtap: frames" "$d/tap.log" >"$dir/$name.tap"
-	grep "^message " "$d/b.log" >"$dir/$name.msgs"
+}
+
+# veth_run <name> <A's ready line> <A cmd...> -- <B cmd...>: the same
+# between two network namespaces, net_pcap on each veth end with default
+# arguments, mxtap sniffing A's end into $dir/<name>.pcap.
+veth_run() {
+	local name=$1 ready=$2 d=$dir/$1
+	shift 2
+	mkdir -p "$d"
+	if ! VETH_PMD=pcap VETH_IFACE_MAC=0 VETH_PAIR_TIMEOUT=$((limit + 20)) \
+			VETH_EAL="--no-huge -m 128 --no-shconf" \
+			VETH_CAPTURE="$dir/$name.pcap" \
+			VETH_MXTAP="$build/tests/mxtap" \
+			veth_pair "$ready" "$@" >"$d/b.log" 2>"$d/pair.log"; then
+		echo "FAIL: $name: the exchange failed:"
+		sed 's/^/  /' "$d/pair.log"
+		sed 's/^/  b: /' "$d/b.log"
+		return 1
+	fi
+	mv "$dir/$name.pcap.tap" "$dir/$name.tap"
 }
 
 # The fields the checks read, one line per frame, tab separated.
@@ -123,7 +168,7 @@ fields="frame.number frame.len mxdpdk.version mxdpdk.type
 	mxdpdk.pull.recv_handle mxdpdk.pull.offset mxdpdk.pull.length
 	mxdpdk.pull_rep.recv_handle mxdpdk.pull_rep.offset mxdpdk.pull_rep.len
 	mxdpdk.retransmission mxdpdk.conn.status mxdpdk.disc.name _ws.col.Info
-	mxdpdk.conn.epoch"
+	mxdpdk.conn.epoch mxdpdk.conn.mtu mxdpdk.ack mxdpdk.flags.ack_valid"
 
 decode() {	# <name>: $dir/<name>.pcap -> $dir/<name>.tsv
 	local args=() f
@@ -134,10 +179,11 @@ decode() {	# <name>: $dir/<name>.pcap -> $dir/<name>.tsv
 		! grep -qi "lua.*error\|error.*lua" "$dir/$1.tshark.err"
 }
 
-# check <name> <corrupted: 1|0>: the checks on one capture; prints one
-# line per check, and "N passed, M failed" to $dir/<name>.result.
-check() {
-	awk -F'\t' -v corrupt="$2" -v tapfile="$dir/$1.tap" \
+# check_wt <name> <corrupted: 1|0> <NACK on the wire: 1|0>: the checks on
+# a capture of wire_traffic; prints one line per check, and "N passed, M
+# failed" to $dir/<name>.result.
+check_wt() {
+	awk -F'\t' -v corrupt="$2" -v nack="$3" -v tapfile="$dir/$1.tap" \
 		-v msgfile="$dir/$1.msgs" -v resfile="$dir/$1.result" \
 		-v name="$1" '
 function hex(s,   v, i) {
@@ -189,6 +235,17 @@ BEGIN {
 	if (type == 5) names[$39] = 1
 	if (type == 4 && $38 == "0" && $41 + 0 >= 1 &&
 			$40 ~ / epoch=[1-9][0-9]*/) conn_ok++
+	# Both sides run the memif default, MTU 1500, and say so.
+	if (type == 3 || type == 4) {
+		conns++
+		if ($42 != "1500" || $40 !~ / mtu=1500( |$)/)
+			badmtu = badmtu " " $1
+	}
+	# Acks from A (endpoint 1) to B (endpoint 3): explicit or carried.
+	if ($44 == "1" && $10 == "1" && $11 == "3") {
+		if ($43 + 0 > ack13) ack13 = $43 + 0
+		if (type == 2) explicit13++
+	}
 	if (type == 1) eager()
 	if (type == 6) { nack_seq[$27] = $28; nack_sess[$27] = $29 }
 	if (type == 8) pull_of[$31] = $30
@@ -245,9 +302,10 @@ function pull_rep(   r, key) {
 	rep_end[r] = ($35 + $36 > rep_end[r]) ? $35 + $36 : rep_end[r]
 }
 END {
-	ok("every frame read (" frames " frames, mxtap " tap["frames"] ")",
-		frames == tap["frames"] && frames > 0,
-		"mxtap counted " tap["frames"])
+	ok("every frame read (" frames " frames, mxtap " tap["frames"] \
+		", none missed)", frames == tap["frames"] && frames > 0 &&
+		tap["missed"] == 0, "mxtap: " tap["frames"] ", missed " \
+		tap["missed"])
 	ok("every MX frame decoded (" mx ")", mx == tap["mx"],
 		"mxtap counted " tap["mx"])
 	ok("a checksum status on every frame", nostatus == 0,
@@ -259,12 +317,13 @@ END {
 		bad + unverified <= tap["corrupted"], "mxtap: " tap["bad"])
 	ok("unverified checksums: " unverified + 0,
 		unverified == tap["unverified"], "mxtap: " tap["unverified"])
-	split("1 2 3 4 5 6 8 9", ty, " ")
+	nty = split(nack ? "1 2 3 4 5 6 8 9" : "1 2 3 4 5 8 9", ty, " ")
 	miss = ""
-	for (i = 1; i <= 8; i++)
+	for (i = 1; i <= nty; i++)
 		if (!(ty[i] in seen_type)) miss = miss " " ty[i]
-	ok("every frame type (EAGER ACK CONN_REQ CONN_REP DISCOVER NACK PULL " \
-		"PULL_REP)", miss == "", "missing types" miss)
+	ok("every frame type (EAGER ACK CONN_REQ CONN_REP DISCOVER " \
+		(nack ? "NACK " : "") "PULL PULL_REP)", miss == "",
+		"missing types" miss)
 	ok("flags SYNC RNDV CTRL PING FRESH", f_sync && f_rndv && f_ctrl &&
 		f_ping && f_fresh, f_sync "/" f_rndv "/" f_ctrl "/" f_ping "/" f_fresh)
 	ok("notices MATCHED and NOTIFY", nkind[1] && nkind[2],
@@ -298,40 +357,184 @@ END {
 	}
 	ok("pull replies cover each of " n " large messages, each NOTIFYed",
 		n == 3 && miss == "", miss)
-	ok("NACK refuses the late message (seq " late_seq ", reason closed)",
-		late_seq != "" && nack_seq[late_seq] == "1" &&
-		nack_sess[late_seq] == late_sess, "")
+	if (nack)
+		ok("NACK refuses the late message (seq " late_seq \
+			", reason closed)", late_seq != "" &&
+			nack_seq[late_seq] == "1" &&
+			nack_sess[late_seq] == late_sess, "")
+	ok("every message acknowledged: A acks " ack13 " >= " nmsg \
+		" messages, " explicit13 + 0 " explicit ACKs", nmsg > 0 &&
+		ack13 >= nmsg && explicit13 > 0, "")
 	ok("retransmissions marked: " retrans, retrans > 0 && badretrans == "",
 		"frames" badretrans)
 	ok("DISCOVER names nodeA:0 nodeB:0", ("nodeA:0" in names) &&
 		("nodeB:0" in names), "")
 	ok("CONN_REP status OK, epoch >= 1", conn_ok > 0, "")
+	ok("CONN_REQ/REP carry their senders MTU (1500)", conns > 0 &&
+		badmtu == "", "frames" badmtu)
 	ok("info column: EAGER seq= len= match=, [bad checksum], " \
 		"[retransmission]", badinfo == "", "frames" badinfo)
 	print passed + 0 " passed, " failed + 0 " failed" > resfile
 }' "$dir/$1.tsv"
 }
 
-for run in corrupt:"corrupt=3%,seed=5" clean:""; do
-	name=${run%%:*}
-	if ! capture "$name" "${run#*:}"; then
-		fails=$((fails + 1))
-		continue
-	fi
+# check_pp <name>: the checks on a capture of mx_pingpong -V (nodeA
+# endpoint 1 echoes nodeB endpoint 2's messages, lengths 0 to 65536).
+check_pp() {
+	awk -F'\t' -v tapfile="$dir/$1.tap" -v resfile="$dir/$1.result" \
+		-v name="$1" '
+function ok(what, cond, detail) {
+	if (cond) { print "ok: " name ": " what; passed++ }
+	else { print "FAIL: " name ": " what " (" detail ")"; failed++ }
+}
+BEGIN {
+	getline tapline < tapfile
+	nt = split(tapline, t, " ")
+	for (i = 2; i < nt; i += 2) tap[t[i]] = t[i + 1]
+	eager_max = 32768
+}
+{
+	frames++
+	if ($3 == "") next
+	mx++
+	if ($14 != "1") { notgood++; next }
+	good++
+	type = $4; seen_type[type]++
+	dir = $10 "->" $11
+	if ($44 == "1" && $43 + 0 > maxack[dir]) maxack[dir] = $43 + 0
+	if (type == 1) {	# messages and notices share the numbers
+		if ($37 == "") seqs[dir, $15 + 0] = 1
+		if ($15 + 0 > maxseq[dir]) maxseq[dir] = $15 + 0
+	}
+	# Handles are keyed by the endpoint that sends the data: both
+	# sides number theirs alike.
+	if (type == 1 && $7 == "1" && $23 == "2") notified[$11, $24] = 1
+	if (type == 1 && $7 != "1" && $6 == "1") {
+		rndv_total[$10, $26] = $25; rndv_dir[$10, $26] = dir
+	}
+	if (type == 1 && $7 != "1" && $6 != "1") lens[dir, $16 + 0] = 1
+	if (type == 8) pull_of[$11, $31] = $30
+	if (type == 9 && !(($10, $34, $35) in rep_seen)) {
+		rep_seen[$10, $34, $35] = 1
+		rep_bytes[$10, $34] += $36
+	}
+}
+END {
+	ok("every frame read (" frames " frames, mxtap " tap["frames"] \
+		", none missed)", frames == tap["frames"] && frames > 0 &&
+		tap["missed"] == 0, "mxtap: " tap["frames"] ", missed " \
+		tap["missed"])
+	ok("every MX frame decoded (" mx "), every check good", mx == \
+		tap["mx"] && notgood == 0 && good == tap["good"],
+		notgood + 0 " not good, mxtap good " tap["good"])
+	split("1 2 3 4 5 8 9", ty, " ")
+	miss = ""
+	for (i = 1; i <= 7; i++)
+		if (!(ty[i] in seen_type)) miss = miss " " ty[i]
+	ok("frame types EAGER ACK CONN_REQ CONN_REP DISCOVER PULL PULL_REP",
+		miss == "", "missing" miss)
+	split("2->1 1->2", dirs, " ")
+	for (k = 1; k <= 2; k++) {
+		d = dirs[k]; miss = ""
+		for (l = 0; l <= eager_max; l = l ? l * 2 : 1)
+			if (!((d, l) in lens)) miss = miss " " l
+		ok(d ": eager messages of every length 0.." eager_max,
+			miss == "", "missing" miss)
+		n = 0; bad = ""
+		for (key in rndv_total) {
+			if (rndv_dir[key] != d) continue
+			n++
+			split(key, kh, SUBSEP)	# sender, send handle
+			r = ""
+			for (rk in pull_of) {
+				split(rk, kr, SUBSEP)	# sender, recv handle
+				if (kr[1] == kh[1] && pull_of[rk] == kh[2])
+					r = kr[2]
+			}
+			if (rndv_total[key] != 65536 || r == "" ||
+					rep_bytes[kh[1], r] != 65536 ||
+					!((kh[1], kh[2]) in notified))
+				bad = bad " " kh[2]
+		}
+		ok(d ": " n " rendezvous of 65536 bytes, each pulled whole " \
+			"and NOTIFYed", n > 0 && bad == "", "handles" bad)
+		miss = ""
+		for (q = 1; q <= maxseq[d]; q++)
+			if (!((d, q) in seqs)) miss = miss " " q
+		ok(d ": sequence numbers 1.." maxseq[d] " without a gap",
+			maxseq[d] > 0 && miss == "", "missing" miss)
+		split(d, e, "->")
+		back = e[2] "->" e[1]
+		ok(d ": every message acknowledged (ack " maxack[back] \
+			" >= seq " maxseq[d] ")", maxack[back] >= maxseq[d], "")
+	}
+	print passed + 0 " passed, " failed + 0 " failed" > resfile
+}' "$dir/$1.tsv"
+}
+
+# result <name> <check ...>: decodes $dir/<name>.pcap, runs the check and
+# adds its counts to the totals.
+result() {
+	local name=$1 p= f=
+	shift
 	if ! decode "$name"; then
 		echo "FAIL: $name: tshark failed:"; cat "$dir/$name.tshark.err"
 		fails=$((fails + 1))
-		continue
+		return
 	fi
 	echo "== $name: $(cat "$dir/$name.tap")"
-	check "$name" "$([ "$name" = corrupt ] && echo 1 || echo 0)"
-	p=; f=
+	"$@"
 	read -r p _ f _ <"$dir/$name.result" 2>/dev/null
 	case "$p$f" in
 	''|*[!0-9]*) echo "FAIL: $name: the checks did not run"; p=0; f=1 ;;
 	esac
 	passes=$((passes + p))
 	fails=$((fails + f))
+}
+
+wt() {	# the wire_traffic commands for A and B
+	echo "$wt_a $build/tests/wire_traffic a -- $wt_b $build/tests/wire_traffic b"
+}
+
+# Over memif, through the relay: wire_traffic with and without corruption,
+# then mx_pingpong.
+for run in corrupt:"corrupt=3%,seed=5" clean:""; do
+	name=${run%%:*}
+	if ! memif_run "$name" "${run#*:}" "a ready" $(wt); then
+		fails=$((fails + 1))
+		continue
+	fi
+	grep "^message " "$dir/$name/b.log" >"$dir/$name.msgs"
+	result "$name" check_wt "$name" \
+		"$([ "$name" = corrupt ] && echo 1 || echo 0)" 1
 done
+if memif_run pingpong "" "receiver on board" \
+		"$build/apps/mx_pingpong" -e 1 -- \
+		"$build/apps/mx_pingpong" -d nodeA:0 -r 1 -e 2 $pp_args; then
+	result pingpong check_pp pingpong
+else
+	fails=$((fails + 1))
+fi
+
+# Over veth with net_pcap, sniffed: the same without a relay.
+if why=$(veth_check); then
+	if veth_run veth "a ready" $(wt); then
+		grep "^message " "$dir/veth/b.log" >"$dir/veth.msgs"
+		result veth check_wt veth 0 0
+	else
+		fails=$((fails + 1))
+	fi
+	if veth_run veth-pingpong "receiver on board" \
+			"$build/apps/mx_pingpong" -e 1 -- \
+			"$build/apps/mx_pingpong" -d nodeA:0 -r 1 -e 2 $pp_args
+	then
+		result veth-pingpong check_pp veth-pingpong
+	else
+		fails=$((fails + 1))
+	fi
+else
+	echo "skip: the veth captures (net_pcap between two network" \
+		"namespaces): $why"
+fi
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -4,8 +4,8 @@
 # library's message is checked, plus the conventions around them: the EAL
 # quiet by default, DPDK's usage only with MX_VERBOSE, the mx rte_log
 # types obeying --log-level, unique MACs for PMD defaults, a board name
-# another process of the host uses, and every setting documented in the
-# README and printed by mx_info.
+# another process of the host uses, partners of different MTUs, and every
+# setting documented in the README and printed by mx_info.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: errors.sh <build-dir>}
@@ -93,6 +93,27 @@ run MX_HOSTNAME=second$$ MX_DPDK_ARGS="$A --vdev=net_memif0,role=server,socket=$
 expect "port held by another process" "mx: port net_memif0: its memif socket $dir/held.sock is held by another process (a memif server already serves it): stop that process, give this port another socket=, or make it that server's client (role=client)"
 grep -q "mx_init failed: Busy" "$dir/out"
 verdict "held port: mx_init returns MX_BUSY" $?
+
+# Partners of different MTUs (9000 and 1500, both with memif buffers of
+# 9216 bytes): each side says so once, naming the partner and both MTUs,
+# and a medium message (4 KiB: three frames of 1500) goes both ways.
+MX_MTU=9000 MX_HOSTNAME=big$$ MX_DPDK_ARGS="$A --vdev=net_memif0,role=server,socket=$dir/mtu.sock,bsize=9216,mac=02:00:00:00:0e:0a" \
+	timeout 60 "$build/apps/mx_pingpong" -e 1 >"$dir/mtu-server" 2>&1 &
+mtu_srv=$!
+pids="$pids $mtu_srv"
+for i in $(seq 1 1000); do
+	grep -q "receiver on board" "$dir/mtu-server" && break
+	sleep 0.01
+done
+run MX_MTU=1500 MX_HOSTNAME=small$$ MX_DPDK_ARGS="$A --vdev=net_memif0,role=client,socket=$dir/mtu.sock,bsize=9216,mac=02:00:00:00:0e:0b" \
+	-- "$build/apps/mx_pingpong" -d big$$:0 -r 1 -e 2 -S 4096 -E 4096 -N 5 -V
+warns "MTU mismatch: the smaller side" "mx: board small$$:0 endpoint 2: partner big$$:0 (NIC 020000000e0a) endpoint 1 has MTU 9000, this board 1500: frames between them carry at most 1500 bytes (eager fragments of 1444, pull replies of 1460); give both sides the same MX_MTU (and port buffers) to use larger frames"
+wait "$mtu_srv"
+echo $? >"$dir/rc"
+cp "$dir/mtu-server" "$dir/out"
+warns "MTU mismatch: the larger side" "mx: board big$$:0 endpoint 1: partner small$$:0 (NIC 020000000e0b) endpoint 2 has MTU 1500, this board 9000: frames between them carry at most 1500 bytes (eager fragments of 1444, pull replies of 1460); give both sides the same MX_MTU (and port buffers) to use larger frames"
+[ "$(grep -c "has MTU" "$dir/mtu-server")" -eq 1 ]
+verdict "MTU mismatch: said once" $?
 
 # --- settings -------------------------------------------------------------
 run MX_BOARDS=9+9 MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -q

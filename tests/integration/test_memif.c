@@ -15,6 +15,7 @@
  */
 #include <stdarg.h>
 #include <stddef.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -55,6 +56,8 @@ static const char *role = "parent";
 static char sock_path[128];
 static char ready_path[160];
 static int two_ports;		/* boards of two memif pairs (MX_BOARDS) */
+static const char *memif_extra = "";	/* more memif devargs, ",k=v" */
+static const char *log_args = "--log-level=error";
 
 /* Board 0's counters and their labels (the caller frees both), or 0. */
 static uint32_t
@@ -130,12 +133,12 @@ start(const char *name, int server, uint32_t ep_id)
 	role = name;
 	mxt_fail_hook = child_fail;
 	mxt_wait_ms = WAIT_MS;
-	snprintf(args, sizeof(args), "%s --no-pci --log-level=error "
-			"--vdev=net_memif0,role=%s,socket=%s,mac=02:00:00:00:00:%s",
+	snprintf(args, sizeof(args), "%s --no-pci %s "
+			"--vdev=net_memif0,role=%s,socket=%s,mac=02:00:00:00:00:%s%s",
 			getenv("MXD_TEST_HUGE") ?
 				"--in-memory -m 256" : "--no-huge -m 256 --no-shconf",
-			server ? "server" : "client", sock_path,
-			server ? "0a" : "0b");
+			log_args, server ? "server" : "client", sock_path,
+			server ? "0a" : "0b", memif_extra);
 	if (two_ports) {
 		size_t n = strlen(args);
 
@@ -469,6 +472,171 @@ large_b(void)
 	}
 	r = mxt_recv(ep, &bye, 4, M_BYE, MX_MATCH_MASK_NONE);
 	mxt_wait(ep, &r);
+	free(buf);
+	finish(ep);
+}
+
+/* ---- partners with different MTUs (issue 16) ----------------------------- */
+
+/*
+ * nodeA runs with MTU 9000, nodeB with 1500, over memif buffers of 9216
+ * bytes on both ends: a 9000-byte frame from A reaches B but not whole
+ * (B's mbufs hold 2 KiB), so before the partners agreed on the smaller MTU
+ * at connect every eager message above one of B's frames stalled.  Every
+ * size class goes both ways, every byte checked, in well under the time
+ * a stall would take, and each side says once in its log that the
+ * partner's MTU differs, naming the partner and both MTUs.
+ */
+static const uint32_t mtu_sizes[] = {
+	0, 1, 1000, 1444, 1445, 1500, 4000, 8944, 8945, 9000, 16384,
+	32768, 32769, 65536, 4u << 20, 8u << 20 };
+#define MTU_NSIZES	(sizeof(mtu_sizes) / sizeof(mtu_sizes[0]))
+#define MTU_LIMIT_MS	8000		/* the whole exchange, both ways */
+
+static char log_path[200];
+static int log_saved_fd = -1;
+
+/* The child's stderr (the library's log) goes to a file, to be read
+ * back; whatever happens, it is copied to the real stderr at exit. */
+static void
+log_restore(void)
+{
+	FILE *f;
+	char line[1024];
+
+	if (log_saved_fd < 0)
+		return;
+	fflush(stderr);
+	dup2(log_saved_fd, 2);
+	close(log_saved_fd);
+	log_saved_fd = -1;
+	f = fopen(log_path, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		fputs(line, stderr);
+	if (f != NULL)
+		fclose(f);
+	unlink(log_path);
+}
+
+static void
+log_capture(const char *name)
+{
+	int fd;
+
+	snprintf(log_path, sizeof(log_path), "%s.%s.log", sock_path, name);
+	fd = open(log_path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	CHECK(fd >= 0, "cannot create %s", log_path);
+	fflush(stderr);
+	log_saved_fd = dup(2);
+	dup2(fd, 2);
+	close(fd);
+	atexit(log_restore);
+}
+
+/* Lines of the captured log that contain 'text'. */
+static unsigned
+log_count(const char *text)
+{
+	FILE *f;
+	char line[1024];
+	unsigned n = 0;
+
+	fflush(stderr);
+	f = fopen(log_path, "r");
+	CHECK(f != NULL, "cannot read %s", log_path);
+	while (fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, text) != NULL;
+	fclose(f);
+	return n;
+}
+
+static void
+mtu_send_all(mx_endpoint_t ep, mx_endpoint_addr_t to, uint8_t *buf)
+{
+	for (uint32_t i = 0; i < MTU_NSIZES; i++) {
+		mxt_pattern(buf, mtu_sizes[i], i);
+		mxt_send_ok(ep, to, buf, mtu_sizes[i], 0x3700 + i);
+	}
+}
+
+static void
+mtu_recv_all(mx_endpoint_t ep, uint8_t *buf)
+{
+	for (uint32_t i = 0; i < MTU_NSIZES; i++) {
+		mx_request_t r = mxt_recv(ep, buf, 8u << 20, 0x3700 + i,
+				MX_MATCH_MASK_NONE);
+		mx_status_t st = mxt_wait(ep, &r);
+
+		CHECK(st.code == MX_STATUS_SUCCESS &&
+				st.xfer_length == mtu_sizes[i],
+				"message of %u bytes: code %d length %u",
+				mtu_sizes[i], st.code, st.xfer_length);
+		mxt_pattern_expect(buf, mtu_sizes[i], i);
+	}
+}
+
+/* The exchange's time, the log line and no frame dropped as too long. */
+static void
+mtu_check(uint64_t t0, const char *said)
+{
+	uint64_t ms = mxt_now_ms() - t0;
+
+	fprintf(stderr, "[%s] every size both ways in %llu ms\n", role,
+			(unsigned long long)ms);
+	CHECK(ms < MTU_LIMIT_MS, "the exchange took %llu ms",
+			(unsigned long long)ms);
+	CHECK(log_count(said) == 1, "the log does not say once: \"%s\"", said);
+	CHECK(counter("drop: frame too long") == 0,
+			"%llu frames too long for this side",
+			(unsigned long long)counter("drop: frame too long"));
+}
+
+static void
+mtu_a(void)
+{
+	uint8_t *buf = malloc(8u << 20);
+	mx_endpoint_t ep;
+	mx_endpoint_addr_t to;
+	uint64_t t0;
+
+	CHECK(buf != NULL, "malloc");
+	log_capture("nodeA");
+	setenv("MX_MTU", "9000", 1);
+	ep = start("nodeA", 1, EP_A);
+	mxt_wait_ms = MTU_LIMIT_MS;
+	to = a_accept(ep);
+	t0 = mxt_now_ms();
+	mtu_send_all(ep, to, buf);
+	mtu_recv_all(ep, buf);
+	mtu_check(t0, "board nodeA:0 endpoint 1: partner nodeB:0 "
+			"(NIC 02000000000b) endpoint 2 has MTU 1500, this "
+			"board 9000: frames between them carry at most 1500 "
+			"bytes");
+	free(buf);
+	finish(ep);
+}
+
+static void
+mtu_b(void)
+{
+	uint8_t *buf = malloc(8u << 20);
+	mx_endpoint_t ep;
+	mx_endpoint_addr_t to;
+	uint64_t t0;
+
+	CHECK(buf != NULL, "malloc");
+	log_capture("nodeB");
+	setenv("MX_MTU", "1500", 1);
+	ep = start("nodeB", 0, EP_B);
+	mxt_wait_ms = MTU_LIMIT_MS;
+	to = b_connect(ep);
+	t0 = mxt_now_ms();
+	mtu_recv_all(ep, buf);
+	mtu_send_all(ep, to, buf);
+	mtu_check(t0, "board nodeB:0 endpoint 2: partner nodeA:0 "
+			"(NIC 02000000000a) endpoint 1 has MTU 9000, this "
+			"board 1500: frames between them carry at most 1500 "
+			"bytes");
 	free(buf);
 	finish(ep);
 }
@@ -1305,6 +1473,17 @@ two_port_board_striping(void **state)
 }
 
 static void
+mtu_mismatch(void **state)
+{
+	(void)state;
+	memif_extra = ",bsize=9216";
+	log_args = "";		/* the library's default: its warnings shown */
+	run_pair(mtu_a, mtu_b);
+	memif_extra = "";
+	log_args = "--log-level=error";
+}
+
+static void
 progress_thread_bypass(void **state)
 {
 	(void)state;
@@ -1515,6 +1694,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(match_masks),
 		cmocka_unit_test(unexpected_messages),
 		cmocka_unit_test(large_messages),
+		cmocka_unit_test(mtu_mismatch),
 		cmocka_unit_test(progress_thread_bypass),
 		cmocka_unit_test(passive_peer),
 		cmocka_unit_test(busy_peer),

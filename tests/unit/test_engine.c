@@ -1122,6 +1122,129 @@ large_messages(void **state)
 	assert_int_equal(e1->board->counters[MXD_C_RX_MSGS] - rx0, 4);
 }
 
+/* ---- partners with different MTUs (issue 16) ---------------------------- */
+
+/* Board 0's port has MTU 1500, board 1's 1000, and each drops what is
+ * longer (fixture_setup_mtu): as memif ports of 9000 and 1500 do. */
+static int
+setup_mtu(void **state)
+{
+	(void)state;
+	return fixture_setup_mtu(1500, 1000);
+}
+
+/* One message of len bytes from 'from' to 'dst' by 'to', every byte
+ * checked: received whole and the send complete. */
+static void
+mtu_exchange(mx_endpoint_t from, mx_endpoint_addr_t to, mx_endpoint_t dst,
+		uint32_t len)
+{
+	uint8_t *out = malloc(len + 1), *in = malloc(len + 1);
+	mx_segment_t seg = { out, len };
+	mx_request_t s, r = mxt_recv(dst, in, len + 1, len, MX_MATCH_MASK_NONE);
+	mx_status_t st;
+
+	mxt_pattern(out, len, len);
+	assert_int_equal(mx_isend(from, &seg, 1, to, len, NULL, &s),
+			MX_SUCCESS);
+	st = mxt_wait(dst, &r);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+	assert_int_equal(st.xfer_length, len);
+	if (memcmp(in, out, len) != 0)
+		fail_msg("%u-byte message differs", len);
+	assert_int_equal(mxt_wait(from, &s).code, MX_STATUS_SUCCESS);
+	free(out);
+	free(in);
+}
+
+static void
+mtu_partners_agree(void **state)
+{
+	static const uint32_t sizes[] = { 0, 1, 943, 944, 945, 1444, 1445,
+		2000, 32768, 32769, 100000, (1u << 20) + 3 };
+	struct mxd_partner *p0 = mxd_addr_partner(e0, &to1);
+	struct mxd_partner *p1 = mxd_addr_partner(e1, &to0);
+
+	(void)state;
+	assert_int_equal(e0->board->mtu, 1500);
+	assert_int_equal(e1->board->mtu, 1000);
+	/* Each learnt the other's MTU at connect and uses the smaller. */
+	assert_int_equal(p0->remote_mtu, 1000);
+	assert_int_equal(p1->remote_mtu, 1500);
+	for (struct mxd_partner *p = p0; p != NULL; p = p == p0 ? p1 : NULL) {
+		assert_int_equal(p->mtu, 1000);
+		assert_int_equal(p->frag_max, 1000 - 56);
+		assert_int_equal(p->pull_frag_max, 1000 - 40);
+		assert_int_equal(p->eager_max, 32768);
+		assert_int_equal(p->mtu_said, p->remote_mtu);
+	}
+	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		mtu_exchange(e0, to1, e1, sizes[i]);
+		mtu_exchange(e1, to0, e0, sizes[i]);
+	}
+	/* Nothing was sent larger than its receiver takes. */
+	assert_int_equal(pa.link.too_long + pb.link.too_long, 0);
+	assert_int_equal(e0->board->counters[MXD_C_DROP_BASE + MXD_DROP_LONG] +
+			e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_LONG], 0);
+	assert_int_equal(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_SHORT],
+			0);
+}
+
+/* What a partner says at connect, and what we make of it (0: not said,
+ * as an older peer sends; below Ethernet's least: taken as 68). */
+static void
+mtu_said_at_connect(void **state)
+{
+	static const struct {
+		uint32_t said, mtu, frag, pull, eager;
+		int differs;
+	} t[] = {
+		{ 0, 1500, 1444, 1460, 32768, 0 },
+		{ 1500, 1500, 1444, 1460, 32768, 0 },
+		{ 9000, 1500, 1444, 1460, 32768, 1 },
+		{ 576, 576, 520, 536, 32768, 1 },
+		{ 300, 300, 244, 260, 244 * 64, 1 },
+		{ 10, 72, 16, 32, 16 * 64, 1 },
+	};
+	struct mxd_partner *p0 = mxd_addr_partner(e0, &to1);
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		assert_int_equal(mxd_partner_set_mtu(p0, t[i].said),
+				t[i].differs);
+		assert_int_equal(p0->mtu, t[i].mtu);
+		assert_int_equal(p0->frag_max, t[i].frag);
+		assert_int_equal(p0->pull_frag_max, t[i].pull);
+		assert_int_equal(p0->eager_max, t[i].eager);
+	}
+	/* Frames of 72 bytes: a medium message goes as a large one (its
+	 * descriptor whole in one fragment), in pull replies of 32 bytes. */
+	mtu_exchange(e0, to1, e1, 1000);
+	mtu_exchange(e0, to1, e1, 5);
+	assert_int_equal(e0->board->counters[MXD_C_BAD_PULL], 0);
+}
+
+/* A frame longer than a port's buffers (a peer that did not say its MTU)
+ * is counted and dropped, said once; traffic goes on. */
+static void
+mtu_too_long_dropped(void **state)
+{
+	uint8_t junk[1200];
+
+	(void)state;
+	memset(junk, 0xa5, sizeof(junk));
+	fake_inject(&pb, junk, sizeof(junk));
+	fake_inject(&pb, junk, 1015);
+	fake_inject(&pb, junk, 1014);	/* fits: parsed, a foreign frame */
+	for (int i = 0; i < 10; i++)
+		mx_progress(e1);
+	assert_int_equal(pb.link.too_long, 2);
+	assert_int_equal(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_LONG],
+			2);
+	assert_int_equal(e1->board->long_said, 1);
+	mtu_exchange(e0, to1, e1, 5000);
+}
+
 static void
 large_truncated_scattered_sync(void **state)
 {
@@ -1618,6 +1741,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(reordered_delivery, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(large_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(mtu_partners_agree, setup_mtu,
+				teardown),
+		cmocka_unit_test_setup_teardown(mtu_said_at_connect, setup_mtu,
+				teardown),
+		cmocka_unit_test_setup_teardown(mtu_too_long_dropped, setup_mtu,
+				teardown),
 		cmocka_unit_test_setup_teardown(large_truncated_scattered_sync,
 				setup, teardown),
 		cmocka_unit_test_setup_teardown(forged_pulls_refused, setup,

@@ -70,6 +70,30 @@ eager_roundtrip(void **state)
 	assert_memory_equal(pkt.eth->src, mac_a, 6);
 }
 
+/* A rendezvous descriptor comes whole in one fragment: split (as a
+ * partner's tiny MTU could make it, or a hostile peer), it is dropped
+ * before the receiver reads 16 bytes from a shorter payload. */
+static void
+rndv_descriptor_in_one_fragment(void **state)
+{
+	uint8_t f[256];
+	struct mxd_pkt pkt;
+	size_t n;
+
+	(void)state;
+	n = eager_frame(f, sizeof(struct mxd_rndv_desc), 16, 0);
+	mxd_wire_add_flags(f, MXD_F_RNDV);
+	mxd_wire_seal(f);
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	assert_int_equal(pkt.u.eager.frag_len, 16);
+	for (uint8_t idx = 0; idx < 2; idx++) {
+		n = eager_frame(f, sizeof(struct mxd_rndv_desc), 12, idx);
+		mxd_wire_add_flags(f, MXD_F_RNDV);
+		mxd_wire_seal(f);
+		assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_FRAG);
+	}
+}
+
 static void
 padded_frame_ok(void **state)
 {
@@ -96,7 +120,7 @@ conn_and_disc_roundtrip(void **state)
 	a.type = MXD_T_CONN_REP;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_conn_hdr));
 	n += mxd_wire_put_conn(f + n, 0x020000000001ull, 0x020000000002ull,
-			77, 0xabcd, MXD_CONN_BAD_KEY, 0x01020304);
+			77, 0xabcd, MXD_CONN_BAD_KEY, 0x01020304, 9000);
 	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
 	assert_true(pkt.u.conn.src_nic == 0x020000000001ull);
@@ -105,6 +129,17 @@ conn_and_disc_roundtrip(void **state)
 	assert_int_equal(pkt.u.conn.status, MXD_CONN_BAD_KEY);
 	assert_int_equal(pkt.u.conn.epoch, 0x01020304);
 	assert_true(pkt.u.conn.dst_nic == 0x020000000002ull);
+	assert_int_equal(pkt.u.conn.mtu, 9000);
+	/* The MTU is at offset 18 of the conn header, big-endian, where
+	 * the first version-2 senders put zero padding: 0 reads "not said". */
+	assert_int_equal(f[MXD_HDRS_LEN + 17], 0);
+	assert_int_equal(f[MXD_HDRS_LEN + 18], 9000 >> 8);
+	assert_int_equal(f[MXD_HDRS_LEN + 19], 9000 & 0xff);
+	f[MXD_HDRS_LEN + 18] = f[MXD_HDRS_LEN + 19] = 0;
+	mxd_wire_seal(f);
+	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+	assert_int_equal(pkt.u.conn.mtu, 0);
+	assert_int_equal(pkt.u.conn.epoch, 0x01020304);
 
 	a.type = MXD_T_DISCOVER;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_disc_hdr));
@@ -454,6 +489,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(eager_roundtrip),
 		cmocka_unit_test(padded_frame_ok),
+		cmocka_unit_test(rndv_descriptor_in_one_fragment),
 		cmocka_unit_test(conn_and_disc_roundtrip),
 		cmocka_unit_test(unterminated_names_are_cut),
 		cmocka_unit_test(validation_table),
