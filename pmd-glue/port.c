@@ -40,7 +40,9 @@
 
 struct port_priv {
 	struct rte_mempool *mp;
-	uint8_t warm;		/* memif: up, its regions prefaulted */
+	uint8_t memif;		/* a net_memif port */
+	uint8_t warm;		/* memif: WARM_* (the EAL alarm sets it,
+				 * bursts wait for it) */
 };
 
 static struct mxd_link links[MXD_GLUE_MAX_PORTS];
@@ -200,6 +202,92 @@ static const struct mxd_link_ops port_ops = {
 	.intr_disarm = port_intr_disarm,
 };
 
+/* ---- memif: the first lap ---------------------------------------------- */
+
+/*
+ * Each time a memif link comes up its shared memory is new (the client
+ * creates it, both sides map it): it is prefaulted at once (prefault.c),
+ * from an EAL alarm, so in the interrupt thread where memif itself maps
+ * and unmaps its regions -- none can go away under the prefault.  memif
+ * raises no link-state event, so the alarm looks every WARM_DOWN_US
+ * while a memif link is down and every WARM_UP_US while all are up (a
+ * peer that restarts stays down far longer: its own start-up takes
+ * hundreds of milliseconds).  The first burst on a link that is up but
+ * not yet prefaulted sleeps until it is (at most WARM_WAIT_MS, once per
+ * time the link comes up): traffic would otherwise fault the pages in
+ * itself, and the prefault (11-17 ms per process here) would take the
+ * CPU from the first round trips.
+ */
+#define WARM_DOWN_US	2000
+#define WARM_UP_US	100000
+#define WARM_WAIT_MS	250
+
+enum { WARM_NOT, WARM_DONE, WARM_GAVE_UP };	/* port_priv.warm */
+
+static void
+memif_warm(void *arg)
+{
+	int up[MXD_GLUE_MAX_PORTS], down = 0, fresh = 0;
+
+	for (unsigned i = 0; i < nb_links; i++) {
+		up[i] = privs[i].memif && port_link_up(&links[i]);
+		if (privs[i].memif && !up[i]) {
+			__atomic_store_n(&privs[i].warm, WARM_NOT,
+					__ATOMIC_RELEASE);
+			down = 1;
+		}
+		fresh |= up[i] && privs[i].warm != WARM_DONE;
+	}
+	if (fresh) {
+		struct timespec t0, t1;
+		long pages;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		pages = mxd_glue_prefault_memif();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		MXD_LOG(DEBUG, port, "memif link up: %ld pages of shared "
+				"memory prefaulted in %.2f ms", pages,
+				(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		for (unsigned i = 0; i < nb_links; i++)
+			if (up[i])
+				__atomic_store_n(&privs[i].warm, WARM_DONE,
+						__ATOMIC_RELEASE);
+	}
+	rte_eal_alarm_set(down ? WARM_DOWN_US : WARM_UP_US, memif_warm, arg);
+}
+
+static void
+memif_warm_start(void)
+{
+	for (unsigned i = 0; i < nb_links; i++)
+		if (privs[i].memif) {
+			rte_eal_alarm_set(1, memif_warm, NULL);
+			return;
+		}
+}
+
+/* Before a burst: a link up and not yet prefaulted waits for it. */
+static inline void
+memif_warm_wait(struct mxd_link *l)
+{
+	struct port_priv *pp = l->priv;
+	struct timespec ts = { 0, 100000 };
+	uint8_t not = WARM_NOT;
+
+	if (likely(__atomic_load_n(&pp->warm, __ATOMIC_ACQUIRE) != WARM_NOT))
+		return;
+	for (unsigned i = 0; i < WARM_WAIT_MS * 10; i++) {
+		if (!port_link_up(l) || __atomic_load_n(&pp->warm,
+					__ATOMIC_ACQUIRE) != WARM_NOT)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	/* The alarm is late or gone: no more waiting on this link-up. */
+	__atomic_compare_exchange_n(&pp->warm, &not, WARM_GAVE_UP, 0,
+			__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
 /* ---- memif: bursts that outlive the peer's memory ---------------------- */
 
 /*
@@ -282,6 +370,7 @@ memif_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 
 	if (!l->started)	/* a client restarting (link_restart) */
 		return 0;
+	memif_warm_wait(l);
 	if (sigsetjmp(guard.env, 0) != 0) {
 		burst_cut(l, "receive");
 		return 0;
@@ -305,6 +394,7 @@ memif_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 		port_free(f, n);
 		return n;
 	}
+	memif_warm_wait(l);
 	if (sigsetjmp(guard.env, 0) != 0) {
 		burst_cut(l, "send");
 		return n;
@@ -341,61 +431,6 @@ static const struct mxd_link_ops memif_ops = {
 	.stats = port_stats,
 	.revive = memif_revive,
 };
-
-/* ---- memif: the first lap ---------------------------------------------- */
-
-/*
- * Each time a memif link comes up its shared memory is new (the client
- * creates it, both sides map it): it is prefaulted at once (prefault.c),
- * from an EAL alarm, so in the interrupt thread where memif itself maps
- * and unmaps its regions -- none can go away under the prefault.  memif
- * raises no link-state event, so the alarm looks every WARM_DOWN_US
- * while a memif link is down and every WARM_UP_US while all are up (a
- * peer that restarts stays down far longer: its own start-up takes
- * hundreds of milliseconds).
- */
-#define WARM_DOWN_US	2000
-#define WARM_UP_US	100000
-
-static void
-memif_warm(void *arg)
-{
-	int down = 0, fresh = 0;
-
-	for (unsigned i = 0; i < nb_links; i++) {
-		int up;
-
-		if (links[i].ops != &memif_ops)
-			continue;
-		up = port_link_up(&links[i]);
-		fresh |= up && !privs[i].warm;
-		privs[i].warm = (uint8_t)up;
-		down |= !up;
-	}
-	if (fresh) {
-		struct timespec t0, t1;
-		long pages;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		pages = mxd_glue_prefault_memif();
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		MXD_LOG(DEBUG, port, "memif link up: %ld pages of shared "
-				"memory prefaulted in %.2f ms", pages,
-				(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-				(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-	}
-	rte_eal_alarm_set(down ? WARM_DOWN_US : WARM_UP_US, memif_warm, arg);
-}
-
-static void
-memif_warm_start(void)
-{
-	for (unsigned i = 0; i < nb_links; i++)
-		if (links[i].ops == &memif_ops) {
-			rte_eal_alarm_set(1, memif_warm, NULL);
-			return;
-		}
-}
 
 /* Whether port pid is a virtual device (the vdev bus), not a NIC. */
 static int
@@ -876,6 +911,7 @@ port_setup(uint16_t pid, const struct mxd_glue_conf *conf)
 	if (strcmp(l->driver, "net_memif") == 0) {
 		guard_install();
 		l->ops = &memif_ops;
+		pp->memif = 1;
 	}
 	nb_links++;
 	return 0;
