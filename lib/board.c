@@ -17,6 +17,7 @@
 
 #include "board.h"
 #include "clock.h"
+#include "glue.h"
 #include "log.h"
 
 struct mxd_lib mxd_lib;
@@ -104,10 +105,15 @@ static struct mxd_board *
 board_new(struct mxd_lib *lib, const struct mxd_config *c, unsigned idx,
 		const int *ports)
 {
-	struct mxd_board *b = calloc(1, sizeof(*b));
+	struct mxd_board *b = malloc(sizeof(*b));
 
 	if (b == NULL)
 		return NULL;
+	/* Its rings (a tx queue per port, the loopback ring: 217 KiB) are
+	 * mapped in one call now, not a fault per page during the first
+	 * frames. */
+	mxd_glue_prefault(b, sizeof(*b));
+	memset(b, 0, sizeof(*b));
 	b->index = idx;
 	for (unsigned i = 0; ports[i] >= 0; i++) {
 		b->port[i] = lib->links[ports[i]];

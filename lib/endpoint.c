@@ -12,8 +12,11 @@
 #include <string.h>
 
 #include "endpoint.h"
+#include "glue.h"
 
 #define TXREC_CHUNK 64
+
+static int txrec_grow(struct mx_endpoint *ep);
 
 /* ---- endpoints ---------------------------------------------------------- */
 
@@ -50,6 +53,12 @@ mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
 	mxd_list_init(&ep->acks);
 	mxd_list_init(&ep->timed);
 	mxd_reqpool_init(&ep->reqs);
+	/* The first frame records now: the first sends do not wait for
+	 * them. */
+	if (txrec_grow(ep) < 0) {
+		mxd_ep_free(ep);
+		return NULL;
+	}
 	return ep;
 }
 
@@ -118,23 +127,32 @@ struct txrec_chunk {
 	struct mxd_txrec r[TXREC_CHUNK];
 };
 
+/* TXREC_CHUNK more records (100 KiB), mapped in one call rather than a
+ * fault per page. */
+static int
+txrec_grow(struct mx_endpoint *ep)
+{
+	struct txrec_chunk *c = malloc(sizeof(*c));
+
+	if (c == NULL)
+		return -1;
+	mxd_glue_prefault(c, sizeof(*c));
+	mxd_list_add_tail(&ep->txrec_chunks, &c->link);
+	for (unsigned i = 0; i < TXREC_CHUNK; i++) {
+		c->r[i].pool_next = ep->free_txrec;
+		ep->free_txrec = &c->r[i];
+	}
+	return 0;
+}
+
 struct mxd_txrec *
 mxd_txrec_get(struct mx_endpoint *ep)
 {
-	struct mxd_txrec *r = ep->free_txrec;
+	struct mxd_txrec *r;
 
-	if (r == NULL) {
-		struct txrec_chunk *c = malloc(sizeof(*c));
-
-		if (c == NULL)
-			return NULL;
-		mxd_list_add_tail(&ep->txrec_chunks, &c->link);
-		for (unsigned i = 0; i < TXREC_CHUNK; i++) {
-			c->r[i].pool_next = ep->free_txrec;
-			ep->free_txrec = &c->r[i];
-		}
-		r = ep->free_txrec;
-	}
+	if (ep->free_txrec == NULL && txrec_grow(ep) < 0)
+		return NULL;
+	r = ep->free_txrec;
 	ep->free_txrec = r->pool_next;
 	r->nframes = 0;
 	return r;

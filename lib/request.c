@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "csum.h"
+#include "glue.h"
 #include "request.h"
 
 #define CHUNK	256
@@ -44,10 +45,13 @@ mxd_reqpool_fini(struct mxd_reqpool *p)
 static int
 pool_grow(struct mxd_reqpool *p)
 {
-	struct chunk *c = calloc(1, sizeof(*c));
+	struct chunk *c = malloc(sizeof(*c));
 
 	if (c == NULL)
 		return -1;
+	/* 75 KiB mapped in one call, not a fault per page, then zeroed. */
+	mxd_glue_prefault(c, sizeof(*c));
+	memset(c, 0, sizeof(*c));
 	mxd_list_add_tail(&p->chunks, &c->link);
 	for (unsigned i = 0; i < CHUNK; i++) {
 		c->r[i].segs = c->r[i].seg_inline;

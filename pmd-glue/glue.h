@@ -8,6 +8,7 @@
 #ifndef MXD_GLUE_H
 #define MXD_GLUE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "link.h"
 
@@ -59,6 +60,16 @@ void mxd_glue_intr_wait(uint32_t ms);
 /* What the EAL printed when its initialisation failed ("" otherwise), for
  * the caller to show after its own message (MX_VERBOSE). */
 const char *mxd_glue_eal_text(void);
+
+/*
+ * Maps every page of [addr, addr + len) writable in this process now,
+ * without changing a byte, rather than one page fault at a time on first
+ * touch (prefault.c); returns the number of pages, or -1.
+ */
+long mxd_glue_prefault(void *addr, size_t len);
+/* The same for every memif region the process has mapped (port.c, when
+ * a memif link comes up); returns the number of pages. */
+long mxd_glue_prefault_memif(void);
 
 /* Records the reason of a failure for mxd_glue_error() (eal.c). */
 void mxd_glue_set_error(const char *fmt, ...)

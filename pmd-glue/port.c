@@ -20,13 +20,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "glue.h"
@@ -36,6 +40,9 @@
 
 struct port_priv {
 	struct rte_mempool *mp;
+	uint8_t memif;		/* a net_memif port */
+	uint8_t warm;		/* memif: WARM_* (the EAL alarm sets it,
+				 * bursts wait for it) */
 };
 
 static struct mxd_link links[MXD_GLUE_MAX_PORTS];
@@ -207,6 +214,92 @@ static const struct mxd_link_ops port_ops = {
 	.intr_disarm = port_intr_disarm,
 };
 
+/* ---- memif: the first lap ---------------------------------------------- */
+
+/*
+ * Each time a memif link comes up its shared memory is new (the client
+ * creates it, both sides map it): it is prefaulted at once (prefault.c),
+ * from an EAL alarm, so in the interrupt thread where memif itself maps
+ * and unmaps its regions -- none can go away under the prefault.  memif
+ * raises no link-state event, so the alarm looks every WARM_DOWN_US
+ * while a memif link is down and every WARM_UP_US while all are up (a
+ * peer that restarts stays down far longer: its own start-up takes
+ * hundreds of milliseconds).  The first burst on a link that is up but
+ * not yet prefaulted sleeps until it is (at most WARM_WAIT_MS, once per
+ * time the link comes up): traffic would otherwise fault the pages in
+ * itself, and the prefault (11-17 ms per process here) would take the
+ * CPU from the first round trips.
+ */
+#define WARM_DOWN_US	2000
+#define WARM_UP_US	100000
+#define WARM_WAIT_MS	250
+
+enum { WARM_NOT, WARM_DONE, WARM_GAVE_UP };	/* port_priv.warm */
+
+static void
+memif_warm(void *arg)
+{
+	int up[MXD_GLUE_MAX_PORTS], down = 0, fresh = 0;
+
+	for (unsigned i = 0; i < nb_links; i++) {
+		up[i] = privs[i].memif && port_link_up(&links[i]);
+		if (privs[i].memif && !up[i]) {
+			__atomic_store_n(&privs[i].warm, WARM_NOT,
+					__ATOMIC_RELEASE);
+			down = 1;
+		}
+		fresh |= up[i] && privs[i].warm != WARM_DONE;
+	}
+	if (fresh) {
+		struct timespec t0, t1;
+		long pages;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		pages = mxd_glue_prefault_memif();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		MXD_LOG(DEBUG, port, "memif link up: %ld pages of shared "
+				"memory prefaulted in %.2f ms", pages,
+				(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		for (unsigned i = 0; i < nb_links; i++)
+			if (up[i])
+				__atomic_store_n(&privs[i].warm, WARM_DONE,
+						__ATOMIC_RELEASE);
+	}
+	rte_eal_alarm_set(down ? WARM_DOWN_US : WARM_UP_US, memif_warm, arg);
+}
+
+static void
+memif_warm_start(void)
+{
+	for (unsigned i = 0; i < nb_links; i++)
+		if (privs[i].memif) {
+			rte_eal_alarm_set(1, memif_warm, NULL);
+			return;
+		}
+}
+
+/* Before a burst: a link up and not yet prefaulted waits for it. */
+static inline void
+memif_warm_wait(struct mxd_link *l)
+{
+	struct port_priv *pp = l->priv;
+	struct timespec ts = { 0, 100000 };
+	uint8_t not = WARM_NOT;
+
+	if (likely(__atomic_load_n(&pp->warm, __ATOMIC_ACQUIRE) != WARM_NOT))
+		return;
+	for (unsigned i = 0; i < WARM_WAIT_MS * 10; i++) {
+		if (!port_link_up(l) || __atomic_load_n(&pp->warm,
+					__ATOMIC_ACQUIRE) != WARM_NOT)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	/* The alarm is late or gone: no more waiting on this link-up. */
+	__atomic_compare_exchange_n(&pp->warm, &not, WARM_GAVE_UP, 0,
+			__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
 /* ---- memif: bursts that outlive the peer's memory ---------------------- */
 
 /*
@@ -289,6 +382,7 @@ memif_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 
 	if (!l->started)	/* a client restarting (link_restart) */
 		return 0;
+	memif_warm_wait(l);
 	if (sigsetjmp(guard.env, 0) != 0) {
 		burst_cut(l, "receive");
 		return 0;
@@ -312,6 +406,7 @@ memif_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 		port_free(f, n);
 		return n;
 	}
+	memif_warm_wait(l);
 	if (sigsetjmp(guard.env, 0) != 0) {
 		burst_cut(l, "send");
 		return n;
@@ -387,15 +482,93 @@ port_socket(uint16_t pid)
 	return s < 0 ? (int)rte_socket_id() : s;
 }
 
+/*
+ * Without hugepages every mbuf lies on a 4 KiB page of its own (an object
+ * does not cross a page, and an mbuf with 2 KiB of room is more than half
+ * of one), and DPDK's pool creation faults each page in as it writes the
+ * mbuf's header: 16383 faults, 0.2-0.7 s of mx_init on this kind of VM.
+ * pool_prefaulted() builds the same pool as rte_pktmbuf_pool_create()
+ * (same objects, same memory layout as rte_mempool_populate_default()
+ * gives them) on a memzone prefaulted in one call first.  With hugepages
+ * the EAL has mapped all its memory already: DPDK's own function then.
+ */
+static void
+pool_mz_free(struct rte_mempool_memhdr *mh, void *mz)
+{
+	(void)mh;
+	rte_memzone_free(mz);
+}
+
+static struct rte_mempool *
+pool_prefaulted(const char *name, unsigned n, uint16_t data_room, int socket)
+{
+	struct rte_pktmbuf_pool_private priv = {
+		.mbuf_data_room_size = data_room,
+	};
+	size_t pg = (size_t)getpagesize(), chunk, align;
+	char mzname[RTE_MEMZONE_NAMESIZE];
+	const struct rte_memzone *mz;
+	struct rte_mempool *mp;
+	ssize_t size;
+	int ret;
+
+	mp = rte_mempool_create_empty(name, n, sizeof(struct rte_mbuf) +
+			data_room, 256, sizeof(priv), socket, 0);
+	if (mp == NULL)
+		return NULL;
+	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(),
+				NULL) != 0)
+		goto fail;
+	rte_pktmbuf_pool_init(mp, &priv);
+	size = rte_mempool_op_calc_mem_size_default(mp, n,
+			(uint32_t)__builtin_ctzl(pg), &chunk, &align);
+	snprintf(mzname, sizeof(mzname), "%s_mem", name);
+	mz = size <= 0 ? NULL : rte_memzone_reserve_aligned(mzname,
+			(size_t)size, socket, 0, (unsigned)align);
+	if (mz == NULL)
+		goto fail;
+	mxd_glue_prefault(mz->addr, mz->len);
+	/* From here the pool owns the memzone (pool_mz_free), unless it
+	 * failed before taking any of it. */
+	ret = rte_mempool_populate_virt(mp, mz->addr, mz->len, pg,
+			pool_mz_free, (void *)(uintptr_t)mz);
+	if (ret < 0 && rte_memzone_lookup(mzname) == mz)
+		rte_memzone_free(mz);
+	if (ret != (int)n)
+		goto fail;
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+fail:
+	rte_mempool_free(mp);
+	return NULL;
+}
+
+/* Pools of ring or stack handlers place objects the default way (the
+ * memory size pool_prefaulted() computes). */
+static int
+pool_ops_default(void)
+{
+	const char *ops = rte_mbuf_best_mempool_ops();
+
+	return ops != NULL && (!strncmp(ops, "ring_", 5) ||
+			!strcmp(ops, "stack"));
+}
+
 static struct rte_mempool *
 port_pool(uint16_t pid, const struct mxd_glue_conf *conf, uint32_t room)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
+	uint16_t data_room = (uint16_t)(room + RTE_PKTMBUF_HEADROOM);
+	struct rte_mempool *mp = NULL;
 
 	snprintf(name, sizeof(name), "mxd_pool_%u", pid);
+	if (!rte_eal_has_hugepages() && pool_ops_default())
+		mp = pool_prefaulted(name, conf->nb_mbufs, data_room,
+				port_socket(pid));
+	if (mp != NULL)
+		return mp;
 	return rte_pktmbuf_pool_create(name, conf->nb_mbufs, 256, 0,
-			(uint16_t)(room + RTE_PKTMBUF_HEADROOM),
-			port_socket(pid));
+			data_room, port_socket(pid));
 }
 
 static int
@@ -768,6 +941,7 @@ port_setup(uint16_t pid, const struct mxd_glue_conf *conf)
 	if (strcmp(l->driver, "net_memif") == 0) {
 		guard_install();
 		l->ops = &memif_ops;
+		pp->memif = 1;
 	}
 	nb_links++;
 	return 0;
@@ -901,6 +1075,7 @@ mxd_glue_ports_open(const struct mxd_glue_conf *conf, struct mxd_link **out,
 				return ret;
 		}
 		ports_ready = 1;
+		memif_warm_start();
 	}
 	*out = links;
 	*count = nb_links;

@@ -11,10 +11,16 @@
  *             posts its send, then its receive, waits for the send, then
  *             for the receive (mx_wait both).
  *
+ * With -p both sides poll (mx_test until done) instead of mx_wait.  With
+ * -s W the sender streams instead, as Myricom's mx_stream does: W messages
+ * in flight one way, each from a buffer of its own (the receiver's W
+ * receives too); the line then gives microseconds per message.
+ *
  * Before each length (after its sleep) the sender tells the receiver the
  * length and the number of round trips in a small message; the first
- * length gets -P extra warm-up round trips, so that the rings' first lap
- * (first-touch page faults of memif's shared memory) is not timed.
+ * length gets -P extra warm-up round trips (2048 by default; -P 0 times
+ * the first lap of the rings, as tests/integration/firstlap.sh does).
+ * -l gives the lengths (a comma-separated list) instead of the table's.
  *
  * The sender prints a line per length: the average half round trip over
  * the timed iterations, the worst one, and the limit, 5 us + 1 ns per byte
@@ -30,7 +36,8 @@
  *   sender:    myri_pingpong -d host:board [-r remote_ep] [-e local_ep]
  *                            [-N iters] [-W warmup] [-P first_warmup]
  *                            [-z sleep_ms] [-E max_len] [-A us]
- *                            [-R tries] [-v]
+ *                            [-R tries] [-l len,len,...] [-p]
+ *                            [-s window] [-v]
  *
  * -v prints, per try, the library's counters that moved and both sides'
  * scheduling (time on and off the CPU, CPU number).
@@ -55,6 +62,7 @@
 #define WAIT_MS		10000	/* a wait this long is a hang, not a stall */
 #define MAX_COUNTERS	256
 #define BUSY_SHARE	0.2	/* held by others: a try measured the machine */
+#define MAX_WINDOW	64	/* -s */
 
 /* Powers of two, a few odd lengths, either side of the rendezvous
  * threshold (32 KiB by default). */
@@ -65,12 +73,18 @@ static const uint32_t lengths[] = {
 };
 #define NLENS	(sizeof(lengths) / sizeof(lengths[0]))
 
+/* -l: the lengths to run instead (at most NLENS). */
+static uint32_t chosen[NLENS];
+static uint32_t nchosen;
+
 /* Messages between the two (host byte order: one machine). */
 struct params {			/* sender -> receiver, once */
 	uint64_t nic_id;
 	uint32_t endpoint_id;
 	uint32_t max_len;
 	uint32_t verbose;
+	uint32_t poll;		/* -p: mx_test until done, not mx_wait */
+	uint32_t window;	/* -s: messages in flight; 0: ping-pong */
 	uint32_t pad;
 };
 
@@ -87,7 +101,7 @@ struct report {			/* receiver -> sender, after each try */
 
 static mx_endpoint_t ep;
 static mx_endpoint_addr_t peer;
-static int verbose;
+static int verbose, polling;
 
 static void
 die(const char *what, mx_return_t rc)
@@ -103,9 +117,22 @@ wait_req(mx_request_t *req, const char *what, uint32_t len)
 	uint32_t result = 0;
 	mx_return_t rc;
 
-	rc = mx_wait(ep, req, WAIT_MS, &status, &result);
-	if (rc != MX_SUCCESS)
-		die("mx_wait", rc);
+	if (polling) {
+		struct timespec t0, t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			rc = mx_test(ep, req, &status, &result);
+			if (rc != MX_SUCCESS)
+				die("mx_test", rc);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (!result && (t.tv_sec - t0.tv_sec) * 1000 +
+				(t.tv_nsec - t0.tv_nsec) / 1000000 < WAIT_MS);
+	} else {
+		rc = mx_wait(ep, req, WAIT_MS, &status, &result);
+		if (rc != MX_SUCCESS)
+			die("mx_wait", rc);
+	}
 	if (!result) {
 		fprintf(stderr, "myri_pingpong: %s of %u bytes not done after "
 				"%u ms\n", what, len, WAIT_MS);
@@ -237,6 +264,51 @@ receiver_length(char *buffer[2], uint32_t len, uint32_t total,
 	wait_req(&rreq, "report", sizeof(*rep));
 }
 
+/* 'total' messages of 'len' bytes streamed to us, n.window receives
+ * posted, each into a buffer of its own; then what our scheduling was. */
+static void
+receiver_stream(char **buffer, uint32_t window, uint32_t len,
+		uint32_t total, struct report *rep)
+{
+	mx_request_t req[MAX_WINDOW], rreq;
+	uint64_t run0, wait0, run1, wait1;
+	uint32_t i;
+
+	sched_sample(&run0, &wait0);
+	for (i = 0; i < window && i < total; i++)
+		recv_msg(buffer[i], len, MATCH_PING, &req[i]);
+	for (i = 0; i < total; i++) {
+		wait_req(&req[i % window], "receive", len);
+		if (i + window < total)
+			recv_msg(buffer[i % window], len, MATCH_PING,
+					&req[i % window]);
+	}
+	sched_sample(&run1, &wait1);
+	rep->run_ns = run1 - run0;
+	rep->wait_ns = wait1 - wait0;
+	rep->cpu = sched_getcpu();
+	send_msg(rep, sizeof(*rep), MATCH_REPORT, &rreq);
+	wait_req(&rreq, "report", sizeof(*rep));
+}
+
+/* n buffers of len bytes, written once (a program's own first touch of
+ * them is not the library's to time). */
+static char **
+buffers(uint32_t n, uint32_t len)
+{
+	char **b = calloc(n, sizeof(*b));
+
+	for (uint32_t i = 0; b != NULL && i < n; i++) {
+		b[i] = malloc(len);
+		if (b[i] == NULL)
+			die("malloc", MX_NO_RESOURCES);
+		memset(b[i], 'm', len);
+	}
+	if (b == NULL)
+		die("malloc", MX_NO_RESOURCES);
+	return b;
+}
+
 static int
 receiver(void)
 {
@@ -245,7 +317,7 @@ receiver(void)
 	struct next n;
 	struct report rep;
 	mx_request_t req;
-	char *buffer[2];
+	char **buffer;
 	mx_return_t rc;
 
 	printf("myri_pingpong: receiver ready\n");
@@ -256,10 +328,10 @@ receiver(void)
 	if (rc != MX_SUCCESS)
 		die("mx_connect", rc);
 	verbose = (int)p.verbose;
-	buffer[0] = malloc(p.max_len + 1);
-	buffer[1] = malloc(p.max_len + 1);
-	if (buffer[0] == NULL || buffer[1] == NULL)
-		die("malloc", MX_NO_RESOURCES);
+	polling = (int)p.poll;
+	if (p.window > MAX_WINDOW)
+		p.window = MAX_WINDOW;
+	buffer = buffers(p.window ? p.window : 2, p.max_len + 1);
 	for (;;) {
 		recv_msg(&n, sizeof(n), MATCH_NEXT, &req);
 		wait_req(&req, "next length", sizeof(n));
@@ -267,15 +339,20 @@ receiver(void)
 			break;
 		if (verbose)
 			counters_read(before);
-		receiver_length(buffer, n.len, n.rounds, &rep);
+		if (p.window)
+			receiver_stream(buffer, p.window, n.len, n.rounds,
+					&rep);
+		else
+			receiver_length(buffer, n.len, n.rounds, &rep);
 		if (verbose) {
 			counters_read(after);
 			printf("length %u:\n", n.len);
 			counters_print("receiver", before, after);
 		}
 	}
-	free(buffer[0]);
-	free(buffer[1]);
+	for (uint32_t i = 0; i < (p.window ? p.window : 2); i++)
+		free(buffer[i]);
+	free(buffer);
 	return 0;
 }
 
@@ -284,6 +361,7 @@ receiver(void)
 struct opts {
 	uint32_t iters, warmup, prime, nap_ms, max_len, tries;
 	double allowance;	/* us added to every limit */
+	uint32_t window;	/* -s: stream, this many in flight */
 };
 
 enum verdict { OK, STALL, BUSY };
@@ -297,6 +375,22 @@ ping(char *sbuf, char *rbuf, uint32_t len)
 	recv_msg(rbuf, len, MATCH_PONG, &rreq);
 	wait_req(&sreq, "send", len);
 	wait_req(&rreq, "receive", len);
+}
+
+/* 'count' messages one way, 'window' in flight, each from its buffer. */
+static void
+stream(char **sbuf, uint32_t window, uint32_t len, uint32_t count)
+{
+	mx_request_t req[MAX_WINDOW];
+	uint32_t i;
+
+	for (i = 0; i < count; i++) {
+		if (i >= window)
+			wait_req(&req[i % window], "send", len);
+		send_msg(sbuf[i % window], len, MATCH_PING, &req[i % window]);
+	}
+	for (i = count > window ? count - window : 0; i < count; i++)
+		wait_req(&req[i % window], "send", len);
 }
 
 /*
@@ -316,7 +410,7 @@ others_us(uint64_t run, uint64_t wait, const struct report *rep)
 
 /* One try at a length: sleep, warm up, time; prints its line. */
 static enum verdict
-sender_try(char *sbuf, char *rbuf, const struct opts *o, uint32_t len,
+sender_try(char **sbuf, char *rbuf, const struct opts *o, uint32_t len,
 		uint32_t extra)
 {
 	static uint32_t before[MAX_COUNTERS], after[MAX_COUNTERS];
@@ -334,21 +428,31 @@ sender_try(char *sbuf, char *rbuf, const struct opts *o, uint32_t len,
 	sched_sample(&run0, &wait0);
 	send_msg(&n, sizeof(n), MATCH_NEXT, &req);
 	wait_req(&req, "next length", sizeof(n));
-	for (i = 0; i < o->warmup + extra; i++)
-		ping(sbuf, rbuf, len);
-	start = t = now_us();
-	for (i = 0; i < o->iters; i++) {
-		double prev = t;
-
-		ping(sbuf, rbuf, len);
+	if (o->window) {	/* timed until the receiver has them all */
+		recv_msg(&rep, sizeof(rep), MATCH_REPORT, &rreq);
+		stream(sbuf, o->window, len, o->warmup + extra);
+		start = now_us();
+		stream(sbuf, o->window, len, o->iters);
+		wait_req(&rreq, "report", sizeof(rep));
 		t = now_us();
-		if (t - prev > worst)
-			worst = t - prev;
+		sched_sample(&run1, &wait1);
+	} else {
+		for (i = 0; i < o->warmup + extra; i++)
+			ping(sbuf[0], rbuf, len);
+		start = t = now_us();
+		for (i = 0; i < o->iters; i++) {
+			double prev = t;
+
+			ping(sbuf[0], rbuf, len);
+			t = now_us();
+			if (t - prev > worst)
+				worst = t - prev;
+		}
+		sched_sample(&run1, &wait1);
+		recv_msg(&rep, sizeof(rep), MATCH_REPORT, &rreq);
+		wait_req(&rreq, "report", sizeof(rep));
 	}
-	sched_sample(&run1, &wait1);
-	recv_msg(&rep, sizeof(rep), MATCH_REPORT, &rreq);
-	wait_req(&rreq, "report", sizeof(rep));
-	avg = (t - start) / o->iters / 2;
+	avg = (t - start) / o->iters / (o->window ? 1 : 2);
 	others = others_us(run1 - run0, wait1 - wait0, &rep);
 	printf("%-8u %10.2f %10.2f %10.2f %s", len, avg, worst / 2, limit,
 			avg <= limit ? "ok" : "STALL");
@@ -374,7 +478,7 @@ sender_try(char *sbuf, char *rbuf, const struct opts *o, uint32_t len,
 /* Tries a length up to o->tries times; the last verdict, STALL if any
  * failed try was not a busy one. */
 static enum verdict
-sender_length(char *sbuf, char *rbuf, const struct opts *o, uint32_t len,
+sender_length(char **sbuf, char *rbuf, const struct opts *o, uint32_t len,
 		uint32_t extra)
 {
 	enum verdict v = OK, worst = OK;
@@ -390,7 +494,7 @@ sender_length(char *sbuf, char *rbuf, const struct opts *o, uint32_t len,
 }
 
 static void
-connect_receiver(const char *host, uint32_t remote_ep, uint32_t max_len)
+connect_receiver(const char *host, uint32_t remote_ep, const struct opts *o)
 {
 	struct params p;
 	mx_endpoint_addr_t self;
@@ -407,8 +511,10 @@ connect_receiver(const char *host, uint32_t remote_ep, uint32_t max_len)
 	memset(&p, 0, sizeof(p));
 	mx_get_endpoint_addr(ep, &self);
 	mx_decompose_endpoint_addr(self, &p.nic_id, &p.endpoint_id);
-	p.max_len = max_len;
+	p.max_len = o->max_len;
 	p.verbose = (uint32_t)verbose;
+	p.poll = (uint32_t)polling;
+	p.window = o->window;
 	send_msg(&p, sizeof(p), MATCH_PARAMS, &req);
 	wait_req(&req, "parameters", sizeof(p));
 }
@@ -417,24 +523,27 @@ static int
 sender(const char *host, uint32_t remote_ep, const struct opts *o)
 {
 	struct next end = { 0, 0 };
+	const uint32_t *lens = nchosen ? chosen : lengths;
+	uint32_t nlens = nchosen ? nchosen : NLENS;
 	uint32_t i, n = 0, stalls = 0, busy = 0;
+	uint32_t nbufs = o->window ? o->window : 1;
 	mx_request_t req;
-	char *sbuf, *rbuf;
+	char **sbuf, *rbuf;
 	int ret;
 
-	connect_receiver(host, remote_ep, o->max_len);
-	sbuf = malloc(o->max_len + 1);
+	connect_receiver(host, remote_ep, o);
+	sbuf = buffers(nbufs, o->max_len + 1);
 	rbuf = malloc(o->max_len + 1);
-	if (sbuf == NULL || rbuf == NULL)
+	if (rbuf == NULL)
 		die("malloc", MX_NO_RESOURCES);
-	memset(sbuf, 'm', o->max_len + 1);
 	printf("# myri_pingpong: %u iterations per length after %u warm-up "
 			"(%u more first), %u ms asleep before each, up to %u "
-			"tries; half round trip (us)\n", o->iters, o->warmup,
-			o->prime, o->nap_ms, o->tries);
+			"tries; %s (us)\n", o->iters, o->warmup, o->prime,
+			o->nap_ms, o->tries, o->window ? "time per message, "
+			"streamed" : "half round trip");
 	printf("%-8s %10s %10s %10s\n", "length", "average", "worst", "limit");
-	for (i = 0; i < NLENS && lengths[i] <= o->max_len; i++, n++) {
-		enum verdict v = sender_length(sbuf, rbuf, o, lengths[i],
+	for (i = 0; i < nlens && lens[i] <= o->max_len; i++, n++) {
+		enum verdict v = sender_length(sbuf, rbuf, o, lens[i],
 				i == 0 ? o->prime : 0);
 
 		stalls += v == STALL;
@@ -442,6 +551,8 @@ sender(const char *host, uint32_t remote_ep, const struct opts *o)
 	}
 	send_msg(&end, sizeof(end), MATCH_NEXT, &req);
 	wait_req(&req, "end", sizeof(end));
+	for (i = 0; i < nbufs; i++)
+		free(sbuf[i]);
 	free(sbuf);
 	free(rbuf);
 	printf("myri_pingpong: %u of %u lengths over the limit", stalls + busy,
@@ -456,6 +567,27 @@ sender(const char *host, uint32_t remote_ep, const struct opts *o)
 	return ret;
 }
 
+/* -l 1024,2048: the lengths, and the largest as max_len. */
+static void
+choose_lengths(char *arg, struct opts *o)
+{
+	char *save = NULL;
+
+	o->max_len = 0;
+	for (char *t = strtok_r(arg, ",", &save); t != NULL;
+			t = strtok_r(NULL, ",", &save)) {
+		if (nchosen == NLENS) {
+			fprintf(stderr, "myri_pingpong: -l: at most %zu "
+					"lengths\n", NLENS);
+			exit(2);
+		}
+		chosen[nchosen] = (uint32_t)strtoul(t, NULL, 0);
+		if (chosen[nchosen] > o->max_len)
+			o->max_len = chosen[nchosen];
+		nchosen++;
+	}
+}
+
 static void
 usage(void)
 {
@@ -464,7 +596,8 @@ usage(void)
 			"[-e local_ep] [-N iters]\n"
 			"                     [-W warmup] [-P first_warmup] "
 			"[-z sleep_ms] [-E max_len]\n"
-			"                     [-A us] [-R tries] [-v]\n");
+			"                     [-A us] [-R tries] "
+			"[-l len,len,...] [-p] [-s window] [-v]\n");
 	exit(2);
 }
 
@@ -477,7 +610,7 @@ main(int argc, char **argv)
 	mx_return_t rc;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "b:e:d:r:N:W:P:z:E:A:R:vh")) != -1) {
+	while ((c = getopt(argc, argv, "b:e:d:r:N:W:P:z:E:A:R:l:ps:vh")) != -1) {
 		switch (c) {
 		case 'b': board = (uint32_t)atoi(optarg); break;
 		case 'e': my_ep = (uint32_t)atoi(optarg); break;
@@ -490,6 +623,13 @@ main(int argc, char **argv)
 		case 'E': o.max_len = (uint32_t)atoi(optarg); break;
 		case 'A': o.allowance = atof(optarg); break;
 		case 'R': o.tries = (uint32_t)atoi(optarg); break;
+		case 'l': choose_lengths(optarg, &o); break;
+		case 'p': polling = 1; break;
+		case 's':
+			o.window = (uint32_t)atoi(optarg);
+			if (o.window > MAX_WINDOW)
+				o.window = MAX_WINDOW;
+			break;
 		case 'v': verbose = 1; break;
 		default: usage();
 		}
