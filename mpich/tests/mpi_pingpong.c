@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mpi_pingpong: MPI half round-trip latency and bandwidth between ranks 0
- * and 1 (MPI_Send, then MPI_Recv, as osu_latency does), printed in
- * mx_pingpong's format so that the two compare line by line.
+ * and 1 (MPI_Send, then MPI_Recv, as osu_latency does), timed as
+ * mx_pingpong times them: the clock read after every round trip, the
+ * latency the mean of the half round trips, the median beside it (on a
+ * shared machine the mean takes every preemption in; the median does not).
+ * Columns: length, mean latency, MB/s (from the mean), median latency.
  *
  *   mpiexec -n 2 mpi_pingpong [-S start] [-E end] [-N iterations] [-V]
  *
@@ -14,6 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
 
 #define TAG 7
 
@@ -83,16 +94,18 @@ main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	uint8_t *sbuf = malloc(end + 1), *rbuf = malloc(end + 1);
+	double *lat = malloc(sizeof(*lat) * ((iters > 0 ? iters : 0) + 10));
 
-	if (sbuf == NULL || rbuf == NULL)
+	if (sbuf == NULL || rbuf == NULL || lat == NULL)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	if (rank == 0)
-		printf("%-10s %14s %12s\n", "length", "latency(us)", "MB/s");
+		printf("%-10s %14s %12s %12s\n", "length", "latency(us)", "MB/s",
+				"median(us)");
 	for (int len = start; len <= end; len = len ? len * 2 : 1) {
 		/* Fewer round trips for large sizes, long enough to settle. */
 		int n = len >= 65536 ? iters / 20 + 10 : iters;
 		int warm = n / 10 + (len >= 65536 ? 10 : 1000);
-		double t0 = 0, us;
+		double t0 = 0, prev = 0, now, us, med;
 
 		if (rank > 1) {
 			MPI_Barrier(MPI_COMM_WORLD);
@@ -100,7 +113,7 @@ main(int argc, char **argv)
 		}
 		for (int i = 0; i < warm + n; i++) {
 			if (i == warm)
-				t0 = MPI_Wtime();
+				t0 = prev = MPI_Wtime();
 			if (rank == 0 && verify)
 				fill(sbuf, len, i + len);
 			if (exchange(rank, sbuf, rbuf, len, i + len, verify)) {
@@ -108,16 +121,26 @@ main(int argc, char **argv)
 						"length %d\n", len);
 				MPI_Abort(MPI_COMM_WORLD, 1);
 			}
+			if (i >= warm) {
+				now = MPI_Wtime();
+				lat[i - warm] = (now - prev) * 1e6 / 2;
+				prev = now;
+			}
 		}
-		us = (MPI_Wtime() - t0) * 1e6 / n / 2;
+		us = (prev - t0) * 1e6 / n / 2;
+		qsort(lat, n, sizeof(*lat), cmp_double);
+		med = n <= 0 ? 0 : n % 2 ? lat[n / 2] :
+			(lat[n / 2 - 1] + lat[n / 2]) / 2;
 		if (rank == 0) {
-			printf("%-10d %14.3f %12.2f\n", len, us, len / us);
+			printf("%-10d %14.3f %12.2f %12.3f\n", len, us,
+					len / us, med);
 			fflush(stdout);
 		}
 		MPI_Barrier(MPI_COMM_WORLD);
 	}
 	free(sbuf);
 	free(rbuf);
+	free(lat);
 	MPI_Finalize();
 	return 0;
 }

@@ -185,6 +185,8 @@ struct mxn_global {
 	uint64_t nic_id;
 	uint32_t ep_id;
 	uint32_t filter;
+	uint32_t eager_max;	/* MX_COPY_SEND_MAX: a send up to this long
+				   completes inside mx_isend (mx_send.c) */
 	char name[MX_MAX_HOSTNAME_LEN];	/* our board's name */
 	MPIDI_PG_t *pg;		/* our process group */
 	int rank;		/* our rank in it */

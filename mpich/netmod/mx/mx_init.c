@@ -274,6 +274,10 @@ open_endpoint(void)
 	if (rc == MX_SUCCESS &&
 			mx_nic_id_to_hostname(mxn.nic_id, mxn.name) != MX_SUCCESS)
 		mxn.name[0] = '\0';
+	if (rc == MX_SUCCESS && mx_get_info(NULL, MX_COPY_SEND_MAX, NULL, 0,
+				&mxn.eager_max, sizeof(mxn.eager_max)) !=
+			MX_SUCCESS)
+		mxn.eager_max = 0;	/* no send is reaped at once */
 	if (rc == MX_SUCCESS)
 		rc = mx_register_unexp_handler(mxn.ep, mxn_unexp_handler, NULL);
 	return rc == MX_SUCCESS ? MPI_SUCCESS : mxn_error("endpoint", rc);

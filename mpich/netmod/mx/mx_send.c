@@ -148,14 +148,43 @@ fail_send(MPIR_Request *sreq, int mpi_errno)
 	return mxn_pkt_send_done(sreq, &st);
 }
 
+/*
+ * MX completes a send of up to MX_COPY_SEND_MAX bytes inside mx_isend,
+ * once its data is copied into frames.  Such an MPI send completes here
+ * and then, and MPI_Send returns without a turn of ch3's progress engine:
+ * that turn ran a whole MX pass (rx burst, timers, tx flush) before the
+ * poll handed the completion over.  Measured under callgrind (8-byte
+ * ping-pong over memif): MPI_Send 4736 -> 2402 instructions; and a sender
+ * slowed down no longer takes the reply in that pass, before its receive
+ * is posted (1951 of 4300 replies went through MX's unexpected queue,
+ * now 0).  mx_test runs no pass on a complete request; on one still
+ * waiting for the send window, it runs the one pass the wait would.
+ */
+static int
+reap_eager(MPIR_Request *sreq)
+{
+	struct mxn_req *r = REQ_MX(sreq);
+	uint32_t done = 0;
+	mx_status_t st;
+	mx_return_t rc;
+
+	rc = mx_test(mxn.ep, &r->mxr, &st, &done);
+	if (rc != MX_SUCCESS)
+		return mxn_error("mx_test", rc);
+	return done ? mxn_send_done(sreq, &st) : MPI_SUCCESS;
+}
+
 /* Hands sreq to MX now (its VC is connected). */
 static int
 issue(MPIR_Request *sreq)
 {
 	struct mxn_req *r = REQ_MX(sreq);
 	struct mxn_vc *v = VC_MX(r->vc);
+	uint64_t len = 0;
 	mx_return_t rc;
 
+	for (uint32_t i = 0; i < r->nseg; i++)
+		len += r->segs[i].segment_length;
 	if (r->sync)
 		rc = mx_issend(mxn.ep, r->segs, r->nseg, v->addr, r->match,
 				&r->op, &r->mxr);
@@ -165,6 +194,10 @@ issue(MPIR_Request *sreq)
 	mxn_segs_free(r);		/* MX copied the list */
 	if (rc != MX_SUCCESS)
 		return fail_send(sreq, mxn_error("mx_isend", rc));
+	/* Only MPI sends: a packet chunk's OnDataAvail may send the next
+	 * chunk, and ch3 expects it from the progress engine. */
+	if (r->op.kind == MXN_OP_SEND && !r->sync && len <= mxn.eager_max)
+		return reap_eager(sreq);
 	return MPI_SUCCESS;
 }
 

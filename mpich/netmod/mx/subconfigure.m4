@@ -18,8 +18,17 @@ AC_DEFUN([PAC_SUBCFG_BODY_]PAC_SUBCFG_AUTO_SUFFIX,[
 AM_COND_IF([BUILD_NEMESIS_NETMOD_MX],[
     AC_MSG_NOTICE([RUNNING CONFIGURE FOR ch3:nemesis:mx])
     AC_MSG_CHECKING([for mx-dpdk (pkg-config myriexpress)])
+    dnl The archive, and DPDK as shared libraries whose PMDs the EAL loads
+    dnl as plugins (Debian's way, and mx_pingpong's).  Not "pkg-config
+    dnl --static": its DPDK list is "-Wl,--whole-archive -l:librte_*.a
+    dnl -Wl,--no-whole-archive", whose -Wl flags libtool moves away from
+    dnl the archives when it links libmpi.so, so that no PMD is linked in
+    dnl and every rank fails in mx_init ("failed to parse device").
     mx_cflags=`pkg-config --cflags myriexpress 2>/dev/null` || mx_cflags=no
-    mx_libs=`pkg-config --static --libs myriexpress 2>/dev/null` || mx_libs=no
+    mx_libdir=`pkg-config --variable=libdir myriexpress 2>/dev/null` || mx_libdir=no
+    mx_dpdk=`pkg-config --libs libdpdk numa 2>/dev/null` || mx_libdir=no
+    mx_libs="-L$mx_libdir -l:libmyriexpress.a $mx_dpdk -lpthread"
+    test "X$mx_libdir" = "Xno" -o "X$mx_libdir" = "X" && mx_libs=no
     if test "X$mx_cflags" = "Xno" -o "X$mx_libs" = "Xno" ; then
         AC_MSG_RESULT([no])
         AC_MSG_ERROR([ch3:nemesis:mx needs mx-dpdk: set PKG_CONFIG_PATH to the folder of myriexpress.pc])
