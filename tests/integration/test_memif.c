@@ -591,8 +591,9 @@ mtu_check(uint64_t t0, const char *said)
 			(unsigned long long)counter("drop: frame too long"));
 }
 
+/* A (the server) at MTU 9000 sends first, B at 1500 receives first. */
 static void
-mtu_a(void)
+mtu_side(int server)
 {
 	uint8_t *buf = malloc(8u << 20);
 	mx_endpoint_t ep;
@@ -600,46 +601,33 @@ mtu_a(void)
 	uint64_t t0;
 
 	CHECK(buf != NULL, "malloc");
-	log_capture("nodeA");
-	setenv("MX_MTU", "9000", 1);
-	ep = start("nodeA", 1, EP_A);
+	log_capture(server ? "nodeA" : "nodeB");
+	setenv("MX_MTU", server ? "9000" : "1500", 1);
+	ep = start(server ? "nodeA" : "nodeB", server, server ? EP_A : EP_B);
 	mxt_wait_ms = MTU_LIMIT_MS;
-	to = a_accept(ep);
+	to = server ? a_accept(ep) : b_connect(ep);
 	t0 = mxt_now_ms();
-	mtu_send_all(ep, to, buf);
-	mtu_recv_all(ep, buf);
-	mtu_check(t0, "board nodeA:0 endpoint 1: partner nodeB:0 "
-			"(NIC 02000000000b) endpoint 2 has MTU 1500, this "
-			"board 9000: frames between them carry at most 1500 "
-			"bytes");
+	if (server) {
+		mtu_send_all(ep, to, buf);
+		mtu_recv_all(ep, buf);
+		mtu_check(t0, "board nodeA:0 endpoint 1: partner nodeB:0 "
+				"(NIC 02000000000b) endpoint 2 has MTU 1500, "
+				"this board 9000: frames between them carry at "
+				"most 1500 bytes");
+	} else {
+		mtu_recv_all(ep, buf);
+		mtu_send_all(ep, to, buf);
+		mtu_check(t0, "board nodeB:0 endpoint 2: partner nodeA:0 "
+				"(NIC 02000000000a) endpoint 1 has MTU 9000, "
+				"this board 1500: frames between them carry at "
+				"most 1500 bytes");
+	}
 	free(buf);
 	finish(ep);
 }
 
-static void
-mtu_b(void)
-{
-	uint8_t *buf = malloc(8u << 20);
-	mx_endpoint_t ep;
-	mx_endpoint_addr_t to;
-	uint64_t t0;
-
-	CHECK(buf != NULL, "malloc");
-	log_capture("nodeB");
-	setenv("MX_MTU", "1500", 1);
-	ep = start("nodeB", 0, EP_B);
-	mxt_wait_ms = MTU_LIMIT_MS;
-	to = b_connect(ep);
-	t0 = mxt_now_ms();
-	mtu_recv_all(ep, buf);
-	mtu_send_all(ep, to, buf);
-	mtu_check(t0, "board nodeB:0 endpoint 2: partner nodeA:0 "
-			"(NIC 02000000000a) endpoint 1 has MTU 9000, this "
-			"board 1500: frames between them carry at most 1500 "
-			"bytes");
-	free(buf);
-	finish(ep);
-}
+static void mtu_a(void) { mtu_side(1); }
+static void mtu_b(void) { mtu_side(0); }
 
 /* ---- a board of two ports: large transfers are striped ------------------- */
 
