@@ -60,3 +60,18 @@ memif_pair() {
 	rm -rf "$dir"
 	[ $src -eq 0 ] && [ $crc -eq 0 ]
 }
+
+# two_cpus: sets cpus=() to the first two CPUs this shell may run on (fewer
+# when it has fewer, none without taskset), for pinning a pair's processes.
+two_cpus() {
+	local list part lo hi c
+	cpus=()
+	command -v taskset >/dev/null || return 0
+	list=$(taskset -pc $$ | sed 's/.*: //')
+	for part in ${list//,/ }; do
+		lo=${part%-*} hi=${part#*-}
+		for ((c = lo; c <= hi && ${#cpus[@]} < 2; c++)); do
+			cpus+=("$c")
+		done
+	done
+}

@@ -53,18 +53,9 @@ trap 'rm -rf "$out"' EXIT
 # otherwise put both on one, which halves a stream and makes every round
 # trip a context switch): the first two CPUs this script may run on.
 spin=() cpin=()
-if command -v taskset >/dev/null; then
-	cpus=()
-	list=$(taskset -pc $$ | sed 's/.*: //')
-	for part in ${list//,/ }; do
-		lo=${part%-*} hi=${part#*-}
-		for ((c = lo; c <= hi && ${#cpus[@]} < 2; c++)); do
-			cpus+=("$c")
-		done
-	done
-	if [ ${#cpus[@]} -ge 2 ]; then
-		spin=(taskset -c "${cpus[0]}") cpin=(taskset -c "${cpus[1]}")
-	fi
+two_cpus
+if [ ${#cpus[@]} -ge 2 ]; then
+	spin=(taskset -c "${cpus[0]}") cpin=(taskset -c "${cpus[1]}")
 fi
 
 # measure <file> <myri_pingpong options...>: for each length "length

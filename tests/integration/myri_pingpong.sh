@@ -46,17 +46,7 @@ run() {
 	return 1
 }
 
-# The first two CPUs this script may run on.
-cpus=()
-if command -v taskset >/dev/null; then
-	list=$(taskset -pc $$ | sed 's/.*: //')
-	for part in ${list//,/ }; do
-		lo=${part%-*} hi=${part#*-}
-		for ((c = lo; c <= hi && ${#cpus[@]} < 2; c++)); do
-			cpus+=("$c")
-		done
-	done
-fi
+two_cpus	# the first two CPUs this script may run on
 # A sanitized build (the sanitizer pass of scripts/test.sh) checks every
 # copy and access and runs at a fraction of the speed the limits are for:
 # its limits get 100 us more, still far below a stall (about 1 ms).
