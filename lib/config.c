@@ -64,7 +64,7 @@ static const struct num_setting nums[] = {
 		"at the cost of a core)"),
 	NUM("MX_PROGRESS_US", progress_us, 20, 1, 1000000,
 		"the busy progress thread's sleep between idle passes"),
-	NUM("MX_RTO_MIN_US", rto_min_us, 1000, 10, 10000000,
+	NUM("MX_RTO_MIN_US", rto_min_us, 250, 10, 10000000,
 		"retransmission timeout floor (the RTT estimate rules above it)"),
 	NUM("MX_RTO_MAX_MS", rto_max_ms, 100, 1, 600000,
 		"retransmission timeout ceiling (exponential backoff stops)"),
