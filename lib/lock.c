@@ -13,8 +13,8 @@
 #define NAP_NS	50000
 
 struct mxd_lockstate mxd_lockstate;
-__thread int mxd_tls_mode;
-__thread int mxd_tls_depth;
+MXD_TLS int mxd_tls_mode;
+MXD_TLS int mxd_tls_depth;
 
 static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t transition = PTHREAD_MUTEX_INITIALIZER;

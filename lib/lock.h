@@ -39,8 +39,12 @@ struct mxd_lockstate {
 extern struct mxd_lockstate mxd_lockstate;
 
 enum { MXD_MODE_NONE, MXD_MODE_OWNER, MXD_MODE_OTHER };
-extern __thread int mxd_tls_mode;
-extern __thread int mxd_tls_depth;
+/* Read on every call into MX.  initial-exec: the library is static, and
+ * even inside a shared object that links it (MPICH's libmpi.so) these
+ * eight bytes then cost an offset from %fs, not a __tls_get_addr call. */
+#define MXD_TLS __thread __attribute__((tls_model("initial-exec")))
+extern MXD_TLS int mxd_tls_mode;
+extern MXD_TLS int mxd_tls_depth;
 
 void mxd_enter_slow(void);
 void mxd_leave_slow(void);
