@@ -10,11 +10,12 @@
  *                    [-w] [-R] [--csv]
  *
  * A window of messages is kept in flight: each time the oldest completes,
- * the next is posted.  -B streams both ways at once.  As in mx_stream and
- * osu_bw, the messages in flight share one send buffer and one receive
- * buffer (their data is still moved and checked in full: mx-dpdk does not
- * know they overlap); -D gives every message of the window a buffer of its
- * own, so the data comes from and goes to memory well beyond the caches.
+ * the next is posted.  -B streams both ways at once.  As in osu_bw, the
+ * messages in flight share one send buffer and one receive buffer (their
+ * data is still moved and checked in full: mx-dpdk does not know they
+ * overlap); -D gives every message of the window a buffer of its own, as
+ * Myricom's mx_stream does, so the data comes from and goes to memory well
+ * beyond the caches.
  * -V checks every byte of every message (each message carries its own
  * pattern, so it implies -D).  -R measures the message rate: 8-byte
  * messages (or -S's length), one way, a million of them unless -N says.

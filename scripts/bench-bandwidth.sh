@@ -10,7 +10,15 @@
 # Ethernet header of the frames the sink counted: the limit for any
 # protocol on these ports.  Asserts nothing.
 #
-#   [ROUNDS=3] [WINDOW=32] [MTU=1500] [OUT=dir] scripts/bench-bandwidth.sh
+#   [ROUNDS=3] [WINDOW=32] [MTU=1500] [DISTINCT=1] [OUT=dir] \
+#       scripts/bench-bandwidth.sh
+#
+# mx_bw's messages in flight share one buffer per direction (as osu_bw).
+# DISTINCT=1 also runs mx_bw -D after each of those runs: every message of
+# the window has buffers of its own (as Myricom's mx_stream), so the data
+# comes from and goes to memory beyond the caches; its columns are against
+# the same raw run.  Issue 19: at least 0.8 at 1 MiB, window 16
+# (WINDOW=16 DISTINCT=1).
 #
 # With OUT, the medians also go to OUT/bandwidth.csv (tool,ports,length,
 # mbps: mx_bw per ports and length, DPDK's frames per length of the mx run
@@ -26,6 +34,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-3} window=${WINDOW:-32} mtu=${MTU:-1500}
+distinct=${DISTINCT:-0}
 if [ "$mtu" -gt 2034 ]; then
 	export MX_MTU=$mtu MX_MBUFS=4095
 	export MEMIF_ARGS=bsize=$(( (mtu + 14 + 1023) / 1024 * 1024 ))
@@ -52,6 +61,12 @@ for r in $(seq 1 "$rounds"); do
 				"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
 				-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
 				-Q "$window" | sed "s/^/$ports /" >>"$out/mx"
+			[ "$distinct" = 1 ] || continue
+			MEMIF_PORTS=$ports memif_pair "receiver on board" \
+				"$build/apps/mx_bw" -e 1 -- \
+				"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
+				-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
+				-Q "$window" -D | sed "s/^/$ports /" >>"$out/mxd"
 		done
 	done
 done
@@ -60,28 +75,41 @@ done
 python3 - "$out" "${OUT:-}" <<'PY'
 import os, statistics, sys
 out, keep = sys.argv[1], sys.argv[2]
-raw, mx = {}, {}
+raw, mx, mxd = {}, {}, {}
 for l in open(f"{out}/raw"):	# ports size rate,frame,sent,received,s,rx_fps,tx_fps
     f = l.split()
     if len(f) == 3 and f[2].startswith("rate,"):
         c = f[2].split(",")
         mbps = float(c[5]) * (int(c[1]) - 14) / 1e6
         raw.setdefault((int(f[0]), int(f[1])), []).append(mbps)
-for l in open(f"{out}/mx"):
-    f = l.split()
-    # ports, then mx_bw's row: length MB/s messages/s mean median p99
-    if len(f) == 7 and f[1].isdigit():
-        mx.setdefault((int(f[0]), int(f[1])), []).append(float(f[2]))
+for name, into in (("mx", mx), ("mxd", mxd)):
+    if not os.path.exists(f"{out}/{name}"):
+        continue
+    for l in open(f"{out}/{name}"):
+        f = l.split()
+        # ports, then mx_bw's row: length MB/s messages/s mean median p99
+        if len(f) == 7 and f[1].isdigit():
+            into.setdefault((int(f[0]), int(f[1])), []).append(float(f[2]))
 allraw = [v for k in raw for v in raw[k]]
 print(f"MTU {os.environ.get('MX_MTU', 'of the port')}")
 print(f"raw DPDK frames (dpdk_pingpong), one port: {statistics.median(allraw):.0f} MB/s "
       f"(median of {len(allraw)}, from {min(allraw):.0f} to {max(allraw):.0f})")
-print(f"{'ports':>5} {'length':>10} {'mx MB/s':>9} {'mx/raw':>7}  ratios")
+def ratios(v, k):
+    r = [m / b for m, b in zip(v[k], raw.get(k, []))]
+    return r, f"{statistics.median(r):>7.2f}" if r else f"{'-':>7}"
+head = f"{'ports':>5} {'length':>10} {'mx MB/s':>9} {'mx/raw':>7}"
+if mxd:
+    head += f" {'-D MB/s':>9} {'-D/raw':>7}"
+print(head + "  ratios" + (" (shared | -D)" if mxd else ""))
 for k in sorted(mx):
-    r = [m / b for m, b in zip(mx[k], raw.get(k, []))]
-    med = f"{statistics.median(r):>7.2f}" if r else f"{'-':>7}"
-    print(f"{k[0]:>5} {k[1]:>10} {statistics.median(mx[k]):>9.0f} {med}  "
-          + " ".join(f"{x:.2f}" for x in r))
+    r, med = ratios(mx, k)
+    line = f"{k[0]:>5} {k[1]:>10} {statistics.median(mx[k]):>9.0f} {med}"
+    rd = []
+    if k in mxd:
+        rd, medd = ratios(mxd, k)
+        line += f" {statistics.median(mxd[k]):>9.0f} {medd}"
+    print(line + "  " + " ".join(f"{x:.2f}" for x in r)
+          + (" | " + " ".join(f"{x:.2f}" for x in rd) if rd else ""))
 if keep:
     rows = [f"mx_bw,{k[0]},{k[1]},{statistics.median(mx[k]):.1f}" for k in sorted(mx)]
     rows += [f"dpdk_pingpong,1,{k[1]},{statistics.median(raw[k]):.1f}"

@@ -15,7 +15,7 @@
 # Asserts nothing.
 #
 #   [ROUNDS=5] [ITERS=5000] [END=1024] [PORT=memif|af_packet|pcap] [GLUE=1] \
-#       [OUT=dir] scripts/bench-latency.sh
+#       [BLOCK=1] [OUT=dir] scripts/bench-latency.sh
 #
 # With OUT, the medians also go to OUT/latency.csv (tool,length,median_us:
 # a row per length for dpdk_pingpong and mx_pingpong, each run's mean half
@@ -28,10 +28,15 @@
 # GLUE=1 adds tests/bench/raw_pingpong, the same frames sent through our
 # pmd-glue, as a third program per round: the "glue" columns show what the
 # glue alone costs over DPDK.  It is not the baseline.
+# BLOCK=1 adds mx_pingpong -w (both sides block in mx_wait(MX_INFINITE)
+# instead of polling with mx_test) as one more program per round: its
+# columns are its per-iteration medians, against dpdk and against the
+# polling mx_pingpong of the same round (issue 19: blocking beside
+# polling).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-5} iters=${ITERS:-5000} end=${END:-1024}
-port=${PORT:-memif} glue=${GLUE:-0}
+port=${PORT:-memif} glue=${GLUE:-0} block=${BLOCK:-0}
 "$top/scripts/build.sh" >/dev/null
 build=${BUILD:-$top/build}
 . "$top/scripts/memif-pair.sh"
@@ -49,7 +54,8 @@ trap 'rm -rf "$out"' EXIT
 
 for r in $(seq 1 "$rounds"); do
 	echo "round $r/$rounds ($port): dpdk_pingpong, mx_pingpong$(
-		[ "$glue" = 1 ] && echo ", raw_pingpong (glue)")" >&2
+		[ "$glue" = 1 ] && echo ", raw_pingpong (glue)")$(
+		[ "$block" = 1 ] && echo ", mx_pingpong -w")" >&2
 	$pair "pong ready" "$build/tests/dpdk_pingpong" pong -- \
 		"$build/tests/dpdk_pingpong" ping -S 0 -E "$end" -N "$iters" \
 		-W "$warm" >"$out/dpdk.$r"
@@ -62,13 +68,19 @@ for r in $(seq 1 "$rounds"); do
 			"$build/tests/raw_pingpong" ping -S 0 -E "$end" \
 			-N "$iters" >"$out/glue.$r"
 	fi
+	if [ "$block" = 1 ]; then
+		# shellcheck disable=SC2086
+		$pair "receiver on board" "$build/apps/mx_pingpong" -e 1 -w -- \
+			"$build/apps/mx_pingpong" -d nodeA:0 -r 1 -e 2 -w -S 0 \
+			-E "$end" -N "$iters" $mxopts >"$out/block.$r"
+	fi
 done
 
 [ -n "${OUT:-}" ] && mkdir -p "$OUT"
-python3 - "$out" "$rounds" "$port" "$glue" "${OUT:-}" <<'PY'
+python3 - "$out" "$rounds" "$port" "$glue" "${OUT:-}" "$block" <<'PY'
 import statistics as st, sys
 out, rounds, port = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-glue, keep = sys.argv[4] == "1", sys.argv[5]
+glue, keep, block = sys.argv[4] == "1", sys.argv[5], sys.argv[6] == "1"
 def table(kind, col):	# {length: [value per round]}
     per = {}
     for r in range(1, rounds + 1):
@@ -83,6 +95,7 @@ def table(kind, col):	# {length: [value per round]}
 dpdk, dmed = table("dpdk", 3), table("dpdk", 4)
 mx, mmed = table("mx", 3), table("mx", 4)
 gl = table("glue", 1) if glue else {}
+bmed = table("block", 4) if block else {}
 def paired(a, b):
     return st.median(x / y for x, y in zip(a, b))
 def cols(a, b, n):	# median of b's runs, median of the paired ratios b/a
@@ -96,17 +109,25 @@ head = (f"{'length':>8} {'dpdk':>9} {'mx':>9} {'mx/dpdk':>8}"
         f" {'dpdk':>9} {'mx':>9} {'mx/dpdk':>8}")
 if glue:
     head += f"  {'glue':>9} {'glue/dpdk':>9}"
+if block:
+    head += f"  {'blocking':>9} {'/dpdk':>6} {'/mx':>6}"
 print(head)
 for n in sorted(set(dpdk) & set(mx)):
     line = f"{n:>8} {st.median(dpdk[n]):>9.3f}" + cols(dpdk, mx, n)
     line += f" {st.median(dmed[n]):>9.3f}" + cols(dmed, mmed, n)
     if glue and n in gl:
         line += " " + cols(dpdk, gl, n)
+    if block and n in bmed:
+        line += (f"  {st.median(bmed[n]):>9.3f} {paired(bmed[n], dmed[n]):>6.2f}"
+                 f" {paired(bmed[n], mmed[n]):>6.2f}")
     print(line)
 print("(mx/dpdk: the median of each round's ratio; issue 15's target: at "
       "most 1.15.\n glue: raw_pingpong's mean, the same frames through our "
       "pmd-glue)" if glue else "(mx/dpdk: the median of each round's ratio; "
       "issue 15's target: at most 1.15)")
+if block:
+    print("(blocking: mx_pingpong -w, per-iteration medians; /dpdk and /mx: "
+          "the median of each round's ratio)")
 if keep:
     rows = [f"{t},{n},{st.median(v[n]):.3f}" for n in sorted(set(dpdk) & set(mx))
             for t, v in (("dpdk_pingpong", dpdk), ("mx_pingpong", mx))]
