@@ -151,6 +151,8 @@ struct mxd_partner {
 	uint16_t frag_max;		/* eager payload per frame */
 	uint16_t pull_frag_max;		/* pull reply payload per frame */
 	uint32_t eager_max;		/* largest eager message to it */
+	uint8_t pack;			/* it takes PACK frames (said at
+					 * connect: MXD_CAP_PACK) */
 	struct mxd_txwin tx;
 	struct mxd_rxwin rx;
 	struct mxd_txrec *inflight[MXD_WIN];
