@@ -537,7 +537,10 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 		mxd_rtt_sample(&p->rtt, mxd_now_ns() - sample_from);
 	if (p->notify_n != 0)
 		mxd_notices_flush(p);
-	if (!mxd_list_empty(&p->sendq))
+	/* Sends waiting for the window go in the pass's send step, once
+	 * every ack of the rx burst is in: together, packed.  A paused
+	 * endpoint (mx_disable_progression) has no send step. */
+	if (!mxd_list_empty(&p->sendq) && p->ep->progression_off)
 		mxd_send_pump(p);
 }
 

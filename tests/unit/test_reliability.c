@@ -704,9 +704,9 @@ packed_frame_duplicated(void **state)
 	uint64_t dup0 = e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_DUP];
 
 	(void)state;
-	packed_faults(PF_DUP, 20);
+	packed_faults(PF_DUP, 8);
 	assert_true(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_DUP] -
-			dup0 >= 20 * 2);
+			dup0 >= 8 * 2);
 }
 
 /* PACK frames held back, delivered after later ones (or after their
