@@ -52,6 +52,8 @@ struct mxd_board {
 	struct mx_endpoint *ep[MX_MAX_ENDPOINTS];
 	uint32_t ep_open;		/* bit per open endpoint id */
 	struct mxd_txq txq[MXD_BOARD_PORTS];
+	uint32_t tx_queued;		/* bit per port whose queue holds
+					 * frames: flush looks at no other */
 	uint32_t loop_head, loop_tail;
 	struct mxd_frame loop[MXD_LOOP_SIZE];
 	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
@@ -109,8 +111,16 @@ unsigned mxd_loop_room(const struct mxd_board *b);
 void mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
 		int sealed);
 void mxd_loop_push(struct mxd_board *b, struct mxd_frame *f, int sealed);
-/* Hands every queued frame the PMD takes to it, in bursts. */
-void mxd_board_flush(struct mxd_board *b);
+/* Hands every queued frame the PMD takes to it, in bursts.  Called at
+ * the end of every API call and pass: with nothing queued, one test. */
+void mxd_board_flush_queued(struct mxd_board *b);
+
+static inline void
+mxd_board_flush(struct mxd_board *b)
+{
+	if (b->tx_queued)
+		mxd_board_flush_queued(b);
+}
 /* Whether frames wait in any tx queue of the board. */
 int mxd_board_tx_pending(const struct mxd_board *b);
 

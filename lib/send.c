@@ -51,6 +51,9 @@ wire_len(const struct mx_request *r)
 	return r->rndv ? (uint32_t)sizeof(struct mxd_rndv_desc) : r->length;
 }
 
+/* Payloads up to this are copied first and checked with the headers. */
+#define SMALL_COPY	64
+
 /* Writes fragment i of request r (sequence seq) into frame f. */
 static void
 eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
@@ -69,6 +72,12 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 	if (r->rndv) {
 		memcpy(d, r->desc + off, len);
 		mxd_wire_seal(f->data);
+	} else if (len <= SMALL_COPY) {
+		/* A few bytes: copied, then checked with the headers in one
+		 * call (a pass of its own over them would cost more). */
+		mxd_req_gather(r, off, d, len);
+		mxd_wire_seal_crc(f->data, mxd_crc_update(MXD_CRC_INIT,
+					f->data, (size_t)(d + len - f->data)));
 	} else {
 		/* Copied and checked in one pass over the data. */
 		uint32_t c = mxd_crc_update(MXD_CRC_INIT, f->data,
