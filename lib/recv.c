@@ -14,6 +14,14 @@
  * or, failing that, into the unexpected queue; match.c finds the receive
  * (or, for a new receive, the unexpected message) by hashing.  A message that arrives
  * ahead of an earlier one is held in a buffer until its turn to match.
+ *
+ * A PACK frame (several small messages of one partner, each with its own
+ * sequence number) is taken record by record through the same path, as
+ * if each message had come alone in an EAGER frame of one fragment; the
+ * frame's ack, its partner checks and its integrity check are done once,
+ * and so are what follows the messages: later ones matched, the ack
+ * scheduled (an explicit one at once if any record was a copy: its
+ * sender is sending again) and a hole told by SACK.
  */
 #include <string.h>
 

@@ -28,10 +28,21 @@
  * message to its new life goes).  No error handler is called for it.
  *
  * A send that finds the window full or the tx queue without room waits on
- * its partner's send queue, in order, and is pumped when acks or tx room
- * arrive.  Acks ride on every frame to the partner; an explicit ACK goes
- * out after MXD_ACK_EVERY unacknowledged messages, or MX_ACK_DELAY_US
- * after the first when no reply carried the ack (timers.c).
+ * its partner's send queue, in order, and is pumped by the next pass
+ * (after every ack of its rx burst) or tx room.  Acks ride on every frame
+ * to the partner; an explicit ACK goes out after MXD_ACK_EVERY
+ * unacknowledged messages, or MX_ACK_DELAY_US after the first when no
+ * reply carried the ack (timers.c).
+ *
+ * Packing: the messages that wait together on the send queue leave it
+ * together -- the small ones at its head in one PACK frame, as many as
+ * the partner's MTU and the window hold -- each with its own sequence
+ * number and txrec, acknowledged, retransmitted (the whole frame) and
+ * matched as if it had come alone.  A message with nothing queued before
+ * it goes as it always did, in an EAGER frame, at once: nothing waits
+ * for company, so packing costs no latency; it happens exactly when the
+ * partner (or the link) is behind, where frames per message matter.  A
+ * partner that did not say MXD_CAP_PACK at connect gets none.
  */
 #include <stdlib.h>
 #include <string.h>
