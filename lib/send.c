@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "config.h"
 #include "csum.h"
 #include "reliable.h"
 #include "rndv.h"
@@ -479,12 +480,26 @@ mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code)
 	 */
 }
 
+/*
+ * Whether r goes now: nothing queued before it, and -- if it could share
+ * a frame -- fewer than MX_PACK_AFTER messages of its partner in flight
+ * (else the pipe is full anyway: r leaves at the next pass, packed with
+ * whatever is posted meanwhile).  A message alone always goes now.
+ */
+static int
+goes_now(struct mxd_partner *p, const struct mx_request *r)
+{
+	return mxd_list_empty(&p->sendq) && (!p->pack ||
+			mxd_txwin_in_flight(&p->tx) < mxd_conf.pack_after ||
+			!packable(p, r));
+}
+
 void
 mxd_send_post(struct mx_request *r)
 {
 	struct mxd_partner *p = r->partner;
 
-	if (mxd_list_empty(&p->sendq) && eager_try(r))
+	if (goes_now(p, r) && eager_try(r))
 		return;
 	mxd_req_set_state(r, MXD_RS_QUEUED);
 	mxd_list_add_tail(&p->sendq, &r->link);

@@ -636,7 +636,7 @@ hurt_packs(const uint8_t *f, uint32_t len)
 
 /*
  * N messages of 1..40 bytes, all matching the same receive value so
- * that receive i takes message i: the first MXD_WIN fill the window
+ * that receive i takes message i: the first MX_PACK_AFTER go at once
  * (nothing makes progress while they are posted), the rest queue and
  * leave packed.  'hurt' PACK frames are hurt as pf_kind says; every
  * message arrives once, whole, in order, and nothing more arrives.
