@@ -346,21 +346,17 @@ rx_too_long(struct mxd_board *b, unsigned port, const struct mxd_link *l)
 	b->long_seen[port] = l->too_long;
 }
 
-unsigned
-mxd_board_rx(struct mxd_board *b, unsigned port, struct mxd_frame *f,
-		unsigned n)
+void
+mxd_board_rx_news(struct mxd_board *b, unsigned port)
 {
 	struct mxd_link *l = b->port[port];
-	uint16_t got = l->ops->rx_burst(l, f, (uint16_t)n);
 
-	b->counters[MXD_C_RX_FRAMES] += got;
 	if (l->cut != b->cut_seen[port]) {	/* rare: a memif peer gone */
 		b->counters[MXD_C_BURSTS_CUT] += l->cut - b->cut_seen[port];
 		b->cut_seen[port] = l->cut;
 	}
 	if (l->too_long != b->long_seen[port])
 		rx_too_long(b, port, l);
-	return got;
 }
 
 unsigned
@@ -371,13 +367,6 @@ mxd_board_loop_rx(struct mxd_board *b, struct mxd_frame *f, unsigned n)
 	while (got < n && b->loop_head != b->loop_tail)
 		f[got++] = b->loop[b->loop_head++ & (MXD_LOOP_SIZE - 1)];
 	return got;
-}
-
-void
-mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n)
-{
-	if (n)
-		b->port[0]->ops->free(f, n);
 }
 
 void

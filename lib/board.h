@@ -142,10 +142,24 @@ mxd_frame_pad(struct mxd_frame *f)
 
 /* ---- receive: the progress layer's bursts ------------------------------ */
 
+/* What a port said since we last looked: bursts cut short, frames too
+ * long (rare: counted, and said once). */
+void mxd_board_rx_news(struct mxd_board *b, unsigned port);
+
 /* Up to n frames received on a port (counted, and so are bursts the port
- * cut short); the caller frees them. */
-unsigned mxd_board_rx(struct mxd_board *b, unsigned port,
-		struct mxd_frame *f, unsigned n);
+ * cut short); the caller frees them.  Inline: every pass calls it. */
+static inline unsigned
+mxd_board_rx(struct mxd_board *b, unsigned port, struct mxd_frame *f,
+		unsigned n)
+{
+	struct mxd_link *l = b->port[port];
+	uint16_t got = l->ops->rx_burst(l, f, (uint16_t)n);
+
+	b->counters[MXD_C_RX_FRAMES] += got;
+	if (l->cut != b->cut_seen[port] || l->too_long != b->long_seen[port])
+		mxd_board_rx_news(b, port);
+	return got;
+}
 /* Frames waiting on the loopback ring. */
 static inline unsigned
 mxd_loop_queued(const struct mxd_board *b)
@@ -156,7 +170,13 @@ mxd_loop_queued(const struct mxd_board *b)
 /* Up to n frames from the loopback ring; the caller frees them. */
 unsigned mxd_board_loop_rx(struct mxd_board *b, struct mxd_frame *f,
 		unsigned n);
-void mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n);
+/* Drops a reference of each of n frames (none: nothing to call). */
+static inline void
+mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n)
+{
+	if (n)
+		b->port[0]->ops->free(f, n);
+}
 /* One more reference on each of n frames (kept for retransmission). */
 void mxd_board_ref(struct mxd_board *b, struct mxd_frame *f, unsigned n);
 

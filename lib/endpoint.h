@@ -259,6 +259,8 @@ struct mx_endpoint {
 	struct mxd_list pulls_waiting;	/* pulls with PULLs not yet sent */
 	/* Timers (timers.c). */
 	struct mxd_list acks;		/* partners owing an ack or a notice */
+	uint64_t acks_due;		/* ns: none of them is due before
+					 * (the earliest due asked) */
 	struct mxd_list timed;		/* partners with something in flight
 					 * (retransmission, pulls, probes) */
 	uint32_t timer_pass;		/* passes since the last timer check */

@@ -75,10 +75,14 @@ mxd_timer_watch(struct mxd_partner *p)
 void
 mxd_timer_ack(struct mxd_partner *p, uint64_t due)
 {
+	struct mx_endpoint *ep = p->ep;
+
+	if (mxd_list_empty(&ep->acks) || due < ep->acks_due)
+		ep->acks_due = due;	/* a notice (0) too: the next pass */
 	if (!p->ack_queued) {
 		p->ack_due = due;
 		p->ack_queued = 1;
-		mxd_list_add_tail(&p->ep->acks, &p->ackq);
+		mxd_list_add_tail(&ep->acks, &p->ackq);
 	}
 }
 
@@ -225,7 +229,8 @@ mxd_timers_run(struct mx_endpoint *ep, int acks, int all)
 {
 	uint64_t now = mxd_now_ns();
 
-	if (acks)
+	/* Nothing owed is due before acks_due: the list is left as it is. */
+	if (acks && now >= ep->acks_due)
 		acks_flush(ep, now);
 	if (!all)
 		return;
