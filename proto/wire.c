@@ -451,11 +451,7 @@ mxd_wire_seal_crc(uint8_t *frame, uint32_t crc)
 static uint32_t
 crc_zeroed(const uint8_t *frame, size_t n)
 {
-	static const uint8_t zero[4];
-	uint32_t c = mxd_crc_update(MXD_CRC_INIT, frame, CSUM_OFF);
-
-	c = mxd_crc_update(c, zero, 4);
-	return mxd_crc_update(c, frame + CSUM_OFF + 4, n - CSUM_OFF - 4);
+	return mxd_crc_update_hole(MXD_CRC_INIT, frame, n, CSUM_OFF);
 }
 
 void
