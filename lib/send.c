@@ -38,11 +38,15 @@
  * together -- the small ones at its head in one PACK frame, as many as
  * the partner's MTU and the window hold -- each with its own sequence
  * number and txrec, acknowledged, retransmitted (the whole frame) and
- * matched as if it had come alone.  A message with nothing queued before
- * it goes as it always did, in an EAGER frame, at once: nothing waits
- * for company, so packing costs no latency; it happens exactly when the
- * partner (or the link) is behind, where frames per message matter.  A
- * partner that did not say MXD_CAP_PACK at connect gets none.
+ * matched as if it had come alone.  A small send also waits there when
+ * MX_PACK_AFTER (32) messages to its partner are unacknowledged: the
+ * pipe is full, and it leaves at the next pass with what is posted
+ * meanwhile.  A message with nothing queued before it and fewer in
+ * flight goes as it always did, in an EAGER frame, at once: nothing
+ * waits for company, and a ping-pong's latency is untouched; packing
+ * happens when the partner (or the link) is behind, where frames per
+ * message matter.  A partner that did not say MXD_CAP_PACK at connect
+ * gets none.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -236,8 +240,9 @@ eager_try(struct mx_request *r)
  *
  * A message that goes alone goes as it always did, in EAGER frames of its
  * own, at once: nothing ever waits for company.  Messages that wait
- * together on the partner's send queue (its window was full, or the tx
- * queue had no room) leave it together: the small ones at its head share
+ * together on the partner's send queue (its window was full, the tx
+ * queue had no room, or MX_PACK_AFTER messages were in flight: goes_now)
+ * leave it together at the next pass: the small ones at its head share
  * PACK frames, as many as the partner's MTU holds (and the window
  * admits).  Each keeps its own sequence number and txrec; the records
  * of one frame hold one reference each to it, so a message sent again
