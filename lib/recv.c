@@ -458,7 +458,10 @@ mxd_rx_pack(struct mxd_partner *p, const struct mxd_pkt *pkt)
 			break;
 		case MXD_RX_NEW:
 		case MXD_RX_MORE:
-			done |= !(msg.h.flags & MXD_F_CTRL);
+			if (!(msg.h.flags & MXD_F_CTRL))
+				done = 1;
+			else	/* applied: its turn passes, as alone */
+				mxd_partner_drain(p->ep, p);
 			break;
 		case MXD_RX_BAD:
 		case MXD_RX_WINDOW:
