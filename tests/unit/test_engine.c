@@ -1689,6 +1689,55 @@ packed_issend_matched(void **state)
 	pack_free(out, in, N);
 }
 
+/*
+ * A PACK frame written here as e0's engine would (its partner's header,
+ * sequence numbers taken from its window): a message, a notice (a
+ * MATCHED no send waits for) and another message.  Both messages match
+ * in order, straight into their receives: the notice's turn passes at
+ * once, so the message behind it needs no early buffer.
+ */
+static void
+packed_notice_between(void **state)
+{
+	struct mxd_partner *p = mxd_addr_partner(e0, &to1);
+	uint64_t early0 = count1(MXD_C_EARLY_MSGS);
+	uint8_t f[256], in1[8], in2[8];
+	struct mxd_hdr_args a;
+	uint32_t seq, body = sizeof(struct mxd_pack_hdr) +
+		2 * mxd_pack_rec_size(8) + mxd_pack_rec_size(0);
+	mx_request_t r1, r2;
+	uint8_t *d;
+
+	(void)state;
+	assert_non_null(p);
+	r1 = mxt_recv(e1, in1, 8, 0x301, MX_MATCH_MASK_NONE);
+	r2 = mxt_recv(e1, in2, 8, 0x302, MX_MATCH_MASK_NONE);
+	mxd_hdr_for(p, MXD_T_PACK, &a);
+	d = f + mxd_wire_put_hdr(f, p->mac, pa.link.mac, &a, (uint16_t)body);
+	d += mxd_wire_put_pack(d, 3);
+	seq = mxd_txwin_take(&p->tx);
+	d += mxd_wire_put_pack_rec(d, seq, 8, 0, 0x301);
+	memcpy(d, "first..1", 8);
+	d += 8;
+	d += mxd_wire_put_pack_rec(d, mxd_txwin_take(&p->tx), 0, MXD_F_CTRL,
+			(uint64_t)MXD_NOTE_MATCHED << 32 | (seq - 100));
+	d += mxd_wire_put_pack_rec(d, mxd_txwin_take(&p->tx), 8, 0, 0x302);
+	memcpy(d, "second.2", 8);
+	d += 8;
+	mxd_wire_seal(f);
+	fake_inject(&pb, f, (uint32_t)(d - f));
+	assert_int_equal(mxt_wait(e1, &r1).xfer_length, 8);
+	assert_int_equal(mxt_wait(e1, &r2).xfer_length, 8);
+	assert_memory_equal(in1, "first..1", 8);
+	assert_memory_equal(in2, "second.2", 8);
+	assert_int_equal(count1(MXD_C_EARLY_MSGS), early0);
+	assert_int_equal(count1(MXD_C_RX_PACKED) >= 3, 1);
+	/* The window goes on: e0's next messages arrive behind them. */
+	mxt_send_ok(e0, to1, "x", 1, 0x303);
+	r1 = mxt_recv(e1, in1, 8, 0x303, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_wait(e1, &r1).xfer_length, 1);
+}
+
 /* ---- no malloc on the message path -------------------------------------- */
 
 /* test_engine is linked with --wrap for the allocator: count calls. */
@@ -2072,6 +2121,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(packed_mixed_sizes, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(packed_issend_matched, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(packed_notice_between, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(no_malloc_small_path, setup,
 				teardown),
