@@ -50,7 +50,8 @@ static const struct num_setting nums[] = {
 	NUM("MX_PACK_AFTER", pack_after, 32, 1, 256,
 		"a small send to a partner with this many messages "
 		"unacknowledged waits for the next pass, to leave packed with "
-		"those posted meanwhile; 256 (the window): only when it is full"),
+		"those posted meanwhile; 256 (the window): only when it is "
+		"full"),
 	NUM("MX_CONNECT_RETRY_MS", connect_retry_ms, 100, 1, 60000,
 		"interval between connect requests"),
 	NUM("MX_CLOSE_LINGER_MS", close_linger_ms, 2000, 0, 600000,

@@ -330,7 +330,8 @@ parse_pack(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 			return MXD_DROP_LENGTH;
 		if (fl & ~MXD_PACK_FLAGS)
 			return MXD_DROP_FRAG;
-		why = msg_flags_ok(fl, n, mxd_get64(r + O(mxd_pack_rec, match)));
+		why = msg_flags_ok(fl, n,
+				mxd_get64(r + O(mxd_pack_rec, match)));
 		if (why != MXD_DROP_NONE)
 			return why;
 		if (i == 0)

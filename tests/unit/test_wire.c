@@ -120,7 +120,8 @@ conn_and_disc_roundtrip(void **state)
 	a.type = MXD_T_CONN_REP;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_conn_hdr));
 	n += mxd_wire_put_conn(f + n, 0x020000000001ull, 0x020000000002ull,
-			77, 0xabcd, MXD_CONN_BAD_KEY, 0x01020304, 9000, MXD_CAP_PACK);
+			77, 0xabcd, MXD_CONN_BAD_KEY, 0x01020304, 9000,
+			MXD_CAP_PACK);
 	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
 	assert_true(pkt.u.conn.src_nic == 0x020000000001ull);
@@ -471,8 +472,8 @@ csum_with_hole(void **state)
 					len += 1 + len / 8) {
 				memcpy(z, b, len);
 				memset(z + holes[h], 0, 4);
-				assert_int_equal(mxd_crc_update_hole(MXD_CRC_INIT,
-						b, len, holes[h]),
+				assert_int_equal(mxd_crc_update_hole(
+						MXD_CRC_INIT, b, len, holes[h]),
 						mxd_crc_update(MXD_CRC_INIT, z,
 							len));
 			}
