@@ -164,6 +164,7 @@ txq_drain(struct mxd_board *b, unsigned p)
 
 	for (; q->head != q->tail; q->head++)
 		b->port[p]->ops->free(&q->f[q->head & (MXD_TXQ_SIZE - 1)], 1);
+	b->tx_queued &= ~(1u << p);
 }
 
 void
@@ -248,6 +249,7 @@ mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
 	if (!sealed)
 		mxd_wire_seal(f->data);
 	q->f[q->tail++ & (MXD_TXQ_SIZE - 1)] = *f;
+	b->tx_queued |= 1u << port;
 	mxd_count(b, MXD_C_TX_FRAMES);
 }
 
@@ -267,6 +269,7 @@ txq_flush(struct mxd_board *b, unsigned p)
 	struct mxd_txq *q = &b->txq[p];
 	struct mxd_link *l = b->port[p];
 
+	b->tx_queued &= ~(1u << p);
 	while (q->head != q->tail) {
 		uint32_t i = q->head & (MXD_TXQ_SIZE - 1);
 		uint32_t n = q->tail - q->head;
@@ -279,6 +282,7 @@ txq_flush(struct mxd_board *b, unsigned p)
 		sent = l->ops->tx_burst(l, &q->f[i], (uint16_t)n);
 		q->head += sent;
 		if (sent < n) {
+			b->tx_queued |= 1u << p;	/* the next flush */
 			mxd_count(b, MXD_C_TX_STALLS);
 			return;
 		}
@@ -286,11 +290,10 @@ txq_flush(struct mxd_board *b, unsigned p)
 }
 
 void
-mxd_board_flush(struct mxd_board *b)
+mxd_board_flush_queued(struct mxd_board *b)
 {
-	for (unsigned p = 0; p < b->nports; p++)
-		if (b->txq[p].head != b->txq[p].tail)
-			txq_flush(b, p);
+	for (uint32_t m = b->tx_queued; m != 0; m &= m - 1)
+		txq_flush(b, (unsigned)__builtin_ctz(m));
 }
 
 int
@@ -343,21 +346,17 @@ rx_too_long(struct mxd_board *b, unsigned port, const struct mxd_link *l)
 	b->long_seen[port] = l->too_long;
 }
 
-unsigned
-mxd_board_rx(struct mxd_board *b, unsigned port, struct mxd_frame *f,
-		unsigned n)
+void
+mxd_board_rx_news(struct mxd_board *b, unsigned port)
 {
 	struct mxd_link *l = b->port[port];
-	uint16_t got = l->ops->rx_burst(l, f, (uint16_t)n);
 
-	b->counters[MXD_C_RX_FRAMES] += got;
 	if (l->cut != b->cut_seen[port]) {	/* rare: a memif peer gone */
 		b->counters[MXD_C_BURSTS_CUT] += l->cut - b->cut_seen[port];
 		b->cut_seen[port] = l->cut;
 	}
 	if (l->too_long != b->long_seen[port])
 		rx_too_long(b, port, l);
-	return got;
 }
 
 unsigned
@@ -368,13 +367,6 @@ mxd_board_loop_rx(struct mxd_board *b, struct mxd_frame *f, unsigned n)
 	while (got < n && b->loop_head != b->loop_tail)
 		f[got++] = b->loop[b->loop_head++ & (MXD_LOOP_SIZE - 1)];
 	return got;
-}
-
-void
-mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n)
-{
-	if (n)
-		b->port[0]->ops->free(f, n);
 }
 
 void

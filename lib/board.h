@@ -52,6 +52,8 @@ struct mxd_board {
 	struct mx_endpoint *ep[MX_MAX_ENDPOINTS];
 	uint32_t ep_open;		/* bit per open endpoint id */
 	struct mxd_txq txq[MXD_BOARD_PORTS];
+	uint32_t tx_queued;		/* bit per port whose queue holds
+					 * frames: flush looks at no other */
 	uint32_t loop_head, loop_tail;
 	struct mxd_frame loop[MXD_LOOP_SIZE];
 	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
@@ -109,8 +111,16 @@ unsigned mxd_loop_room(const struct mxd_board *b);
 void mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
 		int sealed);
 void mxd_loop_push(struct mxd_board *b, struct mxd_frame *f, int sealed);
-/* Hands every queued frame the PMD takes to it, in bursts. */
-void mxd_board_flush(struct mxd_board *b);
+/* Hands every queued frame the PMD takes to it, in bursts.  Called at
+ * the end of every API call and pass: with nothing queued, one test. */
+void mxd_board_flush_queued(struct mxd_board *b);
+
+static inline void
+mxd_board_flush(struct mxd_board *b)
+{
+	if (b->tx_queued)
+		mxd_board_flush_queued(b);
+}
 /* Whether frames wait in any tx queue of the board. */
 int mxd_board_tx_pending(const struct mxd_board *b);
 
@@ -132,10 +142,24 @@ mxd_frame_pad(struct mxd_frame *f)
 
 /* ---- receive: the progress layer's bursts ------------------------------ */
 
+/* What a port said since we last looked: bursts cut short, frames too
+ * long (rare: counted, and said once). */
+void mxd_board_rx_news(struct mxd_board *b, unsigned port);
+
 /* Up to n frames received on a port (counted, and so are bursts the port
- * cut short); the caller frees them. */
-unsigned mxd_board_rx(struct mxd_board *b, unsigned port,
-		struct mxd_frame *f, unsigned n);
+ * cut short); the caller frees them.  Inline: every pass calls it. */
+static inline unsigned
+mxd_board_rx(struct mxd_board *b, unsigned port, struct mxd_frame *f,
+		unsigned n)
+{
+	struct mxd_link *l = b->port[port];
+	uint16_t got = l->ops->rx_burst(l, f, (uint16_t)n);
+
+	b->counters[MXD_C_RX_FRAMES] += got;
+	if (l->cut != b->cut_seen[port] || l->too_long != b->long_seen[port])
+		mxd_board_rx_news(b, port);
+	return got;
+}
 /* Frames waiting on the loopback ring. */
 static inline unsigned
 mxd_loop_queued(const struct mxd_board *b)
@@ -146,7 +170,13 @@ mxd_loop_queued(const struct mxd_board *b)
 /* Up to n frames from the loopback ring; the caller frees them. */
 unsigned mxd_board_loop_rx(struct mxd_board *b, struct mxd_frame *f,
 		unsigned n);
-void mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n);
+/* Drops a reference of each of n frames (none: nothing to call). */
+static inline void
+mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n)
+{
+	if (n)
+		b->port[0]->ops->free(f, n);
+}
 /* One more reference on each of n frames (kept for retransmission). */
 void mxd_board_ref(struct mxd_board *b, struct mxd_frame *f, unsigned n);
 

@@ -47,6 +47,11 @@ static const struct num_setting nums[] = {
 		"retry meanwhile); 0: no wait"),
 	NUM("MX_ACK_DELAY_US", ack_delay_us, 5, 0, 1000000,
 		"delay before an explicit ack when no reply carries it"),
+	NUM("MX_PACK_AFTER", pack_after, 32, 1, 256,
+		"a small send to a partner with this many messages "
+		"unacknowledged waits for the next pass, to leave packed with "
+		"those posted meanwhile; 256 (the window): only when it is "
+		"full"),
 	NUM("MX_CONNECT_RETRY_MS", connect_retry_ms, 100, 1, 60000,
 		"interval between connect requests"),
 	NUM("MX_CLOSE_LINGER_MS", close_linger_ms, 2000, 0, 600000,

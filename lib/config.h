@@ -26,6 +26,7 @@ struct mxd_config {
 	uint32_t discovery_ms;		/* MX_DISCOVERY_MS */
 	uint32_t link_wait_ms;		/* MX_LINK_WAIT_MS */
 	uint32_t ack_delay_us;		/* MX_ACK_DELAY_US */
+	uint32_t pack_after;		/* MX_PACK_AFTER */
 	uint32_t connect_retry_ms;	/* MX_CONNECT_RETRY_MS */
 	uint32_t nb_mbufs;		/* MX_MBUFS */
 	uint32_t close_linger_ms;	/* MX_CLOSE_LINGER_MS */

@@ -151,6 +151,8 @@ struct mxd_partner {
 	uint16_t frag_max;		/* eager payload per frame */
 	uint16_t pull_frag_max;		/* pull reply payload per frame */
 	uint32_t eager_max;		/* largest eager message to it */
+	uint8_t pack;			/* it takes PACK frames (said at
+					 * connect: MXD_CAP_PACK) */
 	struct mxd_txwin tx;
 	struct mxd_rxwin rx;
 	struct mxd_txrec *inflight[MXD_WIN];
@@ -257,6 +259,8 @@ struct mx_endpoint {
 	struct mxd_list pulls_waiting;	/* pulls with PULLs not yet sent */
 	/* Timers (timers.c). */
 	struct mxd_list acks;		/* partners owing an ack or a notice */
+	uint64_t acks_due;		/* ns: none of them is due before
+					 * (the earliest due asked) */
 	struct mxd_list timed;		/* partners with something in flight
 					 * (retransmission, pulls, probes) */
 	uint32_t timer_pass;		/* passes since the last timer check */

@@ -73,6 +73,9 @@ rx_partner_frame(struct mxd_partner *p, unsigned port,
 	case MXD_T_EAGER:
 		mxd_rx_eager(p, pkt);
 		return;
+	case MXD_T_PACK:
+		mxd_rx_pack(p, pkt);
+		return;
 	case MXD_T_ACK:
 		if (pkt->h.flags & MXD_F_SACK)
 			mxd_fast_retransmit(p, pkt->h.ack, pkt->u.sack, 1);
@@ -116,6 +119,7 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 		mxd_rx_nack(b, port, &pkt);
 		return;
 	case MXD_T_EAGER:
+	case MXD_T_PACK:
 	case MXD_T_ACK:
 	case MXD_T_PULL:
 	case MXD_T_PULL_REP:

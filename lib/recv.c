@@ -14,6 +14,14 @@
  * or, failing that, into the unexpected queue; match.c finds the receive
  * (or, for a new receive, the unexpected message) by hashing.  A message that arrives
  * ahead of an earlier one is held in a buffer until its turn to match.
+ *
+ * A PACK frame (several small messages of one partner, each with its own
+ * sequence number) is taken record by record through the same path, as
+ * if each message had come alone in an EAGER frame of one fragment; the
+ * frame's ack, its partner checks and its integrity check are done once,
+ * and so are what follows the messages: later ones matched, the ack
+ * scheduled (an explicit one at once if any record was a copy: its
+ * sender is sending again) and a hole told by SACK.
  */
 #include <string.h>
 
@@ -40,7 +48,8 @@ refuse(struct mxd_board *b, const struct mxd_pkt *pkt, enum mxd_drop why)
 	drop(b, mxd_wire_check(pkt) ? why : MXD_DROP_CSUM);
 }
 
-/* Refuses an EAGER fragment: its sender fails the message. */
+/* Refuses an EAGER fragment or a PACK frame (named by its first message):
+ * its sender fails the message, and every other to us. */
 static void
 nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 		uint8_t reason)
@@ -52,7 +61,8 @@ nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 
 	if (local < 0)
 		return;
-	mxd_wire_put_seq(f.data + MXD_HDRS_LEN, pkt->u.eager.seq, reason,
+	mxd_wire_put_seq(f.data + MXD_HDRS_LEN, pkt->h.type == MXD_T_PACK ?
+			pkt->u.pack.first_seq : pkt->u.eager.seq, reason,
 			pkt->h.dst_session);
 	mxd_answer_send(b, port, local, &f);
 	mxd_count(b, MXD_C_NACK_SENT);
@@ -353,8 +363,15 @@ notice_apply(struct mxd_partner *p, struct mxd_rxslot *sl, uint64_t note)
 	}
 }
 
-void
-mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
+/*
+ * One fragment of a message (an EAGER frame's, or a record of a PACK
+ * frame) through the window and into its place.  Returns its verdict;
+ * MXD_RX_BAD also when it was forgotten for want of a buffer.  What
+ * follows (matching later messages, the ack) is the caller's.
+ */
+static enum mxd_rx_verdict
+msg_frag(struct mxd_partner *p, const struct mxd_pkt *pkt,
+		struct mxd_rxslot **slp)
 {
 	struct mx_endpoint *ep = p->ep;
 	struct mxd_board *b = ep->board;
@@ -364,36 +381,98 @@ mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	switch (v) {
 	case MXD_RX_DUP:
 		/* A retransmission: our ack was lost or the message is held.
-		 * Answer now, so the sender knows we are alive. */
+		 * The caller answers now, so the sender knows we are alive. */
 		drop(b, MXD_DROP_DUP);
-		mxd_ack_send(p);
-		return;
+		return v;
 	case MXD_RX_BAD:
 		drop(b, MXD_DROP_FRAG);
-		return;
+		return v;
 	case MXD_RX_WINDOW:
 		drop(b, MXD_DROP_WINDOW);
-		return;
+		return v;
 	case MXD_RX_NEW:
+		*slp = sl;
 		if (pkt->h.flags & MXD_F_CTRL) {
 			notice_apply(p, sl, pkt->u.eager.match);
-			mxd_partner_drain(ep, p);
-			return;
+			return v;
 		}
 		if (first_fragment(ep, p, sl, pkt) < 0) {
 			/* Out of memory for a buffer: forget the fragment,
 			 * unacknowledged; the sender sends it again. */
 			sl->active = 0;
 			drop(b, MXD_DROP_NOBUF);
-			return;
+			return MXD_RX_BAD;
 		}
 		break;
 	case MXD_RX_MORE:
+		*slp = sl;
 		break;
 	}
 	frag_store(ep, p, sl, pkt);
-	mxd_partner_drain(ep, p);
-	if (sl->complete && mxd_rxwin_hole(&p->rx))
+	return v;
+}
+
+void
+mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	struct mxd_rxslot *sl = NULL;
+
+	switch (msg_frag(p, pkt, &sl)) {
+	case MXD_RX_DUP:
+		mxd_ack_send(p);
+		return;
+	case MXD_RX_BAD:
+	case MXD_RX_WINDOW:
+		return;
+	case MXD_RX_NEW:
+	case MXD_RX_MORE:
+		break;
+	}
+	mxd_partner_drain(p->ep, p);
+	if (!(pkt->h.flags & MXD_F_CTRL) && sl->complete &&
+			mxd_rxwin_hole(&p->rx))
+		sack_prompt(p);
+}
+
+/*
+ * A PACK frame: each record is its message's one fragment, taken in
+ * order as if it had come alone; then, once for the frame, later
+ * messages matched, the ack scheduled (or sent at once if a record was
+ * a copy: the sender is sending again) and a hole told.
+ */
+void
+mxd_rx_pack(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	const uint8_t *rec;
+	struct mxd_pkt msg;
+	int dup = 0, done = 0;
+
+	rec = mxd_wire_pack_first(pkt, &msg);
+	for (uint32_t i = 0; i < pkt->u.pack.count; i++) {
+		struct mxd_rxslot *sl = NULL;
+
+		rec = mxd_wire_pack_next(rec, &msg);
+		switch (msg_frag(p, &msg, &sl)) {
+		case MXD_RX_DUP:
+			dup = 1;
+			break;
+		case MXD_RX_NEW:
+		case MXD_RX_MORE:
+			if (!(msg.h.flags & MXD_F_CTRL))
+				done = 1;
+			else	/* applied: its turn passes, as alone */
+				mxd_partner_drain(p->ep, p);
+			break;
+		case MXD_RX_BAD:
+		case MXD_RX_WINDOW:
+			break;
+		}
+	}
+	p->ep->board->counters[MXD_C_RX_PACKED] += pkt->u.pack.count;
+	mxd_partner_drain(p->ep, p);
+	if (dup)
+		mxd_ack_send(p);
+	else if (done && mxd_rxwin_hole(&p->rx))
 		sack_prompt(p);
 }
 
@@ -416,7 +495,7 @@ struct mxd_partner *
 mxd_rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 {
 	struct mx_endpoint *ep = mxd_ep_of(b, pkt->h.dst_ep);
-	int eager = pkt->h.type == MXD_T_EAGER;
+	int eager = pkt->h.type == MXD_T_EAGER || pkt->h.type == MXD_T_PACK;
 	struct mxd_partner *p;
 
 	if (ep == NULL || pkt->h.dst_session != ep->session) {

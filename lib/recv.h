@@ -23,6 +23,9 @@ struct mxd_partner *mxd_rx_partner(struct mxd_board *b, unsigned port,
 void mxd_rx_heard(struct mxd_partner *p, unsigned port);
 /* An EAGER fragment (or notice) from p. */
 void mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt);
+/* A PACK frame of p: its messages, one by one, as EAGER frames of one
+ * fragment each. */
+void mxd_rx_pack(struct mxd_partner *p, const struct mxd_pkt *pkt);
 /* Posts receive r: matches the unexpected queue or waits on the posted
  * queue. */
 void mxd_recv_post(struct mx_request *r);

@@ -203,6 +203,7 @@ void
 mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		int fresh)
 {
+	const uint8_t *last = NULL;	/* the frame just sent again */
 	uint32_t top, gap;
 	uint64_t now;
 	int later = 0;
@@ -233,10 +234,17 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 			later = 1;
 			continue;
 		}
+		/* Packed with a message just sent again: gone with it. */
+		if (rec->nframes == 1 && rec->frames[0].data == last) {
+			rec->sent_at = now;
+			rec->retx++;
+			continue;
+		}
 		if (!resend(p, rec, now)) {
 			later = 1;	/* no tx room: the next pass */
 			break;
 		}
+		last = rec->frames[0].data;
 		p->ep->board->counters[MXD_C_FAST_RETX]++;
 	}
 	if (later) {

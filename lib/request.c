@@ -225,6 +225,16 @@ mxd_req_scatter_crc(struct mx_request *r, uint32_t off, const uint8_t *src,
 	return mxd_crc_update(crc, src + fit, len - fit);
 }
 
+void
+mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
+		uint32_t len)
+{
+	if (r->nseg == 1)
+		memcpy(dst, (const uint8_t *)r->segs[0].segment_ptr + off, len);
+	else
+		seg_walk(r, off, dst, len, 0, NULL);
+}
+
 uint32_t
 mxd_req_gather_crc(const struct mx_request *r, uint32_t off, uint8_t *dst,
 		uint32_t len, uint32_t crc)

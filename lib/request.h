@@ -105,8 +105,10 @@ void mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
  * CRC register crc in the same pass; returns the register. */
 uint32_t mxd_req_scatter_crc(struct mx_request *r, uint32_t off,
 		const uint8_t *src, uint32_t len, uint32_t crc);
-/* Copies 'len' bytes of the request's segments at offset 'off' to dst,
- * feeding them to the CRC register crc in the same pass (every send's
+/* Copies 'len' bytes of the request's segments at offset 'off' to dst. */
+void mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
+		uint32_t len);
+/* The same, feeding them to the CRC register crc in the same pass (every send's
  * data is checked on the way into its frame); returns the register. */
 uint32_t mxd_req_gather_crc(const struct mx_request *r, uint32_t off,
 		uint8_t *dst, uint32_t len, uint32_t crc);

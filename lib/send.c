@@ -28,15 +28,31 @@
  * message to its new life goes).  No error handler is called for it.
  *
  * A send that finds the window full or the tx queue without room waits on
- * its partner's send queue, in order, and is pumped when acks or tx room
- * arrive.  Acks ride on every frame to the partner; an explicit ACK goes
- * out after MXD_ACK_EVERY unacknowledged messages, or MX_ACK_DELAY_US
- * after the first when no reply carried the ack (timers.c).
+ * its partner's send queue, in order, and is pumped by the next pass
+ * (after every ack of its rx burst) or tx room.  Acks ride on every frame
+ * to the partner; an explicit ACK goes out after MXD_ACK_EVERY
+ * unacknowledged messages, or MX_ACK_DELAY_US after the first when no
+ * reply carried the ack (timers.c).
+ *
+ * Packing: the messages that wait together on the send queue leave it
+ * together -- the small ones at its head in one PACK frame, as many as
+ * the partner's MTU and the window hold -- each with its own sequence
+ * number and txrec, acknowledged, retransmitted (the whole frame) and
+ * matched as if it had come alone.  A small send also waits there when
+ * MX_PACK_AFTER (32) messages to its partner are unacknowledged: the
+ * pipe is full, and it leaves at the next pass with what is posted
+ * meanwhile.  A message with nothing queued before it and fewer in
+ * flight goes as it always did, in an EAGER frame, at once: nothing
+ * waits for company, and a ping-pong's latency is untouched; packing
+ * happens when the partner (or the link) is behind, where frames per
+ * message matter.  A partner that did not say MXD_CAP_PACK at connect
+ * gets none.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "config.h"
 #include "csum.h"
 #include "reliable.h"
 #include "rndv.h"
@@ -50,6 +66,9 @@ wire_len(const struct mx_request *r)
 {
 	return r->rndv ? (uint32_t)sizeof(struct mxd_rndv_desc) : r->length;
 }
+
+/* Payloads up to this are copied first and checked with the headers. */
+#define SMALL_COPY	64
 
 /* Writes fragment i of request r (sequence seq) into frame f. */
 static void
@@ -69,6 +88,12 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 	if (r->rndv) {
 		memcpy(d, r->desc + off, len);
 		mxd_wire_seal(f->data);
+	} else if (len <= SMALL_COPY) {
+		/* A few bytes: copied, then checked with the headers in one
+		 * call (a pass of its own over them would cost more). */
+		mxd_req_gather(r, off, d, len);
+		mxd_wire_seal_crc(f->data, mxd_crc_update(MXD_CRC_INIT,
+					f->data, (size_t)(d + len - f->data)));
 	} else {
 		/* Copied and checked in one pass over the data. */
 		uint32_t c = mxd_crc_update(MXD_CRC_INIT, f->data,
@@ -82,12 +107,28 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 }
 
 /*
- * A message's frames are built and sealed: send them, keep them (one
- * reference) until acknowledged, and start the partner's retransmission
- * timer.  The record keeps the send r only if r waits for the ack (issend,
- * large); a standard-mode send completes now (eager_try) and the record
- * remembers only that it did.  sent_at is stamped by the next timer pass,
- * which keeps the clock off this path.
+ * A message's frames are in the record: keep them (the reference the
+ * caller took) until acknowledged.  The record keeps the send r only if
+ * r waits for the ack (issend, large); a standard-mode send completes
+ * now (msg_taken) and the record remembers only that it did.  sent_at is
+ * stamped by the next timer pass, which keeps the clock off this path.
+ */
+static void
+msg_keep(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
+		uint32_t seq, struct mx_request *r)
+{
+	rec->nframes = n;
+	rec->seq = seq;
+	rec->done = r != NULL && !r->sync && !r->rndv;
+	rec->req = rec->done ? NULL : r;
+	rec->sent_at = 0;
+	rec->retx = 0;
+	p->inflight[seq & (MXD_WIN - 1)] = rec;
+}
+
+/*
+ * A message's frames are built and sealed: send them, keep them until
+ * acknowledged, and start the partner's retransmission timer.
  */
 static void
 msg_launch(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
@@ -98,14 +139,25 @@ msg_launch(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 	mxd_board_ref(b, rec->frames, n);
 	for (unsigned i = 0; i < n; i++)
 		mxd_partner_xmit_on(p, (unsigned)p->port, &rec->frames[i], 1);
-	rec->nframes = n;
-	rec->seq = seq;
-	rec->done = r != NULL && !r->sync && !r->rndv;
-	rec->req = rec->done ? NULL : r;
-	rec->sent_at = 0;
-	rec->retx = 0;
-	p->inflight[seq & (MXD_WIN - 1)] = rec;
+	msg_keep(p, rec, n, seq, r);
 	mxd_timer_watch(p);
+}
+
+/* r's message is in frames (sequence seq, record rec): r leaves the send
+ * queue, and completes if it waits for nothing more. */
+static void
+msg_taken(struct mx_request *r, const struct mxd_txrec *rec, uint32_t seq)
+{
+	mxd_count(r->ep->board, MXD_C_TX_MSGS);
+	r->seq = seq;
+	r->status.msg_length = r->status.xfer_length = r->length;
+	mxd_list_del(&r->link);		/* off the send queue, if on it */
+	if (rec->done)			/* standard mode: buffers free, done */
+		mxd_req_complete(r, MX_STATUS_SUCCESS);
+	else if (r->rndv)		/* buffers read until NOTIFY */
+		mxd_req_set_state(r, MXD_RS_RNDV);
+	else				/* issend: waits for ack and MATCHED */
+		mxd_req_set_state(r, MXD_RS_BUFFERED);
 }
 
 /* Sends a notice now if window and tx room allow; returns 1 if sent. */
@@ -180,16 +232,125 @@ eager_try(struct mx_request *r)
 	for (unsigned i = 0; i < n; i++)
 		eager_fill(p, r, seq, i, &a, &rec->frames[i]);
 	msg_launch(p, rec, n, seq, r);
-	mxd_count(ep->board, MXD_C_TX_MSGS);
-	r->seq = seq;
-	r->status.msg_length = r->status.xfer_length = r->length;
-	mxd_list_del(&r->link);		/* off the send queue, if on it */
-	if (rec->done)			/* standard mode: buffers free, done */
-		mxd_req_complete(r, MX_STATUS_SUCCESS);
-	else if (r->rndv)		/* buffers read until NOTIFY */
-		mxd_req_set_state(r, MXD_RS_RNDV);
-	else				/* issend: waits for ack and MATCHED */
-		mxd_req_set_state(r, MXD_RS_BUFFERED);
+	msg_taken(r, rec, seq);
+	return 1;
+}
+
+/* ---- packing --------------------------------------------------------------
+ *
+ * A message that goes alone goes as it always did, in EAGER frames of its
+ * own, at once: nothing ever waits for company.  Messages that wait
+ * together on the partner's send queue (its window was full, the tx
+ * queue had no room, or MX_PACK_AFTER messages were in flight: goes_now)
+ * leave it together at the next pass: the small ones at its head share
+ * PACK frames, as many as the partner's MTU holds (and the window
+ * admits).  Each keeps its own sequence number and txrec; the records
+ * of one frame hold one reference each to it, so a message sent again
+ * sends the whole frame (the receiver's window drops the others'
+ * copies), and the frame goes back when the last of them is acked.
+ */
+
+/* Bytes after the common header that a PACK frame to p may carry. */
+static uint32_t
+pack_room(const struct mxd_partner *p)
+{
+	return p->mtu - (uint32_t)sizeof(struct mxd_hdr);
+}
+
+/* r may share a frame: data of one fragment, small enough that two such
+ * messages fit one frame. */
+static int
+packable(const struct mxd_partner *p, const struct mx_request *r)
+{
+	return !r->rndv && r->length <= p->eager_max &&
+		2 * mxd_pack_rec_size(r->length) +
+		sizeof(struct mxd_pack_hdr) <= pack_room(p);
+}
+
+/* How many messages at the head of p's send queue go in one PACK frame
+ * (and its length after the common header, in *bytes). */
+static unsigned
+pack_plan(struct mxd_partner *p, uint32_t *bytes)
+{
+	uint32_t room = pack_room(p), used = sizeof(struct mxd_pack_hdr);
+	uint32_t win = MXD_WIN - mxd_txwin_in_flight(&p->tx);
+	unsigned n = 0;
+
+	for (struct mxd_list *pos = p->sendq.next; pos != &p->sendq &&
+			n < win && n < MXD_PACK_MAX; pos = pos->next) {
+		const struct mx_request *r = mxd_container_of(pos,
+				struct mx_request, link);
+		uint32_t size = mxd_pack_rec_size(r->length);
+
+		if (!packable(p, r) || used + size > room)
+			break;
+		used += size;
+		n++;
+	}
+	*bytes = used;
+	return n;
+}
+
+/* Writes r's record (sequence seq) at d; returns where the next goes. */
+static uint8_t *
+pack_put(struct mx_request *r, uint32_t seq, uint8_t *d)
+{
+	uint8_t flags = r->sync ? MXD_F_SYNC : 0;
+
+	d += mxd_wire_put_pack_rec(d, seq, (uint16_t)r->length, flags,
+			r->match_recv);
+	mxd_req_gather(r, 0, d, r->length);
+	return d + r->length + mxd_wire_pack_pad(d, r->length);
+}
+
+/*
+ * Sends the n messages at the head of p's send queue in one PACK frame
+ * of 'bytes' after the common header; returns 1, or 0 (nothing sent)
+ * when the tx queue, the frame pool or the records ran short.
+ */
+static int
+pack_send(struct mxd_partner *p, unsigned n, uint32_t bytes)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_board *b = ep->board;
+	struct mxd_txrec *rec[MXD_PACK_MAX];
+	struct mxd_hdr_args a;
+	struct mxd_frame f;
+	uint8_t *d;
+
+	if (mxd_partner_room(p) == 0 ||
+			mxd_partner_alloc(p, (unsigned)p->port, &f, 1) != 0)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		rec[i] = mxd_txrec_get(ep);
+		if (rec[i] == NULL) {
+			while (i > 0)
+				mxd_txrec_put(ep, rec[--i]);
+			mxd_board_free(b, &f, 1);
+			return 0;
+		}
+	}
+	mxd_hdr_for(p, MXD_T_PACK, &a);
+	d = f.data + mxd_wire_put_hdr(f.data, p->mac, b->port[p->port]->mac,
+			&a, (uint16_t)bytes);
+	d += mxd_wire_put_pack(d, (uint16_t)n);
+	f.len = (uint32_t)MXD_HDRS_LEN + bytes;
+	mxd_frame_pad(&f);
+	for (unsigned i = 0; i < n; i++) {
+		struct mx_request *r = mxd_container_of(p->sendq.next,
+				struct mx_request, link);
+		uint32_t seq = mxd_txwin_take(&p->tx);
+
+		d = pack_put(r, seq, d);
+		rec[i]->frames[0] = f;
+		mxd_board_ref(b, &f, 1);
+		msg_keep(p, rec[i], 1, seq, r);
+		msg_taken(r, rec[i], seq);
+	}
+	mxd_partner_xmit(p, &f);	/* checked now, all records written */
+	mxd_timer_watch(p);
+	b->counters[MXD_C_TX_PACKED] += n;
+	mxd_count(b, MXD_C_TX_PACKS);
 	return 1;
 }
 
@@ -324,12 +485,26 @@ mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code)
 	 */
 }
 
+/*
+ * Whether r goes now: nothing queued before it, and -- if it could share
+ * a frame -- fewer than MX_PACK_AFTER messages of its partner in flight
+ * (else the pipe is full anyway: r leaves at the next pass, packed with
+ * whatever is posted meanwhile).  A message alone always goes now.
+ */
+static int
+goes_now(struct mxd_partner *p, const struct mx_request *r)
+{
+	return mxd_list_empty(&p->sendq) && (!p->pack ||
+			mxd_txwin_in_flight(&p->tx) < mxd_conf.pack_after ||
+			!packable(p, r));
+}
+
 void
 mxd_send_post(struct mx_request *r)
 {
 	struct mxd_partner *p = r->partner;
 
-	if (mxd_list_empty(&p->sendq) && eager_try(r))
+	if (goes_now(p, r) && eager_try(r))
 		return;
 	mxd_req_set_state(r, MXD_RS_QUEUED);
 	mxd_list_add_tail(&p->sendq, &r->link);
@@ -343,8 +518,10 @@ mxd_send_pump(struct mxd_partner *p)
 	while (!mxd_list_empty(&p->sendq)) {
 		struct mx_request *r = mxd_container_of(p->sendq.next,
 				struct mx_request, link);
+		uint32_t bytes;
+		unsigned n = p->pack ? pack_plan(p, &bytes) : 0;
 
-		if (!eager_try(r))
+		if (n >= 2 ? !pack_send(p, n, bytes) : !eager_try(r))
 			return;
 	}
 	mxd_list_del(&p->sending);
@@ -400,7 +577,10 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 		mxd_rtt_sample(&p->rtt, mxd_now_ns() - sample_from);
 	if (p->notify_n != 0)
 		mxd_notices_flush(p);
-	if (!mxd_list_empty(&p->sendq))
+	/* Sends waiting for the window go in the pass's send step, once
+	 * every ack of the rx burst is in: together, packed.  A paused
+	 * endpoint (mx_disable_progression) has no send step. */
+	if (!mxd_list_empty(&p->sendq) && p->ep->progression_off)
 		mxd_send_pump(p);
 }
 

@@ -279,6 +279,9 @@ mxd_counter_name(unsigned c)
 		[MXD_C_FAST_REPULLS] = "blocks asked again at their last frame",
 		[MXD_C_CPU_SHARED] = "waits sharing their CPU",
 		[MXD_C_CPU_YIELDS] = "CPU yields in waits",
+		[MXD_C_TX_PACKED] = "msgs packed",
+		[MXD_C_TX_PACKS] = "packed frames sent",
+		[MXD_C_RX_PACKED] = "packed msgs received",
 	};
 
 	if (c < MXD_C_DROP_BASE)

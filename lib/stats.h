@@ -47,6 +47,9 @@ enum mxd_counter {
 	MXD_C_FAST_REPULLS,	/* blocks asked again at their tail */
 	MXD_C_CPU_SHARED,	/* waits that found their CPU shared */
 	MXD_C_CPU_YIELDS,	/* the CPU yielded between idle passes */
+	MXD_C_TX_PACKED,	/* messages sent in PACK frames */
+	MXD_C_TX_PACKS,		/* PACK frames sent (not counting resends) */
+	MXD_C_RX_PACKED,	/* messages received in PACK frames */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
 };

@@ -5,7 +5,7 @@
  * when something is due and calls the protocol to act.  There is no timer
  * thread and no timer wheel: each endpoint keeps two short lists, and the
  * progress pass looks at them, the ack list on every pass and the rest
- * every TIMER_PASSES passes (TIMER_PASSES / 8 when the pass was idle), so
+ * every MXD_TIMER_PASSES passes (an eighth of that after an idle pass), so
  * the clock is read rarely on the hot path.
  *
  *  timer              armed by                      when due
@@ -46,7 +46,7 @@
  *                                                   until port_bad_until
  *  link watch         always, per board             every MXD_WATCH_MS
  *                                                   (looked at every
- *                                                   WATCH_PASSES passes): a
+ *                                                   MXD_WATCH_PASSES): a
  *                                                   port down that does not
  *                                                   come back by itself is
  *                                                   restarted (board.c)
@@ -62,8 +62,6 @@
 #include "send.h"
 #include "timers.h"
 
-#define TIMER_PASSES	64	/* progress passes between timer checks */
-#define WATCH_PASSES	1024	/* progress passes between link watch checks */
 
 /* ---- events ------------------------------------------------------------- */
 
@@ -77,10 +75,14 @@ mxd_timer_watch(struct mxd_partner *p)
 void
 mxd_timer_ack(struct mxd_partner *p, uint64_t due)
 {
+	struct mx_endpoint *ep = p->ep;
+
+	if (mxd_list_empty(&ep->acks) || due < ep->acks_due)
+		ep->acks_due = due;	/* a notice (0) too: the next pass */
 	if (!p->ack_queued) {
 		p->ack_due = due;
 		p->ack_queued = 1;
-		mxd_list_add_tail(&p->ep->acks, &p->ackq);
+		mxd_list_add_tail(&ep->acks, &p->ackq);
 	}
 }
 
@@ -223,27 +225,25 @@ timers_run(struct mx_endpoint *ep, uint64_t now)
 }
 
 void
-mxd_timers_pass(struct mx_endpoint *ep, unsigned work)
+mxd_timers_run(struct mx_endpoint *ep, int acks, int all)
 {
-	if (!mxd_list_empty(&ep->acks))
-		acks_flush(ep, mxd_now_ns());
-	if (mxd_list_empty(&ep->timed) && mxd_list_empty(&ep->connects) &&
-			ep->ntimed == 0)
-		return;
-	if (++ep->timer_pass < (work ? TIMER_PASSES : TIMER_PASSES / 8))
+	uint64_t now = mxd_now_ns();
+
+	/* Nothing owed is due before acks_due: the list is left as it is. */
+	if (acks && now >= ep->acks_due)
+		acks_flush(ep, now);
+	if (!all)
 		return;
 	ep->timer_pass = 0;
-	ep->now = mxd_now_ns();
-	timers_run(ep, ep->now);
+	ep->now = now;
+	timers_run(ep, now);
 }
 
 void
-mxd_timers_board(struct mxd_board *b)
+mxd_timers_watch(struct mxd_board *b)
 {
 	uint64_t now;
 
-	if (++b->watch_pass < WATCH_PASSES)
-		return;
 	b->watch_pass = 0;
 	now = mxd_now_ns();
 	if (now < b->watch_due)

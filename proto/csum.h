@@ -36,6 +36,10 @@ uint32_t mxd_csum(const uint8_t *p, size_t len);
  */
 #define MXD_CRC_INIT	0xffffffffu
 uint32_t mxd_crc_update(uint32_t c, const uint8_t *p, size_t len);
+/* The same over p[0, len) with the 4 bytes at 'hole' read as zero (a
+ * frame's own check field), in one call; hole + 4 <= len. */
+uint32_t mxd_crc_update_hole(uint32_t c, const uint8_t *p, size_t len,
+		size_t hole);
 uint32_t mxd_crc_copy(uint32_t c, uint8_t *dst, const uint8_t *src,
 		size_t len);
 

@@ -90,17 +90,74 @@ mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len, uint64_t match,
 size_t
 mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint64_t dst_nic,
 		uint32_t conn_id, uint32_t src_filter, uint8_t status,
-		uint32_t epoch, uint16_t mtu)
+		uint32_t epoch, uint16_t mtu, uint8_t caps)
 {
 	mxd_put64(p + O(mxd_conn_hdr, src_nic), src_nic);
 	mxd_put32(p + O(mxd_conn_hdr, conn_id), conn_id);
 	mxd_put32(p + O(mxd_conn_hdr, src_filter), src_filter);
 	p[O(mxd_conn_hdr, status)] = status;
-	p[O(mxd_conn_hdr, pad0)] = 0;
+	p[O(mxd_conn_hdr, caps)] = caps;
 	mxd_put16(p + O(mxd_conn_hdr, mtu), mtu);
 	mxd_put32(p + O(mxd_conn_hdr, epoch), epoch);
 	mxd_put64(p + O(mxd_conn_hdr, dst_nic), dst_nic);
 	return sizeof(struct mxd_conn_hdr);
+}
+
+size_t
+mxd_wire_put_pack(uint8_t *p, uint16_t count)
+{
+	memset(p, 0, sizeof(struct mxd_pack_hdr));
+	mxd_put16(p + O(mxd_pack_hdr, count), count);
+	return sizeof(struct mxd_pack_hdr);
+}
+
+size_t
+mxd_wire_put_pack_rec(uint8_t *p, uint32_t seq, uint16_t len, uint8_t flags,
+		uint64_t match)
+{
+	mxd_put32(p + O(mxd_pack_rec, seq), seq);
+	mxd_put16(p + O(mxd_pack_rec, len), len);
+	p[O(mxd_pack_rec, flags)] = flags;
+	p[O(mxd_pack_rec, pad0)] = 0;
+	mxd_put64(p + O(mxd_pack_rec, match), match);
+	return sizeof(struct mxd_pack_rec);
+}
+
+size_t
+mxd_wire_pack_pad(uint8_t *p, uint32_t len)
+{
+	size_t pad = mxd_pack_rec_size(len) - sizeof(struct mxd_pack_rec) - len;
+
+	memset(p + len, 0, pad);
+	return pad;
+}
+
+const uint8_t *
+mxd_wire_pack_first(const struct mxd_pkt *pkt, struct mxd_pkt *msg)
+{
+	msg->eth = pkt->eth;
+	msg->h = pkt->h;
+	msg->unchecked = 0;
+	msg->u.eager.frag_off = 0;
+	msg->u.eager.frag_idx = 0;
+	msg->u.eager.frag_count = 1;
+	msg->u.eager.frag_max = MXD_PACK_FRAG_MAX;
+	return pkt->payload;
+}
+
+const uint8_t *
+mxd_wire_pack_next(const uint8_t *rec, struct mxd_pkt *msg)
+{
+	uint32_t len = mxd_get16(rec + O(mxd_pack_rec, len));
+
+	msg->h.flags = (uint8_t)((msg->h.flags & ~MXD_PACK_FLAGS) |
+			rec[O(mxd_pack_rec, flags)]);
+	msg->u.eager.seq = mxd_get32(rec + O(mxd_pack_rec, seq));
+	msg->u.eager.msg_len = len;
+	msg->u.eager.frag_len = len;
+	msg->u.eager.match = mxd_get64(rec + O(mxd_pack_rec, match));
+	msg->payload = rec + sizeof(struct mxd_pack_rec);
+	return rec + mxd_pack_rec_size(len);
 }
 
 size_t
@@ -180,10 +237,24 @@ mxd_wire_put_disc(uint8_t *p, uint64_t src_nic, int query, const char *name,
 	return sizeof(struct mxd_disc_hdr);
 }
 
+/* A message's flags and match: what an EAGER frame of it may carry. */
+static enum mxd_drop
+msg_flags_ok(uint8_t flags, uint32_t msg_len, uint64_t match)
+{
+	if ((flags & MXD_F_RNDV) && msg_len != sizeof(struct mxd_rndv_desc))
+		return MXD_DROP_LENGTH;
+	if ((flags & MXD_F_CTRL) && (msg_len != 0 ||
+			(flags & (MXD_F_RNDV | MXD_F_SYNC)) ||
+			match >> 32 == 0 || match >> 32 >= MXD_NOTE_MAX))
+		return MXD_DROP_FRAG;	/* not a notice we know */
+	return MXD_DROP_NONE;
+}
+
 static enum mxd_drop
 parse_eager(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 {
 	uint32_t count, want_len;
+	enum mxd_drop why;
 
 	if (len < sizeof(struct mxd_eager_hdr))
 		return MXD_DROP_LENGTH;
@@ -212,18 +283,66 @@ parse_eager(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 		want_len = pkt->u.eager.frag_max;
 	if (pkt->u.eager.frag_len != want_len)
 		return MXD_DROP_LENGTH;
-	if ((pkt->h.flags & MXD_F_RNDV) &&
-			pkt->u.eager.msg_len != sizeof(struct mxd_rndv_desc))
-		return MXD_DROP_LENGTH;
+	why = msg_flags_ok(pkt->h.flags, pkt->u.eager.msg_len,
+			pkt->u.eager.match);
+	if (why != MXD_DROP_NONE)
+		return why;
 	/* The receiver reads a descriptor from one fragment. */
 	if ((pkt->h.flags & MXD_F_RNDV) && count != 1)
 		return MXD_DROP_FRAG;
-	if ((pkt->h.flags & MXD_F_CTRL) && (pkt->u.eager.msg_len != 0 ||
-			(pkt->h.flags & (MXD_F_RNDV | MXD_F_SYNC)) ||
-			pkt->u.eager.match >> 32 == 0 ||
-			pkt->u.eager.match >> 32 >= MXD_NOTE_MAX))
-		return MXD_DROP_FRAG;	/* not a notice we know */
 	return MXD_DROP_NONE;
+}
+
+/*
+ * Every record of a PACK frame: its length within what is left, flags
+ * that a message may carry, sequence numbers rising (no message twice),
+ * and the records filling the frame's length exactly.
+ */
+static enum mxd_drop
+parse_pack(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
+{
+	uint32_t count, left, prev = 0;
+	const uint8_t *r;
+
+	if (len < sizeof(struct mxd_pack_hdr))
+		return MXD_DROP_LENGTH;
+	if (pkt->h.flags & MXD_PACK_FLAGS)
+		return MXD_DROP_FRAG;		/* each record's own */
+	count = mxd_get16(b + O(mxd_pack_hdr, count));
+	if (count == 0 || count > MXD_PACK_MAX)
+		return MXD_DROP_LENGTH;
+	r = b + sizeof(struct mxd_pack_hdr);
+	left = len - (uint32_t)sizeof(struct mxd_pack_hdr);
+	pkt->payload = r;
+	pkt->u.pack.count = count;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t seq, n, size;
+		uint8_t fl;
+		enum mxd_drop why;
+
+		if (left < sizeof(struct mxd_pack_rec))
+			return MXD_DROP_LENGTH;
+		seq = mxd_get32(r + O(mxd_pack_rec, seq));
+		n = mxd_get16(r + O(mxd_pack_rec, len));
+		fl = r[O(mxd_pack_rec, flags)];
+		size = mxd_pack_rec_size(n);
+		if (size > left)
+			return MXD_DROP_LENGTH;
+		if (fl & ~MXD_PACK_FLAGS)
+			return MXD_DROP_FRAG;
+		why = msg_flags_ok(fl, n,
+				mxd_get64(r + O(mxd_pack_rec, match)));
+		if (why != MXD_DROP_NONE)
+			return why;
+		if (i == 0)
+			pkt->u.pack.first_seq = seq;
+		else if (!mxd_seq_lt(prev, seq))
+			return MXD_DROP_FRAG;	/* overlap or disorder */
+		prev = seq;
+		r += size;
+		left -= size;
+	}
+	return left == 0 ? MXD_DROP_NONE : MXD_DROP_LENGTH;
 }
 
 static enum mxd_drop
@@ -235,6 +354,7 @@ parse_conn(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 	pkt->u.conn.conn_id = mxd_get32(b + O(mxd_conn_hdr, conn_id));
 	pkt->u.conn.src_filter = mxd_get32(b + O(mxd_conn_hdr, src_filter));
 	pkt->u.conn.status = b[O(mxd_conn_hdr, status)];
+	pkt->u.conn.caps = b[O(mxd_conn_hdr, caps)];
 	pkt->u.conn.mtu = mxd_get16(b + O(mxd_conn_hdr, mtu));
 	pkt->u.conn.epoch = mxd_get32(b + O(mxd_conn_hdr, epoch));
 	pkt->u.conn.dst_nic = mxd_get64(b + O(mxd_conn_hdr, dst_nic));
@@ -332,11 +452,7 @@ mxd_wire_seal_crc(uint8_t *frame, uint32_t crc)
 static uint32_t
 crc_zeroed(const uint8_t *frame, size_t n)
 {
-	static const uint8_t zero[4];
-	uint32_t c = mxd_crc_update(MXD_CRC_INIT, frame, CSUM_OFF);
-
-	c = mxd_crc_update(c, zero, 4);
-	return mxd_crc_update(c, frame + CSUM_OFF + 4, n - CSUM_OFF - 4);
+	return mxd_crc_update_hole(MXD_CRC_INIT, frame, n, CSUM_OFF);
 }
 
 void
@@ -399,6 +515,8 @@ parse(uint8_t *frame, size_t len, struct mxd_pkt *pkt, int lazy)
 		return parse_pull(h, body, pkt);
 	case MXD_T_PULL_REP:
 		return parse_pullrep(h, body, pkt);
+	case MXD_T_PACK:
+		return parse_pack(h, body, pkt);
 	default:
 		return MXD_DROP_TYPE;
 	}

@@ -50,6 +50,8 @@ enum mxd_frame_type {
 	MXD_T_PULL = 8,		/* receiver asks for a block of a large send */
 	MXD_T_PULL_REP = 9,	/* one frame of a pulled block */
 	/* 10: NOTIFY in version 1; now a notice (MXD_F_CTRL) */
+	MXD_T_PACK = 11,	/* several small messages of one partner, each
+				 * with its own seq (struct mxd_pack_rec) */
 	MXD_T_MAX
 };
 
@@ -157,7 +159,9 @@ struct mxd_conn_hdr {
 	uint32_t conn_id;	/*  8 request id, echoed by the reply */
 	uint32_t src_filter;	/* 12 sender endpoint's own filter */
 	uint8_t status;		/* 16 enum mxd_conn_status (reply only) */
-	uint8_t pad0;		/* 17 zero */
+	uint8_t caps;		/* 17 MXD_CAP_*: what the sender takes (zero
+				 *    padding before: an older peer says
+				 *    nothing and is sent nothing new) */
 	uint16_t mtu;		/* 18 the largest frame the sender's board
 				 *    takes whole, Ethernet header excluded
 				 *    (its MTU); 0: not said (sent as zero
@@ -169,6 +173,9 @@ struct mxd_conn_hdr {
 };
 _Static_assert(sizeof(struct mxd_conn_hdr) == 32, "conn header size");
 _Static_assert(offsetof(struct mxd_conn_hdr, mtu) == 18, "conn mtu offset");
+_Static_assert(offsetof(struct mxd_conn_hdr, caps) == 17, "conn caps offset");
+
+#define MXD_CAP_PACK	0x01	/* the sender takes MXD_T_PACK frames */
 
 /* MXD_T_DISCOVER: announce own name, optionally ask for another's. */
 struct mxd_disc_hdr {
@@ -227,6 +234,50 @@ struct mxd_pullrep_hdr {
 	uint32_t offset;	/*  4 message offset of the payload */
 };
 _Static_assert(sizeof(struct mxd_pullrep_hdr) == 8, "pull reply size");
+
+/*
+ * MXD_T_PACK: several whole messages to one partner in one frame, each
+ * as it would travel alone in an EAGER frame of one fragment, with its
+ * own sequence number, match information and flags; they are
+ * acknowledged, retransmitted (the frame whole) and matched one by one.
+ * The common header's flags carry ACK_VALID only (SYNC, RNDV and CTRL
+ * are each record's own).  After the pack header come 'count' records,
+ * each a struct mxd_pack_rec, then its 'len' bytes of data, then zeros
+ * to the next multiple of 8 (MXD_PACK_ALIGN); the records fill the
+ * frame's length exactly, and their sequence numbers rise.
+ *
+ *   +--------+----------+----------------+-------+----------+------+--
+ *   | common | pack (8) | rec (16)       | data  | pad to 8 | rec  | ...
+ *   +--------+----------+----------------+-------+----------+------+--
+ */
+struct mxd_pack_hdr {
+	uint16_t count;		/*  0 records, 1..MXD_PACK_MAX */
+	uint8_t pad0[6];	/*  2 zero */
+};
+_Static_assert(sizeof(struct mxd_pack_hdr) == 8, "pack header size");
+
+struct mxd_pack_rec {
+	uint32_t seq;		/*  0 the message's sequence number */
+	uint16_t len;		/*  4 message length: the data that follows */
+	uint8_t flags;		/*  6 MXD_F_SYNC, MXD_F_RNDV, MXD_F_CTRL, as
+				 *    an EAGER frame's for this message */
+	uint8_t pad0;		/*  7 zero */
+	uint64_t match;		/*  8 match information (a notice's: kind
+				 *    << 32 | value) */
+};
+_Static_assert(sizeof(struct mxd_pack_rec) == 16, "pack record size");
+
+#define MXD_PACK_MAX	256	/* records per frame: the send window */
+#define MXD_PACK_ALIGN	8
+#define MXD_PACK_FLAGS	(MXD_F_SYNC | MXD_F_RNDV | MXD_F_CTRL)
+
+/* Bytes a message of 'len' bytes takes in a PACK frame. */
+static inline uint32_t
+mxd_pack_rec_size(uint32_t len)
+{
+	return (uint32_t)sizeof(struct mxd_pack_rec) +
+		((len + MXD_PACK_ALIGN - 1) & ~(uint32_t)(MXD_PACK_ALIGN - 1));
+}
 
 #define MXD_HDRS_LEN	(MXD_ETH_HLEN + sizeof(struct mxd_hdr))
 #define MXD_EAGER_HLEN	(MXD_HDRS_LEN + sizeof(struct mxd_eager_hdr))
@@ -289,6 +340,7 @@ struct mxd_pkt {
 			uint32_t conn_id;
 			uint32_t src_filter;
 			uint8_t status;
+			uint8_t caps;
 			uint16_t mtu;
 			uint32_t epoch;
 			uint64_t dst_nic;
@@ -316,8 +368,13 @@ struct mxd_pkt {
 			uint32_t offset;
 			uint32_t len;
 		} rep;
+		struct {
+			uint32_t count;		/* records, checked */
+			uint32_t first_seq;	/* the first record's */
+		} pack;		/* records at 'payload' */
 	} u;
-	const uint8_t *payload;	/* eager fragment or pull reply data */
+	const uint8_t *payload;	/* eager fragment or pull reply data; a
+				 * PACK's first record */
 	/* A PULL_REP from mxd_wire_parse_lazy: its check is not verified
 	 * yet; 'crc' is the CRC register over the bytes before the payload
 	 * (csum field zeroed), 'claimed' the check the frame carries. */
@@ -427,7 +484,28 @@ size_t mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len,
 /* Writes a CONN_REQ/REP header (after the common header), returns its size. */
 size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint64_t dst_nic,
 		uint32_t conn_id, uint32_t src_filter, uint8_t status,
-		uint32_t epoch, uint16_t mtu);
+		uint32_t epoch, uint16_t mtu, uint8_t caps);
+
+/* Writes a PACK header of 'count' records (after the common header). */
+size_t mxd_wire_put_pack(uint8_t *p, uint16_t count);
+/* Writes one record's header; its data follows, then the padding
+ * (mxd_wire_pack_pad).  Returns the header's size. */
+size_t mxd_wire_put_pack_rec(uint8_t *p, uint32_t seq, uint16_t len,
+		uint8_t flags, uint64_t match);
+/* Zeros the padding after a record's 'len' bytes at p; returns its size. */
+size_t mxd_wire_pack_pad(uint8_t *p, uint32_t len);
+
+/*
+ * Reading a PACK frame that mxd_wire_parse accepted: 'msg' starts as a
+ * copy of the frame's pkt (mxd_wire_pack_first), and each call of
+ * mxd_wire_pack_next makes it the next record, read as the one EAGER
+ * fragment of its message (frag_count 1, frag_max MXD_PACK_FRAG_MAX),
+ * its flags in msg->h.flags.  The records were checked by the parser.
+ */
+#define MXD_PACK_FRAG_MAX	0xffff
+const uint8_t *mxd_wire_pack_first(const struct mxd_pkt *pkt,
+		struct mxd_pkt *msg);
+const uint8_t *mxd_wire_pack_next(const uint8_t *rec, struct mxd_pkt *msg);
 
 /* The SACK bitmap of an ACK flagged MXD_F_SACK. */
 size_t mxd_wire_put_sack(uint8_t *p, uint64_t bits);

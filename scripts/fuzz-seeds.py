@@ -22,6 +22,14 @@ def eager(seq, msg_len, idx, fmax, data, flags=1, match=0):
     return frame(1, struct.pack(">IIQIBBH", seq, msg_len, match, idx * fmax,
                                 idx, count, fmax) + data, flags)
 
+def pack(recs):
+    """A PACK frame (type 11) of (seq, flags, match, data) records."""
+    body = struct.pack(">H6x", len(recs))
+    for seq, flags, match, data in recs:
+        body += struct.pack(">IHBxQ", seq, len(data), flags, match) + data
+        body += b"\0" * (-len(data) % 8)
+    return frame(11, body)
+
 seeds = {
     "eager-small": rec(eager(1, 8, 0, 1000, b"abcdefgh")),
     "eager-two-frags": rec(eager(1, 1500, 1, 1000, b"x" * 500)) +
@@ -41,6 +49,13 @@ seeds = {
     "pull": rec(frame(8, struct.pack(">IIIIH6x", 4097, 1, 0, 2800, 1400))),
     "pull-rep": rec(frame(9, struct.pack(">II", 4097, 0) + b"p" * 1400)),
     "junk": rec(b"\xa5" * 64, ctl=0),
+    "pack": rec(pack([(1, 0, 7, b"abcdefgh"), (2, 2, 8, b"sync"),
+                      (3, 0, 9, b""), (4, 8, (1 << 32) | 2, b"")])),
+    "pack-late": rec(pack([(3, 0, 1, b"333"), (4, 0, 2, b"4444")])) +
+        rec(pack([(1, 0, 3, b"1"), (2, 4, 4, struct.pack(">IIH6x", 100000,
+                                                        4097, 1400))])) +
+        rec(pack([(1, 0, 3, b"1"), (2, 4, 4, struct.pack(">IIH6x", 100000,
+                                                        4097, 1400))])),
     "sequence": rec(eager(2, 8, 0, 1000, b"12345678")) + rec(frame(2, b"")) +
         rec(eager(1, 8, 0, 1000, b"87654321")),
 }

@@ -85,10 +85,13 @@ per() {
 }
 send=$(per icount_send) recv=$(per icount_recv)
 rtt=$(per icount_rtt) idle=$(per icount_idle)
+psend=$(per icount_psend) precv=$(per icount_precv)
 echo "send path: $send instructions per 8-byte message"
 echo "receive path: $recv instructions per 8-byte message"
 echo "round trip: $rtt instructions (both sides, two 8-byte messages)"
 echo "idle pass: $idle instructions (both boards; in each one-way figure once)"
+echo "packed send path: $psend instructions per 8-byte message (batches of 40)"
+echo "packed receive path: $precv instructions per 8-byte message (batches of 40)"
 [ $check = 1 ] || exit 0
 
 # The budget: "<name> <instructions>" lines, '#' comments.
@@ -99,6 +102,8 @@ while read -r name max; do
 	send) got=$send ;;
 	recv) got=$recv ;;
 	rtt) got=$rtt ;;
+	psend) got=$psend ;;
+	precv) got=$precv ;;
 	*) echo "icount-budget: unknown line '$name'"; exit 1 ;;
 	esac
 	if [ "$got" = "?" ] || [ "$got" -gt "$max" ]; then

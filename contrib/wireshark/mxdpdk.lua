@@ -75,13 +75,14 @@ end
 ------------------------------------------------------------------------
 local T_EAGER, T_ACK, T_CONN_REQ, T_CONN_REP = 1, 2, 3, 4
 local T_DISCOVER, T_NACK, T_PULL, T_PULL_REP = 5, 6, 8, 9
+local T_PACK = 11
 
 local type_names = {
 	[T_EAGER] = "EAGER", [T_ACK] = "ACK", [T_CONN_REQ] = "CONN_REQ",
 	[T_CONN_REP] = "CONN_REP", [T_DISCOVER] = "DISCOVER",
 	[T_NACK] = "NACK", [7] = "MATCHED (version 1, unknown now)",
 	[T_PULL] = "PULL", [T_PULL_REP] = "PULL_REP",
-	[10] = "NOTIFY (version 1, unknown now)",
+	[10] = "NOTIFY (version 1, unknown now)", [T_PACK] = "PACK",
 }
 local F_ACK_VALID, F_SYNC, F_RNDV, F_CTRL, F_PING, F_FRESH, F_BYE, F_SACK =
 	0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
@@ -95,6 +96,8 @@ local csum_states = { [0] = "Bad", [1] = "Good", [2] = "Unverified" }
 local CSUM_BAD, CSUM_GOOD, CSUM_UNVERIFIED = 0, 1, 2
 
 local MAX_FRAGS = 64
+local PACK_MAX = 256		-- MXD_PACK_MAX
+local PACK_FLAGS = 0x02 + 0x04 + 0x08	-- SYNC, RNDV, CTRL: a record's own
 local EAGER_CAP = MAX_FRAGS * 16384	-- MXD_WIRE_EAGER_CAP
 local RNDV_DESC_LEN = 16
 
@@ -172,6 +175,14 @@ local pf = {
 	rndv_pad = ProtoField.bytes("mxdpdk.rndv.pad", "Pad"),
 	data = ProtoField.bytes("mxdpdk.data", "Data"),
 
+	-- PACK
+	pack_count = ProtoField.uint16("mxdpdk.pack.count", "Messages"),
+	pack_pad = ProtoField.bytes("mxdpdk.pack.pad", "Pad"),
+	pack_len = ProtoField.uint16("mxdpdk.pack.len", "Message length"),
+	pack_flags = ProtoField.uint8("mxdpdk.pack.flags", "Message flags",
+		base.HEX),
+	pack_rec_pad = ProtoField.bytes("mxdpdk.pack.rec_pad", "Pad"),
+
 	-- CONN_REQ / CONN_REP
 	conn_nic = ProtoField.uint64("mxdpdk.conn.src_nic", "Source NIC id",
 		base.HEX),
@@ -181,8 +192,10 @@ local pf = {
 		"Source filter", base.HEX),
 	conn_status = ProtoField.uint8("mxdpdk.conn.status", "Status",
 		base.DEC, conn_status),
-	conn_pad = ProtoField.bytes("mxdpdk.conn.pad", "Pad"),
 	conn_mtu = ProtoField.uint16("mxdpdk.conn.mtu", "MTU", base.DEC),
+	conn_caps = ProtoField.uint8("mxdpdk.conn.caps", "Capabilities",
+		base.HEX, nil, nil, "bit 0: the sender takes PACK frames " ..
+		"(0 from older senders: padding)"),
 	conn_epoch = ProtoField.uint32("mxdpdk.conn.epoch", "Epoch",
 		base.DEC),
 	conn_dst_nic = ProtoField.uint64("mxdpdk.conn.dst_nic",
@@ -413,6 +426,111 @@ local function dissect_eager(tvb, tree, h, pinfo)
 	return info, eager_rules(h, e)
 end
 
+-- The reasons mxd_wire_parse() gives a record of a PACK frame.
+local function pack_rec_rules(fl, len, kind, seq, prev)
+	if band(fl, 0xff - PACK_FLAGS) ~= 0 then
+		return "drop: bad fragment"
+	end
+	if band(fl, F_RNDV) ~= 0 and len ~= RNDV_DESC_LEN then
+		return "drop: bad length"
+	end
+	if band(fl, F_CTRL) ~= 0 and (len ~= 0 or
+			band(fl, F_RNDV + F_SYNC) ~= 0 or
+			kind == 0 or notice_names[kind] == nil) then
+		return "drop: bad fragment"
+	end
+	if prev ~= nil and band(seq - prev, 0xffffffff) >= 0x80000000 or
+			prev == seq then
+		return "drop: bad fragment"	-- not rising: overlap, disorder
+	end
+	return nil
+end
+
+-- One record of a PACK frame at p (its size checked by the caller).
+local function dissect_pack_rec(tvb, tree, p, len, size)
+	local seq, fl = u32(tvb, p), tvb(p + 6, 1):uint()
+	local kind, value = u32(tvb, p + 8), u32(tvb, p + 12)
+	local r = tree:add(tvb(p, size), string.format("Message seq=%u len=%u",
+		seq, len))
+	r:add(pf.seq, tvb(p, 4))
+	r:add(pf.pack_len, tvb(p + 4, 2))
+	local fi = r:add(pf.pack_flags, tvb(p + 6, 1))
+	for _, f in ipairs({ pf.f_sync, pf.f_rndv, pf.f_ctrl }) do
+		fi:add(f, tvb(p + 6, 1))
+	end
+	r:add(pf.pack_rec_pad, tvb(p + 7, 1))
+	local m = r:add(pf.match, tvb(p + 8, 8))
+	local text
+	if band(fl, F_CTRL) ~= 0 then
+		m:add(pf.notice_kind, tvb(p + 8, 4))
+		m:add(pf.notice_value, tvb(p + 12, 4))
+		text = string.format(" %s(%u)=0x%x", notice_names[kind] or
+			("notice " .. kind), seq, value)
+	else
+		text = string.format(" %u%s", seq, band(fl, F_SYNC) ~= 0 and
+			"S" or "")
+	end
+	if len > 0 then
+		if band(fl, F_RNDV) ~= 0 and len == RNDV_DESC_LEN then
+			text = text .. dissect_rndv(tvb, r, p + 16)
+		else
+			r:add(pf.data, tvb(p + 16, len))
+		end
+	end
+	if size > 16 + len then
+		r:add(pf.pack_rec_pad, tvb(p + 16 + len, size - 16 - len))
+	end
+	return seq, fl, kind, text
+end
+
+-- PACK: several whole messages, each with its own seq (proto/wire.h).
+local function dissect_pack(tvb, tree, h)
+	local o = HDR_LEN
+	if h.length < 8 then
+		return "PACK (truncated)", "drop: bad length"
+	end
+	local count = tvb(o, 2):uint()
+	local t = tree:add(tvb(o, 8), "Pack header")
+	t:add(pf.pack_count, tvb(o, 2))
+	t:add(pf.pack_pad, tvb(o + 2, 6))
+	local drop
+	if band(h.flags, PACK_FLAGS) ~= 0 then
+		drop = "drop: bad fragment"	-- a record's flags, not the frame's
+	elseif count == 0 or count > PACK_MAX then
+		drop = "drop: bad length"
+	end
+	local p, stop, prev, first, texts = o + 8, HDR_LEN + h.length, nil, nil,
+		{}
+	for _ = 1, math.min(count, PACK_MAX) do
+		if stop - p < 16 then
+			drop = drop or "drop: bad length"
+			break
+		end
+		local len = tvb(p + 4, 2):uint()
+		local size = 16 + math.floor((len + 7) / 8) * 8
+		if size > stop - p then
+			drop = drop or "drop: bad length"
+			break
+		end
+		local seq, fl, kind, text = dissect_pack_rec(tvb, tree, p, len,
+			size)
+		drop = drop or pack_rec_rules(fl, len, kind, seq, prev)
+		first = first or seq
+		prev = seq
+		texts[#texts + 1] = text
+		p = p + size
+	end
+	if p ~= stop then
+		drop = drop or "drop: bad length"
+	end
+	if first ~= nil then
+		h.copy_key = string.format("P%x.%x.%u.%u", h.src_session,
+			h.dst_session, first, count)
+	end
+	return string.format("PACK %u msgs:%s", count, table.concat(texts)),
+		drop
+end
+
 local function dissect_ack(tvb, tree, h)
 	local info = string.format("%s ack=%u",
 		band(h.flags, F_BYE) ~= 0 and "ACK BYE" or
@@ -439,7 +557,7 @@ local function dissect_conn(tvb, tree, h)
 	t:add(pf.conn_id, tvb(o + 8, 4))
 	t:add(pf.conn_filter, tvb(o + 12, 4))
 	t:add(pf.conn_status, tvb(o + 16, 1))
-	t:add(pf.conn_pad, tvb(o + 17, 1))
+	t:add(pf.conn_caps, tvb(o + 17, 1))
 	-- The sender's MTU; 0 (not said) from the first version-2 senders,
 	-- for which these two bytes were padding.
 	local mtu = tvb(o + 18, 2):uint()
@@ -550,6 +668,7 @@ local by_type = {
 	[T_CONN_REQ] = dissect_conn, [T_CONN_REP] = dissect_conn,
 	[T_DISCOVER] = dissect_disc, [T_NACK] = dissect_nack,
 	[T_PULL] = dissect_pull, [T_PULL_REP] = dissect_pull_rep,
+	[T_PACK] = dissect_pack,
 }
 
 ------------------------------------------------------------------------

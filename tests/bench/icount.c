@@ -20,6 +20,15 @@
  *                 echoes, both receives posted first; the acks ride on
  *                 the reverse messages.  Both sides, two passes.
  *   icount_idle   one pass with nothing to do (mx_ipeek on e0).
+ *   icount_psend, icount_precv   the same one way as icount_send and
+ *                 icount_recv, for a batch of PACK_BATCH (40) messages
+ *                 sent, then received, as a stream does: the previous
+ *                 batch is still unacknowledged (its acks wait in the
+ *                 sender's rx ring), so every send of a batch waits on
+ *                 the send queue (MX_PACK_AFTER, 32) and the first
+ *                 mx_test's pass sends them all in one PACK frame; the
+ *                 receives are posted, then completed.  Divided by the
+ *                 messages: what a packed message costs each side.
  *
  * The two ends of a one-way message are apart: the sender's frames are
  * held at its port (the fake link's tap) and handed to the receiver's rx
@@ -158,6 +167,32 @@ icount_idle(void)
 	pass(fx.e0);
 }
 
+#define PACK_BATCH	40
+
+static __attribute__((noinline)) void
+icount_psend(uint32_t seq)
+{
+	mx_request_t s[PACK_BATCH];
+
+	for (uint32_t i = 0; i < PACK_BATCH; i++)
+		s[i] = send8(fx.e0, fx.to1, sbuf, KIND_DATA | (seq + i));
+	for (uint32_t i = 0; i < PACK_BATCH; i++)
+		complete(fx.e0, &s[i]);
+	pass(fx.e0);
+}
+
+static __attribute__((noinline)) void
+icount_precv(uint32_t seq)
+{
+	mx_request_t r[PACK_BATCH];
+
+	for (uint32_t i = 0; i < PACK_BATCH; i++)
+		r[i] = recv8(fx.e1, rbuf, KIND_DATA | (seq + i),
+				MX_MATCH_MASK_NONE);
+	for (uint32_t i = 0; i < PACK_BATCH; i++)
+		complete(fx.e1, &r[i]);
+}
+
 /* ---- the runs --------------------------------------------------------- */
 
 /* The sender's port holds what it sends until released. */
@@ -176,6 +211,17 @@ one_way(uint32_t n, uint32_t *seq)
 		icount_send(*seq);
 		fake_release(&fx.pa);
 		icount_recv(*seq);
+	}
+}
+
+/* n messages (a multiple of PACK_BATCH) in batches. */
+static void
+packed_way(uint32_t n, uint32_t *seq)
+{
+	for (uint32_t i = 0; i < n; i += PACK_BATCH, *seq += PACK_BATCH) {
+		icount_psend(*seq);
+		fake_release(&fx.pa);
+		icount_precv(*seq);
 	}
 }
 
@@ -229,9 +275,9 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (n % 8 != 0 || warm % 8 != 0) {
-		fprintf(stderr, "icount: -n and -w take multiples of 8 (the "
-				"ACK rule's period)\n");
+	if (n % 40 != 0 || warm % 40 != 0) {
+		fprintf(stderr, "icount: -n and -w take multiples of 40 (the "
+				"ACK rule's period, 8, and a batch's size)\n");
 		return 2;
 	}
 	setenv("MX_PROGRESSION", "0", 1);
@@ -248,7 +294,16 @@ main(int argc, char **argv)
 	icount_measure(idle_passes, n, &seq);
 	round_trips(warm, &seq);
 	icount_measure(round_trips, n, &seq);
-	printf("icount: %u messages one way, %u idle passes, %u round trips "
-			"measured (callgrind: scripts/icount.sh)\n", n, n, n);
+	fx.pa.tap = hold;
+	packed_way(warm, &seq);
+	icount_measure(packed_way, n, &seq);
+	fx.pa.tap = NULL;
+	if (fx.e0->board->counters[MXD_C_TX_PACKED] < n) {
+		fprintf(stderr, "icount: the batches were not packed\n");
+		return 1;
+	}
+	printf("icount: %u messages one way, %u idle passes, %u round trips, "
+			"%u packed messages measured (callgrind: "
+			"scripts/icount.sh)\n", n, n, n, n);
 	return fixture_teardown(NULL) < 0;
 }

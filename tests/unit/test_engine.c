@@ -838,16 +838,18 @@ disconnect_then_reconnect(void **state)
 	uint32_t v = 1, in = 0;
 	mx_segment_t seg = { &v, 4 };
 	mx_request_t s[MXD_WIN + 8], r;
+	unsigned sent = mxd_conf.pack_after;
 
 	(void)state;
-	/* More than the window: the sends beyond it are still queued (the
-	 * others completed, copied), and only those are cancelled. */
+	/* More than the window: the sends beyond the first MX_PACK_AFTER
+	 * are still queued (they leave packed at the next pass; the others
+	 * completed, copied), and only those are cancelled. */
 	for (unsigned i = 0; i < MXD_WIN + 8; i++)
 		assert_int_equal(mx_isend(e0, &seg, 1, to1, 1, NULL, &s[i]),
 				MX_SUCCESS);
 	assert_int_equal(mx_disconnect(e0, to1), MX_SUCCESS);
 	for (unsigned i = 0; i < MXD_WIN + 8; i++)
-		assert_int_equal(mxt_wait(e0, &s[i]).code, i < MXD_WIN ?
+		assert_int_equal(mxt_wait(e0, &s[i]).code, i < sent ?
 				MX_STATUS_SUCCESS : MX_STATUS_CANCELLED);
 	/* Not a loss: the messages in flight still go (same sessions). */
 	assert_int_equal(e0->board->counters[MXD_C_SENDS_LOST], 0);
@@ -1433,6 +1435,309 @@ reordered_delivery(void **state)
 	pb.reverse = 0;
 }
 
+/* ---- packing: small messages that wait together share frames ----------- */
+
+static uint64_t
+count0(enum mxd_counter c)
+{
+	return e0->board->counters[c];
+}
+
+static uint64_t
+count1(enum mxd_counter c)
+{
+	return e1->board->counters[c];
+}
+
+/*
+ * Posts n sends e0 -> e1, message i of len[i] bytes at out[i] (pattern
+ * i), all with match m, nothing making progress meanwhile: the first
+ * MX_PACK_AFTER go at once, each in its own frame, and the rest wait on
+ * the send queue together (more than MXD_WIN of them: the window fills
+ * too), to leave it packed at the next passes.  sync[i] (if sync is not
+ * NULL) makes message i an mx_issend.
+ */
+static void
+pack_burst(mx_request_t *s, uint8_t **out, const uint32_t *len,
+		const uint8_t *sync, unsigned n, uint64_t m)
+{
+	for (unsigned i = 0; i < n; i++) {
+		mx_segment_t seg = { out[i], len[i] };
+
+		mxt_pattern(out[i], len[i], i);
+		if (sync != NULL && sync[i])
+			assert_int_equal(mx_issend(e0, &seg, 1, to1, m, NULL,
+						&s[i]), MX_SUCCESS);
+		else
+			s[i] = mxt_isend(e0, to1, out[i], len[i], m);
+	}
+}
+
+/* Message i went to receive i, whole and in order. */
+static void
+pack_check(mx_request_t *r, uint8_t **in, const uint32_t *len, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		mx_status_t st = mxt_wait(e1, &r[i]);
+
+		assert_int_equal(st.code, MX_STATUS_SUCCESS);
+		assert_int_equal(st.xfer_length, len[i]);
+		mxt_pattern_expect(in[i], len[i], i);
+	}
+}
+
+/* Buffers of n messages of len[i] bytes, both sides. */
+static void
+pack_buffers(uint8_t **out, uint8_t **in, const uint32_t *len, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		out[i] = malloc(len[i] + 1);
+		in[i] = malloc(len[i] + 1);
+		assert_non_null(out[i]);
+		assert_non_null(in[i]);
+	}
+}
+
+static void
+pack_free(uint8_t **out, uint8_t **in, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		free(out[i]);
+		free(in[i]);
+	}
+}
+
+/*
+ * Messages of 0 to 64 bytes queued together leave in PACK frames and
+ * arrive whole, in order (every receive takes the same match: each gets
+ * the next message), into receives posted first.
+ */
+static void
+packed_in_order(void **state)
+{
+	enum { N = MXD_WIN + 700 };
+	static uint8_t *out[N], *in[N];
+	static uint32_t len[N];
+	static mx_request_t s[N], r[N];
+	uint64_t tx0 = count0(MXD_C_TX_PACKED), rx0 = count1(MXD_C_RX_PACKED);
+
+	(void)state;
+	for (unsigned i = 0; i < N; i++)
+		len[i] = i % 65;
+	pack_buffers(out, in, len, N);
+	for (unsigned i = 0; i < N; i++)
+		r[i] = mxt_recv(e1, in[i], len[i], 0x77, MX_MATCH_MASK_NONE);
+	pack_burst(s, out, len, NULL, N, 0x77);
+	pack_check(r, in, len, N);
+	for (unsigned i = 0; i < N; i++)
+		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_SUCCESS);
+	print_message("%llu of %u messages packed, in %llu frames\n",
+			(unsigned long long)(count0(MXD_C_TX_PACKED) - tx0), N,
+			(unsigned long long)count0(MXD_C_TX_PACKS));
+	/* Most of those queued went packed, several to a frame. */
+	assert_true(count0(MXD_C_TX_PACKED) - tx0 >= N - MXD_WIN - 8);
+	assert_true(count0(MXD_C_TX_PACKED) >= 4 * count0(MXD_C_TX_PACKS));
+	assert_int_equal(count1(MXD_C_RX_PACKED) - rx0,
+			count0(MXD_C_TX_PACKED) - tx0);
+	assert_int_equal(count1(MXD_C_DROP_BASE + MXD_DROP_LENGTH), 0);
+	pack_free(out, in, N);
+}
+
+/* A message alone goes in an EAGER frame of its own, as ever. */
+static void
+lone_message_not_packed(void **state)
+{
+	uint8_t out[8] = "12345678", in[8];
+	uint64_t tx0 = count0(MXD_C_TX_PACKED);
+
+	(void)state;
+	for (int i = 0; i < 50; i++) {
+		mx_request_t r = mxt_recv(e1, in, 8, 5, MX_MATCH_MASK_NONE);
+		mx_request_t s = mxt_isend(e0, to1, out, 8, 5);
+
+		/* Sent at once, in the call: the frame is on the wire. */
+		assert_int_equal(s->state, MXD_RS_COMPLETE);
+		mxt_wait(e1, &r);
+		mxt_wait(e0, &s);
+	}
+	assert_int_equal(count0(MXD_C_TX_PACKED), tx0);
+}
+
+/*
+ * The same into the unexpected queue: nothing posted until every
+ * message is here, then receives take them in order.
+ */
+static void
+packed_unexpected(void **state)
+{
+	enum { N = MXD_WIN + 500 };
+	static uint8_t *out[N], *in[N];
+	static uint32_t len[N];
+	static mx_request_t s[N], r[N];
+	uint64_t u0 = count1(MXD_C_UNEXP_MSGS), tx0 = count0(MXD_C_TX_PACKED);
+
+	(void)state;
+	for (unsigned i = 0; i < N; i++)
+		len[i] = (i * 7) % 41;
+	pack_buffers(out, in, len, N);
+	pack_burst(s, out, len, NULL, N, 0x78);
+	for (unsigned i = 0; i < N; i++)
+		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_SUCCESS);
+	for (int i = 0; i < 100000 && count1(MXD_C_UNEXP_MSGS) - u0 < N; i++)
+		mx_progress(e1);
+	assert_int_equal(count1(MXD_C_UNEXP_MSGS) - u0, N);
+	assert_true(count0(MXD_C_TX_PACKED) - tx0 > N / 2);
+	for (unsigned i = 0; i < N; i++)
+		r[i] = mxt_recv(e1, in[i], len[i], 0x78, MX_MATCH_MASK_NONE);
+	pack_check(r, in, len, N);
+	pack_free(out, in, N);
+}
+
+/*
+ * Sizes mixed: small ones packed, a 1400-byte one (two of which do not
+ * fit a frame), multi-fragment eager ones and large ones (rendezvous)
+ * alone, in their order with the rest.
+ */
+static void
+packed_mixed_sizes(void **state)
+{
+	static const uint32_t sizes[] = { 8, 0, 1400, 100, 5000, 700, 40000,
+		3, 16, 64, 1, 9000, 33 };
+	enum { N = MXD_WIN + 300, K = sizeof(sizes) / sizeof(sizes[0]) };
+	static uint8_t *out[N], *in[N];
+	static uint32_t len[N];
+	static mx_request_t s[N], r[N];
+	uint64_t tx0 = count0(MXD_C_TX_PACKED), m0 = count0(MXD_C_TX_MSGS);
+
+	(void)state;
+	for (unsigned i = 0; i < N; i++)
+		len[i] = sizes[i % K];
+	pack_buffers(out, in, len, N);
+	for (unsigned i = 0; i < N; i++)
+		r[i] = mxt_recv(e1, in[i], len[i], 0x79, MX_MATCH_MASK_NONE);
+	pack_burst(s, out, len, NULL, N, 0x79);
+	pack_check(r, in, len, N);
+	for (unsigned i = 0; i < N; i++)
+		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_SUCCESS);
+	assert_int_equal(count0(MXD_C_TX_MSGS) - m0, N);
+	assert_true(count0(MXD_C_TX_PACKED) - tx0 > 0);
+	/* Those too big to share a frame (4 sizes of K) went alone. */
+	assert_true(count0(MXD_C_TX_PACKED) - tx0 <= N - N / K * 4);
+	pack_free(out, in, N);
+}
+
+/* e0's PACK frames: records flagged SYNC seen in them. */
+static unsigned packed_sync;
+
+static int
+count_packed_sync(const uint8_t *f, uint32_t len)
+{
+	struct mxd_pkt pkt, m;
+	uint8_t copy[FAKE_ROOM];
+	const uint8_t *rec;
+
+	memcpy(copy, f, len);
+	if (mxd_wire_parse(copy, len, &pkt) != MXD_DROP_NONE ||
+			pkt.h.type != MXD_T_PACK)
+		return FAKE_PASS;
+	rec = mxd_wire_pack_first(&pkt, &m);
+	for (uint32_t i = 0; i < pkt.u.pack.count; i++) {
+		rec = mxd_wire_pack_next(rec, &m);
+		packed_sync += (m.h.flags & MXD_F_SYNC) != 0;
+	}
+	return FAKE_PASS;
+}
+
+/*
+ * mx_issend in PACK frames: each completes once its message is matched
+ * (the receiver's MATCHED notice), whether the receive was posted
+ * before (the first half) or after it arrived (the second).
+ */
+static void
+packed_issend_matched(void **state)
+{
+	enum { N = MXD_WIN + 200 };
+	static uint8_t *out[N], *in[N], sync[N];
+	static uint32_t len[N];
+	static mx_request_t s[N], r[N];
+
+	(void)state;
+	packed_sync = 0;
+	for (unsigned i = 0; i < N; i++) {
+		len[i] = 8 + i % 9;
+		sync[i] = i % 3 == 0;
+	}
+	pack_buffers(out, in, len, N);
+	for (unsigned i = 0; i < N / 2; i++)
+		r[i] = mxt_recv(e1, in[i], len[i], 0x7a, MX_MATCH_MASK_NONE);
+	pa.tap = count_packed_sync;
+	pack_burst(s, out, len, sync, N, 0x7a);
+	for (int i = 0; i < 2000; i++)
+		mx_progress(e0);
+	/* Issends of the second half: delivered, not matched yet. */
+	for (unsigned i = N / 2; i < N; i++)
+		if (sync[i])
+			assert_int_not_equal(s[i]->state, MXD_RS_COMPLETE);
+	for (unsigned i = N / 2; i < N; i++)
+		r[i] = mxt_recv(e1, in[i], len[i], 0x7a, MX_MATCH_MASK_NONE);
+	pack_check(r, in, len, N);
+	for (unsigned i = 0; i < N; i++)
+		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_SUCCESS);
+	pa.tap = NULL;
+	print_message("%u issends went packed\n", packed_sync);
+	assert_true(packed_sync > 10);
+	pack_free(out, in, N);
+}
+
+/*
+ * A PACK frame written here as e0's engine would (its partner's header,
+ * sequence numbers taken from its window): a message, a notice (a
+ * MATCHED no send waits for) and another message.  Both messages match
+ * in order, straight into their receives: the notice's turn passes at
+ * once, so the message behind it needs no early buffer.
+ */
+static void
+packed_notice_between(void **state)
+{
+	struct mxd_partner *p = mxd_addr_partner(e0, &to1);
+	uint64_t early0 = count1(MXD_C_EARLY_MSGS);
+	uint8_t f[256], in1[8], in2[8];
+	struct mxd_hdr_args a;
+	uint32_t seq, body = sizeof(struct mxd_pack_hdr) +
+		2 * mxd_pack_rec_size(8) + mxd_pack_rec_size(0);
+	mx_request_t r1, r2;
+	uint8_t *d;
+
+	(void)state;
+	assert_non_null(p);
+	r1 = mxt_recv(e1, in1, 8, 0x301, MX_MATCH_MASK_NONE);
+	r2 = mxt_recv(e1, in2, 8, 0x302, MX_MATCH_MASK_NONE);
+	mxd_hdr_for(p, MXD_T_PACK, &a);
+	d = f + mxd_wire_put_hdr(f, p->mac, pa.link.mac, &a, (uint16_t)body);
+	d += mxd_wire_put_pack(d, 3);
+	seq = mxd_txwin_take(&p->tx);
+	d += mxd_wire_put_pack_rec(d, seq, 8, 0, 0x301);
+	memcpy(d, "first..1", 8);
+	d += 8;
+	d += mxd_wire_put_pack_rec(d, mxd_txwin_take(&p->tx), 0, MXD_F_CTRL,
+			(uint64_t)MXD_NOTE_MATCHED << 32 | (seq - 100));
+	d += mxd_wire_put_pack_rec(d, mxd_txwin_take(&p->tx), 8, 0, 0x302);
+	memcpy(d, "second.2", 8);
+	d += 8;
+	mxd_wire_seal(f);
+	fake_inject(&pb, f, (uint32_t)(d - f));
+	assert_int_equal(mxt_wait(e1, &r1).xfer_length, 8);
+	assert_int_equal(mxt_wait(e1, &r2).xfer_length, 8);
+	assert_memory_equal(in1, "first..1", 8);
+	assert_memory_equal(in2, "second.2", 8);
+	assert_int_equal(count1(MXD_C_EARLY_MSGS), early0);
+	assert_int_equal(count1(MXD_C_RX_PACKED) >= 3, 1);
+	/* The window goes on: e0's next messages arrive behind them. */
+	mxt_send_ok(e0, to1, "x", 1, 0x303);
+	r1 = mxt_recv(e1, in1, 8, 0x303, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_wait(e1, &r1).xfer_length, 1);
+}
+
 /* ---- no malloc on the message path -------------------------------------- */
 
 /* test_engine is linked with --wrap for the allocator: count calls. */
@@ -1513,15 +1818,41 @@ pingpong_rounds(unsigned n, uint32_t len)
 	}
 }
 
+/* Bursts that fill the window: the rest of each leaves packed. */
+static void
+packed_rounds(unsigned n)
+{
+	enum { N = MXD_WIN + 300 };
+	static uint8_t a[N][16], b[N][16];
+	static mx_request_t s[N], r[N];
+
+	for (unsigned k = 0; k < n; k++) {
+		for (unsigned i = 0; i < N; i++)
+			r[i] = mxt_recv(e1, b[i], 16, 3, MX_MATCH_MASK_NONE);
+		for (unsigned i = 0; i < N; i++)
+			s[i] = mxt_isend(e0, to1, a[i], 8 + i % 9, 3);
+		for (unsigned i = 0; i < N; i++) {
+			mxt_wait(e1, &r[i]);
+			mxt_wait(e0, &s[i]);
+		}
+	}
+}
+
 static void
 no_malloc_small_path(void **state)
 {
+	uint64_t packed0;
+
 	(void)state;
 	pingpong_rounds(1000, 1000);	/* pools reach their size */
+	packed_rounds(3);
 	allocs = 0;
+	packed0 = count0(MXD_C_TX_PACKED);
 	pingpong_rounds(10000, 8);
 	pingpong_rounds(1000, 1400);
+	packed_rounds(5);
 	assert_int_equal(allocs, 0);
+	assert_true(count0(MXD_C_TX_PACKED) - packed0 > 1000);
 }
 
 /* ---- boards of several ports, peers file, bad settings ------------------ */
@@ -1780,6 +2111,18 @@ main(void)
 		cmocka_unit_test_setup_teardown(progression_paused, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(unexpected_queue_limit, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(packed_in_order, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(lone_message_not_packed, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(packed_unexpected, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(packed_mixed_sizes, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(packed_issend_matched, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(packed_notice_between, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(no_malloc_small_path, setup,
 				teardown),

@@ -600,6 +600,243 @@ rtt_estimate_ignores_recovery(void **state)
 	assert_true(e0->board->counters[MXD_C_FAST_RETX] > 0);
 }
 
+/* ---- packed frames lost, copied, late, damaged -------------------------- */
+
+/* What e0's tap does to its PACK frames (the others pass). */
+enum pack_fault { PF_DROP, PF_DUP, PF_HOLD, PF_CORRUPT };
+static enum pack_fault pf_kind;
+static unsigned pf_left;	/* PACK frames still to hurt */
+static unsigned pf_hurt;
+
+static int
+hurt_packs(const uint8_t *f, uint32_t len)
+{
+	uint8_t bad[FAKE_ROOM];
+
+	if (frame_type(f, len) != MXD_T_PACK || pf_left == 0)
+		return FAKE_PASS;
+	pf_left--;
+	pf_hurt++;
+	switch (pf_kind) {
+	case PF_DROP:
+		return FAKE_DROP;
+	case PF_DUP:
+		fake_inject(&pb, f, len);	/* a copy first, then it */
+		return FAKE_PASS;
+	case PF_HOLD:
+		return FAKE_HOLD;		/* after what follows */
+	case PF_CORRUPT:
+		memcpy(bad, f, len);
+		bad[len - 3] ^= 0x40;		/* in the last record */
+		fake_inject(&pb, bad, len);
+		return FAKE_DROP;
+	}
+	return FAKE_PASS;
+}
+
+/*
+ * N messages of 1..40 bytes, all matching the same receive value so
+ * that receive i takes message i: the first MX_PACK_AFTER go at once
+ * (nothing makes progress while they are posted), the rest queue and
+ * leave packed.  'hurt' PACK frames are hurt as pf_kind says; every
+ * message arrives once, whole, in order, and nothing more arrives.
+ */
+static void
+packed_faults(enum pack_fault kind, unsigned hurt)
+{
+	enum { N = MXD_WIN + 400 };
+	static uint8_t out[N][40], in[N][40];
+	static mx_request_t s[N], r[N];
+	mx_request_t extra;
+	uint8_t spare[40];
+	uint32_t done = 0;
+	mx_status_t st;
+
+	pf_kind = kind;
+	pf_left = hurt;
+	pf_hurt = 0;
+	for (unsigned i = 0; i < N; i++)
+		r[i] = mxt_recv(e1, in[i], 40, 0x99, MX_MATCH_MASK_NONE);
+	extra = mxt_recv(e1, spare, 40, 0x99, MX_MATCH_MASK_NONE);
+	pa.tap = hurt_packs;
+	for (unsigned i = 0; i < N; i++) {
+		mxt_pattern(out[i], 1 + i % 40, i);
+		s[i] = mxt_isend(e0, to1, out[i], 1 + i % 40, 0x99);
+	}
+	for (unsigned i = 0; i < N; i++) {
+		if (kind == PF_HOLD && i == N - 50)
+			fake_release(&pa);	/* the held ones come late */
+		st = mxt_wait(e1, &r[i]);
+		assert_int_equal(st.code, MX_STATUS_SUCCESS);
+		assert_int_equal(st.xfer_length, 1 + i % 40);
+		mxt_pattern_expect(in[i], 1 + i % 40, i);
+	}
+	for (unsigned i = 0; i < N; i++)
+		assert_int_equal(mxt_wait(e0, &s[i]).code, MX_STATUS_SUCCESS);
+	fake_release(&pa);
+	for (int i = 0; i < 1000; i++)
+		mx_progress(e1);
+	/* No message twice: the spare receive got nothing. */
+	assert_int_equal(mx_test(e1, &extra, &st, &done), MX_SUCCESS);
+	assert_int_equal(done, 0);
+	assert_int_equal(mx_cancel(e1, &extra, &done), MX_SUCCESS);
+	assert_int_equal(done, 1);
+	pa.tap = NULL;
+	assert_int_equal(pf_hurt, hurt);
+	assert_true(e0->board->counters[MXD_C_TX_PACKED] > N / 2);
+}
+
+/* Lost PACK frames: each message in them is sent again (by the SACK of
+ * those behind, or its timeout) and arrives once. */
+static void
+packed_frame_dropped(void **state)
+{
+	(void)state;
+	packed_faults(PF_DROP, 3);
+	assert_true(e0->board->counters[MXD_C_RETX_MSGS] +
+			e0->board->counters[MXD_C_FAST_RETX] >= 1);
+}
+
+/* Each PACK frame twice: the copies' messages are dropped, acked. */
+static void
+packed_frame_duplicated(void **state)
+{
+	uint64_t dup0 = e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_DUP];
+
+	(void)state;
+	packed_faults(PF_DUP, 8);
+	assert_true(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_DUP] -
+			dup0 >= 8 * 2);
+}
+
+/* PACK frames held back, delivered after later ones (or after their
+ * messages were sent again): early messages wait for their turn. */
+static void
+packed_frame_reordered(void **state)
+{
+	(void)state;
+	packed_faults(PF_HOLD, 5);
+}
+
+/* A bit flipped in a PACK frame's last record: the frame fails its
+ * check, is dropped whole, and its messages come again. */
+static void
+packed_frame_corrupted(void **state)
+{
+	uint64_t bad0 = e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_CSUM];
+
+	(void)state;
+	packed_faults(PF_CORRUPT, 4);
+	assert_int_equal(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_CSUM] -
+			bad0, 4);
+}
+
+/* Every frame both ways, seeded: lost, copied, damaged or held back. */
+static uint64_t chaos_rng;
+
+static int
+chaos(struct fake_port *to, const uint8_t *f, uint32_t len)
+{
+	uint8_t bad[FAKE_ROOM];
+	uint32_t x;
+
+	chaos_rng = chaos_rng * 6364136223846793005ull + 1442695040888963407ull;
+	x = (uint32_t)(chaos_rng >> 33) % 100;
+	if (x < 8)
+		return FAKE_DROP;
+	if (x < 12) {
+		fake_inject(to, f, len);
+		return FAKE_PASS;
+	}
+	if (x < 15 && len > MXD_HDRS_LEN) {
+		memcpy(bad, f, len);
+		bad[MXD_HDRS_LEN + (chaos_rng >> 40) % (len - MXD_HDRS_LEN)] ^=
+			0x10;
+		fake_inject(to, bad, len);
+		return FAKE_DROP;
+	}
+	return x < 20 ? FAKE_HOLD : FAKE_PASS;
+}
+
+static int
+chaos_a(const uint8_t *f, uint32_t len)
+{
+	return chaos(&pb, f, len);
+}
+
+static int
+chaos_b(const uint8_t *f, uint32_t len)
+{
+	return chaos(&pa, f, len);
+}
+
+/*
+ * 3000 messages of 0..48 bytes streamed in bursts that fill the window
+ * (so that most leave packed), through 8% loss, 4% copies, 3% damage
+ * and 5% held back (released a little later: reordered) on every frame
+ * both ways: each arrives once, whole, in order.
+ */
+static void
+packed_stream_chaos(void **state)
+{
+	enum { N = 3000, B = MXD_WIN + 150 };
+	static uint8_t out[N][48], in[N][48];
+	static mx_request_t s[N], r[N];
+	uint32_t posted = 0, got = 0, sent = 0, rto = mxd_conf.rto_min_us;
+
+	(void)state;
+	mxd_conf.rto_min_us = 2000;
+	chaos_rng = 15;
+	pa.tap = chaos_a;
+	pb.tap = chaos_b;
+	for (unsigned i = 0; i < N; i++)
+		r[i] = mxt_recv(e1, in[i], 48, 0x55, MX_MATCH_MASK_NONE);
+	while (got < N) {
+		mx_status_t st;
+		uint32_t ok = 0;
+
+		while (posted < N && posted - sent < B) {
+			mxt_pattern(out[posted], posted % 49, posted);
+			s[posted] = mxt_isend(e0, to1, out[posted],
+					posted % 49, 0x55);
+			posted++;
+		}
+		if (sent < posted && mx_test(e0, &s[sent], &st, &ok) ==
+				MX_SUCCESS && ok) {
+			assert_int_equal(st.code, MX_STATUS_SUCCESS);
+			sent++;
+		}
+		ok = 0;
+		if (mx_test(e1, &r[got], &st, &ok) == MX_SUCCESS && ok) {
+			assert_int_equal(st.code, MX_STATUS_SUCCESS);
+			assert_int_equal(st.xfer_length, got % 49);
+			mxt_pattern_expect(in[got], got % 49, got);
+			got++;
+		}
+		if ((got + sent) % 7 == 0) {
+			fake_release(&pa);
+			fake_release(&pb);
+		}
+	}
+	pa.tap = NULL;
+	pb.tap = NULL;
+	fake_release(&pa);
+	fake_release(&pb);
+	mxd_conf.rto_min_us = rto;
+	print_message("%llu packed; %llu bad checksums, %llu duplicates\n",
+			(unsigned long long)
+			e0->board->counters[MXD_C_TX_PACKED],
+			(unsigned long long)e1->board->counters[MXD_C_DROP_BASE
+			+ MXD_DROP_CSUM], (unsigned long long)
+			e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_DUP]);
+	assert_true(e0->board->counters[MXD_C_TX_PACKED] > N / 3);
+	assert_true(e1->board->counters[MXD_C_RX_PACKED] > N / 3);
+	assert_true(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_CSUM] > 0);
+	while (sent < N)
+		assert_int_equal(mxt_wait(e0, &s[sent++]).code,
+				MX_STATUS_SUCCESS);
+}
+
 static int
 setup(void **state)
 {
@@ -624,6 +861,16 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(late_connect_request,
 				setup_open, teardown),
+		cmocka_unit_test_setup_teardown(packed_frame_dropped, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(packed_frame_duplicated, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(packed_frame_reordered, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(packed_frame_corrupted, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(packed_stream_chaos, setup,
+				teardown),
 		cmocka_unit_test_setup_teardown(sack_recovers_holes_at_once,
 				setup, teardown),
 		cmocka_unit_test_setup_teardown(rtt_estimate_ignores_recovery,
