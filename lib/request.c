@@ -229,10 +229,10 @@ void
 mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
 		uint32_t len)
 {
-	if (r->nseg == 1)
-		memcpy(dst, (const uint8_t *)r->segs[0].segment_ptr + off, len);
-	else
+	if (r->nseg != 1)
 		seg_walk(r, off, dst, len, 0, NULL);
+	else if (len != 0)	/* a 0-byte message's buffer may be NULL */
+		memcpy(dst, (const uint8_t *)r->segs[0].segment_ptr + off, len);
 }
 
 uint32_t
