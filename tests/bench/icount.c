@@ -60,58 +60,14 @@
 
 #include "fixture.h"
 
+#define BENCH_NAME "icount"
+#include "bench8.h"
+
 #define KIND_DATA	(0x2222ull << 48)
 #define KIND_ECHO	(0x2223ull << 48)
 #define RUN_MASK	0xffffffff00000000ull
 
 static uint8_t sbuf[8], rbuf[8];
-
-static void
-must(mx_return_t rc, const char *what)
-{
-	if (rc != MX_SUCCESS) {
-		fprintf(stderr, "icount: %s: %s\n", what, mx_strerror(rc));
-		exit(1);
-	}
-}
-
-/* Polls r to completion with mx_test. */
-static void
-complete(mx_endpoint_t ep, mx_request_t *r)
-{
-	mx_status_t st;
-	uint32_t done = 0;
-
-	for (unsigned long i = 0; !done; i++) {
-		must(mx_test(ep, r, &st, &done), "mx_test");
-		if (i > 100000000ul) {
-			fprintf(stderr, "icount: no completion\n");
-			exit(1);
-		}
-	}
-	if (st.code != MX_STATUS_SUCCESS || st.xfer_length != 8)
-		must(MX_BAD_REQUEST, mx_strstatus(st.code));
-}
-
-static mx_request_t
-recv8(mx_endpoint_t ep, void *buf, uint64_t m, uint64_t mask)
-{
-	mx_segment_t seg = { buf, 8 };
-	mx_request_t r;
-
-	must(mx_irecv(ep, &seg, 1, m, mask, NULL, &r), "mx_irecv");
-	return r;
-}
-
-static mx_request_t
-send8(mx_endpoint_t ep, mx_endpoint_addr_t to, void *buf, uint64_t m)
-{
-	mx_segment_t seg = { buf, 8 };
-	mx_request_t r;
-
-	must(mx_isend(ep, &seg, 1, to, m, NULL, &r), "mx_isend");
-	return r;
-}
 
 /* One progress pass (and a look for a completed request: none). */
 static void
@@ -130,7 +86,7 @@ pass(mx_endpoint_t ep)
 static __attribute__((noinline)) void
 icount_send(uint32_t seq)
 {
-	mx_request_t s = send8(fx.e0, fx.to1, sbuf, KIND_DATA | seq);
+	mx_request_t s = isend8(fx.e0, fx.to1, sbuf, KIND_DATA | seq);
 
 	complete(fx.e0, &s);
 	pass(fx.e0);
@@ -153,10 +109,10 @@ icount_rtt(uint32_t seq)
 	mx_request_t in = recv8(fx.e1, rbuf, KIND_DATA, RUN_MASK);
 	mx_request_t s0, s1;
 
-	s0 = send8(fx.e0, fx.to1, sbuf, KIND_DATA | seq);
+	s0 = isend8(fx.e0, fx.to1, sbuf, KIND_DATA | seq);
 	complete(fx.e0, &s0);
 	complete(fx.e1, &in);
-	s1 = send8(fx.e1, fx.to0, rbuf, KIND_ECHO | seq);
+	s1 = isend8(fx.e1, fx.to0, rbuf, KIND_ECHO | seq);
 	complete(fx.e1, &s1);
 	complete(fx.e0, &echo);
 }
@@ -175,7 +131,7 @@ icount_psend(uint32_t seq)
 	mx_request_t s[PACK_BATCH];
 
 	for (uint32_t i = 0; i < PACK_BATCH; i++)
-		s[i] = send8(fx.e0, fx.to1, sbuf, KIND_DATA | (seq + i));
+		s[i] = isend8(fx.e0, fx.to1, sbuf, KIND_DATA | (seq + i));
 	for (uint32_t i = 0; i < PACK_BATCH; i++)
 		complete(fx.e0, &s[i]);
 	pass(fx.e0);

@@ -29,6 +29,9 @@
 
 #include "fixture.h"
 
+#define BENCH_NAME "match_depth"
+#include "bench8.h"
+
 #define KIND_DATA	(0x2222ull << 48)
 #define KIND_ECHO	(0x2223ull << 48)
 #define KIND_JUNK	(0x3333ull << 48)
@@ -45,54 +48,6 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static void
-must(mx_return_t rc, const char *what)
-{
-	if (rc != MX_SUCCESS) {
-		fprintf(stderr, "match_depth: %s: %s\n", what,
-				mx_strerror(rc));
-		exit(1);
-	}
-}
-
-/* Polls r to completion as mx_pingpong does (mx_test). */
-static void
-complete(mx_endpoint_t ep, mx_request_t *r)
-{
-	mx_status_t st;
-	uint32_t done = 0;
-
-	for (unsigned long i = 0; !done; i++) {
-		must(mx_test(ep, r, &st, &done), "mx_test");
-		if (i > 100000000ul) {
-			fprintf(stderr, "match_depth: no completion\n");
-			exit(1);
-		}
-	}
-	if (st.code != MX_STATUS_SUCCESS)
-		must(MX_BAD_REQUEST, mx_strstatus(st.code));
-}
-
-static mx_request_t
-recv8(mx_endpoint_t ep, void *buf, uint64_t m, uint64_t mask)
-{
-	mx_segment_t seg = { buf, 8 };
-	mx_request_t r;
-
-	must(mx_irecv(ep, &seg, 1, m, mask, NULL, &r), "mx_irecv");
-	return r;
-}
-
-static mx_request_t
-isend8(mx_endpoint_t ep, mx_endpoint_addr_t to, void *buf, uint64_t m)
-{
-	mx_segment_t seg = { buf, 8 };
-	mx_request_t r;
-
-	must(mx_isend(ep, &seg, 1, to, m, NULL, &r), "mx_isend");
-	return r;
 }
 
 static void
