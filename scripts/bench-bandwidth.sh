@@ -11,7 +11,11 @@
 # protocol on these ports.  Asserts nothing.
 #
 #   [ROUNDS=3] [WINDOW=32] [MTU=1500] [DISTINCT=1] [OUT=dir] \
-#       scripts/bench-bandwidth.sh
+#       [PORTS="1 2"] [SIZES="65536:20000 ..."] scripts/bench-bandwidth.sh
+#
+# SIZES: length:count pairs, mx_bw's messages per run (about 1-2 GB a run
+# by default: 65536:20000 1048576:1500 16777216:96); PORTS: the boards to
+# run mx_bw on, of one memif pair and of two (1 2).
 #
 # mx_bw's messages in flight share one buffer per direction (as osu_bw).
 # DISTINCT=1 also runs mx_bw -D after each of those runs: every message of
@@ -22,7 +26,9 @@
 #
 # With OUT, the medians also go to OUT/bandwidth.csv (tool,ports,length,
 # mbps: mx_bw per ports and length, DPDK's frames per length of the mx run
-# it was paired with) for scripts/plot.sh.
+# it was paired with; mx_bw -D's too) for scripts/plot.sh.  With
+# SUMMARY=file, the 1 MiB lines of one port (shared buffer, and -D with
+# DISTINCT=1) are appended to file as CSV (scripts/bench-summary.sh).
 #
 # MTU above 2034 (jumbo frames, e.g. MTU=9000) gives both raw and mx_bw
 # that MTU (MX_MTU) over memif buffers large enough to hold a frame whole
@@ -44,12 +50,22 @@ build=${BUILD:-$top/build}
 . "$top/scripts/memif-pair.sh"
 out=$(mktemp -d /tmp/mxd-bw.XXXXXX)
 trap 'rm -rf "$out"' EXIT
-# size:count pairs, about 1-2 GB per run
-sizes="65536:20000 1048576:1500 16777216:96"
+sizes=${SIZES:-"65536:20000 1048576:1500 16777216:96"}
+for sc in $sizes; do
+	case $sc in
+	*[!0-9:]*|:*|*:|*:*:*|[!0-9]*) echo "SIZES: length:count pairs, not '$sc'" >&2; exit 2 ;;
+	*:*) ;;
+	*) echo "SIZES: length:count pairs, not '$sc'" >&2; exit 2 ;;
+	esac
+done
+portset=${PORTS:-"1 2"}
+for p in $portset; do
+	case $p in 1|2) ;; *) echo "PORTS: 1 and/or 2, not '$p'" >&2; exit 2 ;; esac
+done
 
 for r in $(seq 1 "$rounds"); do
 	echo "round $r/$rounds" >&2
-	for ports in 1 2; do
+	for ports in $portset; do
 		for sc in $sizes; do
 			memif_pair "sink ready" "$build/tests/dpdk_pingpong" \
 				sink -- "$build/tests/dpdk_pingpong" stream \
@@ -110,8 +126,24 @@ for k in sorted(mx):
         line += f" {statistics.median(mxd[k]):>9.0f} {medd}"
     print(line + "  " + " ".join(f"{x:.2f}" for x in r)
           + (" | " + " ".join(f"{x:.2f}" for x in rd) if rd else ""))
+summary = os.environ.get("SUMMARY")
+for k in sorted(mx) if summary else []:
+    if k != (1, 1048576):
+        continue
+    w = os.environ.get("WINDOW", "32")
+    rb = statistics.median(raw[k])
+    with open(summary, "a") as f:
+        for name, v in (("one buffer", mx), ("a buffer per message", mxd)):
+            if k in v:
+                f.write(f"1 MiB streamed (memif; window {w}; {name}),MB/s,"
+                        f"{statistics.median(v[k]):.0f},{rb:.0f},"
+                        f"{statistics.median(ratios(v, k)[0]):.2f},"
+                        f"{'>= 0.8' if v is mxd else '-'},"
+                        f"{len(v[k])}\n")
 if keep:
     rows = [f"mx_bw,{k[0]},{k[1]},{statistics.median(mx[k]):.1f}" for k in sorted(mx)]
+    rows += [f"mx_bw -D,{k[0]},{k[1]},{statistics.median(mxd[k]):.1f}"
+             for k in sorted(mxd)]
     rows += [f"dpdk_pingpong,1,{k[1]},{statistics.median(raw[k]):.1f}"
              for k in sorted(raw) if k[0] == 1]
     with open(f"{keep}/bandwidth.csv", "w") as f:

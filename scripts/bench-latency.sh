@@ -18,8 +18,10 @@
 #       [BLOCK=1] [OUT=dir] scripts/bench-latency.sh
 #
 # With OUT, the medians also go to OUT/latency.csv (tool,length,median_us:
-# a row per length for dpdk_pingpong and mx_pingpong, each run's mean half
-# round trip) for scripts/plot.sh.
+# a row per length for dpdk_pingpong and mx_pingpong, the median over
+# rounds of each run's per-iteration median) for scripts/plot.sh.
+# With SUMMARY=file, the 8-byte line (mx, dpdk, ratio of the per-iteration
+# medians, target) is appended to file as CSV (scripts/bench-summary.sh).
 #
 # PORT=memif (default): a net_memif pair (scripts/memif-pair.sh).
 # PORT=af_packet: two network namespaces over a veth pair, net_af_packet on
@@ -78,7 +80,7 @@ done
 
 [ -n "${OUT:-}" ] && mkdir -p "$OUT"
 python3 - "$out" "$rounds" "$port" "$glue" "${OUT:-}" "$block" <<'PY'
-import statistics as st, sys
+import os, statistics as st, sys
 out, rounds, port = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 glue, keep, block = sys.argv[4] == "1", sys.argv[5], sys.argv[6] == "1"
 def table(kind, col):	# {length: [value per round]}
@@ -128,9 +130,15 @@ print("(mx/dpdk: the median of each round's ratio; issue 15's target: at "
 if block:
     print("(blocking: mx_pingpong -w, per-iteration medians; /dpdk and /mx: "
           "the median of each round's ratio)")
+summary = os.environ.get("SUMMARY")
+if summary and 8 in mmed and 8 in dmed:
+    with open(summary, "a") as f:
+        f.write(f"8-byte half round trip ({port}),us,{st.median(mmed[8]):.3f},"
+                f"{st.median(dmed[8]):.3f},{paired(mmed[8], dmed[8]):.2f},"
+                f"<= 1.15,{rounds}\n")
 if keep:
     rows = [f"{t},{n},{st.median(v[n]):.3f}" for n in sorted(set(dpdk) & set(mx))
-            for t, v in (("dpdk_pingpong", dpdk), ("mx_pingpong", mx))]
+            for t, v in (("dpdk_pingpong", dmed), ("mx_pingpong", mmed))]
     with open(f"{keep}/latency.csv", "w") as f:
         f.write("tool,length,median_us\n" + "\n".join(rows) + "\n")
     print(f"(also in {keep}/latency.csv: scripts/plot.sh {keep}/latency.csv)")

@@ -26,6 +26,9 @@
 # mx_pingpong has --posted and --unexpected): its runs are interleaved
 # with this tree's, A B A B, in every round, and it gets lines of its
 # own (and so does its tests/match_depth, if it has one).
+#
+# With SUMMARY=file, this tree's posted and unexpected lines (medians,
+# ratio, target) are appended to file as CSV (scripts/bench-summary.sh).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-5} iters=${ITERS:-5000} depth=${DEPTH:-10000}
@@ -66,7 +69,8 @@ for r in $(seq 1 "$rounds"); do
 done
 
 python3 - "$out" "$rounds" "$depth" "$builds" "${ROWS:-0}" <<'PY'
-import statistics as st, sys
+import os, statistics as st, sys
+summary = os.environ.get("SUMMARY")
 out, rounds, depth, builds = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
     sys.argv[4].split()
 rows = sys.argv[5] == "1"
@@ -92,6 +96,11 @@ for which in builds:
         print(f"{which:>7} {name:>11} {st.median(mean):>8.3f} "
               f"{ratio(mean, mean0):>6.2f} {st.median(med):>8.3f} "
               f"{ratio(med, med0):>6.2f}")
+        if summary and kind != "none" and which == "after":
+            with open(summary, "a") as f:
+                f.write(f"8-byte latency with {depth} {name} on each side (memif),"
+                        f"us,{st.median(med):.3f},{st.median(med0):.3f},"
+                        f"{ratio(med, med0):.2f},<= 1.1,{rounds}\n")
         if rows:
             print(f"{'':>19} medians by round: " +
                   " ".join(f"{x:.3f}" for x in med))
