@@ -109,7 +109,11 @@ struct run {
 	const uint64_t *next;	/* -s: a new sender's first message */
 	uint32_t posted, unexp;	/* this run's --posted, --unexpected */
 	mx_request_t *junk;	/* the --posted receives */
-	uint8_t *buf[2];
+	/* The sender's: buf[0] is sent, buf[1] and buf[2] take the echoes of
+	 * even and odd round trips.  The receiver's: buf[0] and buf[1] take
+	 * messages, each echoed from where it came. */
+	uint8_t *buf[3];
+	mx_request_t next_echo;	/* sender: the next round trip's receive */
 	double *lat;
 	struct tool_progress prog;
 };
@@ -387,21 +391,37 @@ junk_end(struct run *r, int ok)
 
 /* ---- sender ------------------------------------------------------------ */
 
-/* One round trip of 'len' bytes: send, then wait for the same bytes back. */
+/* Posts the receive of round trip seq's echo (into buf[1] or buf[2]). */
+static int
+post_echo(struct run *r, uint32_t seq, mx_request_t *req)
+{
+	return post_recv(r, r->buf[1 + (seq & 1)], r->max_len,
+			match(KIND_ECHO, r->id, seq), MX_MATCH_MASK_NONE, req);
+}
+
+/*
+ * One round trip of 'len' bytes: send, then wait for the same bytes back.
+ * As Myricom's mx_pingpong, the receive of the next round trip's echo is
+ * posted while this one's is on its way, so that no mx_irecv stands
+ * between an echo's arrival and the next message (the last is cancelled
+ * by stop()).  Receives take up to the longest length: the echo's own
+ * length is checked.
+ */
 static int
 ping(struct run *r, uint32_t len)
 {
 	uint32_t seq = r->seq++ & SEQ_MASK;
-	uint8_t *sbuf = r->buf[0], *rbuf = r->buf[1];
-	mx_request_t sreq, rreq;
+	uint8_t *sbuf = r->buf[0], *rbuf = r->buf[1 + (seq & 1)];
+	mx_request_t sreq, rreq = r->next_echo;
 	mx_status_t st;
 
+	r->next_echo = NULL;
 	if (r->verify)
 		fill(sbuf, len, seq);
-	if (post_recv(r, rbuf, len, match(KIND_ECHO, r->id, seq),
-				MX_MATCH_MASK_NONE, &rreq) < 0 ||
+	if ((rreq == NULL && post_echo(r, seq, &rreq) < 0) ||
 			post_send(r, sbuf, len, match(KIND_DATA, r->id, seq),
 				&sreq) < 0 ||
+			post_echo(r, (seq + 1) & SEQ_MASK, &r->next_echo) < 0 ||
 			complete(r, &sreq, &st) < 0 ||
 			complete(r, &rreq, &st) < 0)
 		return -1;
@@ -480,13 +500,16 @@ print_row(const struct run *r, uint32_t len, const struct tool_stats *s)
 	fflush(stdout);
 }
 
-/* Tells the receiver that the run is over (a message with S set). */
+/* Tells the receiver that the run is over (a message with S set); the
+ * receive posted for an echo that will not come is cancelled. */
 static int
 stop(struct run *r)
 {
 	mx_request_t req;
 	mx_status_t st;
 
+	if (r->next_echo != NULL)
+		abandon(r, &r->next_echo, 1);
 	if (post_send(r, NULL, 0, match(KIND_DATA, r->id, STOP_BIT), &req) < 0)
 		return -1;
 	return complete(r, &req, &st);
@@ -560,12 +583,7 @@ sender(struct run *r, const struct tool_lengths *lens)
 
 /* ---- receiver ---------------------------------------------------------- */
 
-/*
- * Echoes until the stop message.  The next receive is posted before the
- * echo goes, into the other buffer, so the sender's next message finds it
- * waiting (as Myricom's receiver kept two receives posted).
- */
-/* Checks (-V) and sends back message 'seq'; the next receive is posted. */
+/* Checks (-V) and sends back message 'seq' from where it came. */
 static int
 send_back(struct run *r, uint8_t *buf, uint32_t len, uint32_t seq)
 {
@@ -583,31 +601,43 @@ send_back(struct run *r, uint8_t *buf, uint32_t len, uint32_t seq)
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * Echoes until the stop message.  As Myricom's receiver, two receives stay
+ * posted, one a buffer: a message is echoed from the buffer it came into,
+ * and only then is that buffer's receive posted again, so the sender's
+ * next message always finds the other one waiting and no mx_irecv stands
+ * between a message's arrival and its echo.
+ */
 static int
 echo(struct run *r)
 {
 	uint64_t want = match(KIND_DATA, r->id, 0);
-	mx_request_t rreq;
+	mx_request_t rreq[2];
 	mx_status_t st;
 	uint32_t cur = 0, seq, n = 0;
 	int rc;
 
-	if (post_recv(r, r->buf[0], r->max_len, want, RUN_MASK, &rreq) < 0)
+	if (post_recv(r, r->buf[0], r->max_len, want, RUN_MASK, &rreq[0]) < 0)
 		return -1;
+	if (post_recv(r, r->buf[1], r->max_len, want, RUN_MASK, &rreq[1]) < 0) {
+		abandon(r, &rreq[0], 1);
+		return -1;
+	}
 	for (;;) {
-		rc = complete(r, &rreq, &st);
+		rc = complete(r, &rreq[cur], &st);
 		if (rc == -2)
-			abandon(r, &rreq, 1);
-		if (rc < 0)
-			return -1;
-		if (st.match_info & STOP_BIT)
+			abandon(r, &rreq[cur], 1);
+		if (rc < 0 || (st.match_info & STOP_BIT)) {
+			abandon(r, &rreq[cur ^ 1], 1);
+			if (rc < 0)
+				return -1;
 			break;
+		}
 		seq = (uint32_t)(st.match_info & SEQ_MASK);
-		if (post_recv(r, r->buf[cur ^ 1], r->max_len, want, RUN_MASK,
-					&rreq) < 0)
-			return -1;
-		if (send_back(r, r->buf[cur], st.xfer_length, seq) < 0) {
-			abandon(r, &rreq, 1);
+		if (send_back(r, r->buf[cur], st.xfer_length, seq) < 0 ||
+				post_recv(r, r->buf[cur], r->max_len, want,
+					RUN_MASK, &rreq[cur]) < 0) {
+			abandon(r, &rreq[cur ^ 1], 1);
 			return -1;
 		}
 		cur ^= 1;
@@ -745,14 +775,17 @@ main(int argc, char **argv)
 		r.blocking = o.blocking;
 		/* Distinct from a previous sender's, whichever it was. */
 		r.id = (uint32_t)(getpid() ^ time(NULL)) & 0xffff;
-		r.buf[0] = malloc(lens.max + 1);
-		r.buf[1] = malloc(lens.max + 1);
+		r.max_len = lens.max;
+		for (int i = 0; i < 3; i++)
+			if ((r.buf[i] = malloc(lens.max + 1)) == NULL)
+				tool_die("memory for the buffers",
+						MX_NO_RESOURCES);
 		r.lat = malloc(sizeof(*r.lat) * o.iters);
-		if (r.buf[0] == NULL || r.buf[1] == NULL || r.lat == NULL)
+		if (r.lat == NULL)
 			tool_die("memory for the buffers", MX_NO_RESOURCES);
 		ret = sender(&r, &lens);
-		free(r.buf[0]);
-		free(r.buf[1]);
+		for (int i = 0; i < 3; i++)
+			free(r.buf[i]);
 		free(r.lat);
 	}
 	mx_close_endpoint(r.ep);
