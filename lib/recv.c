@@ -412,11 +412,44 @@ msg_frag(struct mxd_partner *p, const struct mxd_pkt *pkt,
 	return v;
 }
 
+/*
+ * The common case of a ping-pong, taken without the window's slots: the
+ * next message in sequence, of one fragment, nothing after it seen, and
+ * a receive posted for it.  It is matched, copied and completed at once,
+ * as the slot path would (match_slot, frag_store, mxd_partner_drain) with
+ * nothing to hold and no hole to tell.  Notices, synchronous and large
+ * messages, and messages no receive waits for (the unexpected handler,
+ * the unexpected queue) take the slot path.  Returns 1 if it took pkt.
+ */
+static int
+rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mx_request *r;
+
+	if ((pkt->h.flags & (MXD_F_CTRL | MXD_F_SYNC | MXD_F_RNDV)) ||
+			pkt->u.eager.frag_count != 1 ||
+			!mxd_rxwin_next_alone(&p->rx, pkt->u.eager.seq) ||
+			ep->progression_off)
+		return 0;
+	r = mxd_match_posted(ep, pkt->u.eager.match);
+	if (r == NULL)
+		return 0;
+	recv_matched(r, p, pkt->u.eager.match, pkt->u.eager.msg_len);
+	mxd_req_scatter(r, 0, pkt->payload, pkt->u.eager.frag_len);
+	recv_finish(r);
+	mxd_rxwin_pass(&p->rx);
+	ack_schedule(p, mxd_conf.ack_delay_us * 1000u);
+	return 1;
+}
+
 void
 mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
 {
 	struct mxd_rxslot *sl = NULL;
 
+	if (rx_direct(p, pkt))
+		return;
 	switch (msg_frag(p, pkt, &sl)) {
 	case MXD_RX_DUP:
 		mxd_ack_send(p);
