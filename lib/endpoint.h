@@ -260,7 +260,10 @@ struct mx_endpoint {
 	/* Timers (timers.c). */
 	struct mxd_list acks;		/* partners owing an ack or a notice */
 	uint64_t acks_due;		/* ns: none of them is due before
-					 * (the earliest due asked) */
+					 * (the earliest due asked; those
+					 * not stamped yet not counted) */
+	uint8_t acks_stamp;		/* MXD_STAMP_*: acks owed whose
+					 * delay has not started (timers.h) */
 	struct mxd_list timed;		/* partners with something in flight
 					 * (retransmission, pulls, probes) */
 	uint32_t timer_pass;		/* passes since the last timer check */

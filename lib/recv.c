@@ -273,9 +273,11 @@ frag_store(struct mx_endpoint *ep, struct mxd_partner *sl_partner,
 	}
 }
 
-/* Schedules an ack of everything received so far. */
+/* Schedules an ack of everything received so far: at once every
+ * MXD_ACK_EVERY messages, else by the delayed-ack timer, whose clock is
+ * read later (timers.h), not on the way to the application. */
 static void
-ack_schedule(struct mxd_partner *p, uint32_t delay_ns)
+ack_schedule(struct mxd_partner *p)
 {
 	uint32_t cum = mxd_rxwin_cum_ack(&p->rx);
 
@@ -283,8 +285,7 @@ ack_schedule(struct mxd_partner *p, uint32_t delay_ns)
 		mxd_ack_send(p);
 		return;
 	}
-	if (!p->ack_queued)	/* the clock only when it is needed */
-		mxd_timer_ack(p, mxd_now_ns() + delay_ns);
+	mxd_timer_ack_owed(p);
 }
 
 /* The early buffer's bytes, if the whole message is in it. */
@@ -307,7 +308,7 @@ mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p)
 			break;
 	mxd_rxwin_settle(&p->rx);
 	if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
-		ack_schedule(p, mxd_conf.ack_delay_us * 1000u);
+		ack_schedule(p);
 }
 
 /* The first fragment of a message: match it now, or hold it aside. */
@@ -439,7 +440,7 @@ rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	mxd_req_scatter(r, 0, pkt->payload, pkt->u.eager.frag_len);
 	recv_finish(r);
 	mxd_rxwin_pass(&p->rx);
-	ack_schedule(p, mxd_conf.ack_delay_us * 1000u);
+	ack_schedule(p);
 	return 1;
 }
 
