@@ -72,6 +72,10 @@ struct mxd_lib {
 	struct mxd_link *links[MXD_GLUE_MAX_PORTS];
 	unsigned nlinks;
 	int eal_reused;
+	/* The endpoint an API call last found open (mxd_ep_live), so that
+	 * the calls of a program on one endpoint look no further; cleared
+	 * when it closes.  Written under the library lock only. */
+	const struct mx_endpoint *live_hint;
 };
 
 extern struct mxd_lib mxd_lib;

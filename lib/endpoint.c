@@ -78,6 +78,8 @@ mxd_ep_free(struct mx_endpoint *ep)
 		ep->board->ep[ep->id] = NULL;
 		ep->board->ep_open &= ~(1u << ep->id);
 	}
+	if (mxd_lib.live_hint == ep)
+		mxd_lib.live_hint = NULL;
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		mxd_partner_reset(ep->partners[i], 0);
 		free(ep->partners[i]->notify);
@@ -303,27 +305,6 @@ mxd_partner_set_state(struct mxd_partner *p, enum mxd_peer_state s)
 }
 
 /* ---- addresses ---------------------------------------------------------- */
-
-void
-mxd_partner_addr(const struct mxd_partner *p, mx_endpoint_addr_t *a)
-{
-	a->stuff[0] = (p->nic_id & 0xffffffffffffull) |
-		((uint64_t)p->remote_ep << 48);
-	a->stuff[1] = ((uint64_t)p->ep->session << 32) | (p->index + 1u);
-}
-
-struct mxd_partner *
-mxd_addr_partner(struct mx_endpoint *ep, const mx_endpoint_addr_t *a)
-{
-	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
-
-	if ((uint32_t)(a->stuff[1] >> 32) == ep->session && idx != 0 &&
-			idx <= ep->npartners)
-		return ep->partners[idx - 1];
-	/* An address another endpoint made (or our own): by NIC and id. */
-	return mxd_partner_find(ep, a->stuff[0] & 0xffffffffffffull,
-			(uint32_t)(a->stuff[0] >> 48));
-}
 
 struct mxd_partner *
 mxd_addr_lookup(const mx_endpoint_addr_t *a)

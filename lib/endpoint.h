@@ -292,7 +292,7 @@ mxd_ep_of(const struct mxd_board *b, uint32_t id)
 /* Whether ep is an endpoint open now: pointers are compared, a closed
  * endpoint's memory is never read (mx_close_endpoint twice). */
 static inline int
-mxd_ep_live(const struct mx_endpoint *ep)
+mxd_ep_open_now(const struct mx_endpoint *ep)
 {
 	for (unsigned i = 0; ep != NULL && i < mxd_lib.nboards; i++) {
 		const struct mxd_board *b = mxd_lib.boards[i];
@@ -302,6 +302,20 @@ mxd_ep_live(const struct mx_endpoint *ep)
 				return 1;
 	}
 	return 0;
+}
+
+/* The same for a call under the library lock: the endpoint found open
+ * is remembered (mxd_lib.live_hint, forgotten by mxd_ep_free), and the
+ * next call on it compares one pointer. */
+static inline int
+mxd_ep_live(const struct mx_endpoint *ep)
+{
+	if (ep != NULL && ep == mxd_lib.live_hint)
+		return 1;
+	if (!mxd_ep_open_now(ep))
+		return 0;
+	mxd_lib.live_hint = ep;
+	return 1;
 }
 
 /* A request of ep's pool. */
@@ -344,9 +358,26 @@ mxd_partner_up(const struct mxd_partner *p)
  * index (word 1): an address of another (or a closed) endpoint is
  * recognised instead of trusted.  mxd_addr_partner returns NULL for an
  * address this endpoint has no partner for. */
-void mxd_partner_addr(const struct mxd_partner *p, mx_endpoint_addr_t *a);
-struct mxd_partner *mxd_addr_partner(struct mx_endpoint *ep,
-		const mx_endpoint_addr_t *a);
+static inline void
+mxd_partner_addr(const struct mxd_partner *p, mx_endpoint_addr_t *a)
+{
+	a->stuff[0] = (p->nic_id & 0xffffffffffffull) |
+		((uint64_t)p->remote_ep << 48);
+	a->stuff[1] = ((uint64_t)p->ep->session << 32) | (p->index + 1u);
+}
+
+static inline struct mxd_partner *
+mxd_addr_partner(struct mx_endpoint *ep, const mx_endpoint_addr_t *a)
+{
+	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
+
+	if ((uint32_t)(a->stuff[1] >> 32) == ep->session && idx != 0 &&
+			idx <= ep->npartners)
+		return ep->partners[idx - 1];
+	/* An address another endpoint made (or our own): by NIC and id. */
+	return mxd_partner_find(ep, a->stuff[0] & 0xffffffffffffull,
+			(uint32_t)(a->stuff[0] >> 48));
+}
 /* The partner an address names, in whichever endpoint made it. */
 struct mxd_partner *mxd_addr_lookup(const mx_endpoint_addr_t *a);
 

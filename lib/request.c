@@ -42,8 +42,8 @@ mxd_reqpool_fini(struct mxd_reqpool *p)
 	mxd_reqpool_init(p);
 }
 
-static int
-pool_grow(struct mxd_reqpool *p)
+int
+mxd_reqpool_grow(struct mxd_reqpool *p)
 {
 	struct chunk *c = malloc(sizeof(*c));
 
@@ -62,49 +62,11 @@ pool_grow(struct mxd_reqpool *p)
 	return 0;
 }
 
-struct mx_request *
-mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep, enum mxd_req_type t,
-		void *context)
-{
-	struct mx_request *r;
-
-	if (p->free == NULL && pool_grow(p) < 0)
-		return NULL;
-	r = p->free;
-	p->free = r->pool_next;
-	mxd_list_init(&r->link);
-	mxd_list_init(&r->done);
-	r->ep = ep;
-	r->pool = p;
-	r->type = (uint8_t)t;
-	r->state = MXD_RS_FREE;
-	r->partner = NULL;
-	r->sync = r->acked = r->matched = r->forget = 0;
-	r->deadline = 0;
-	r->claimed = 0;
-	r->rndv = 0;
-	r->rndv_handle = 0;
-	memset(&r->status, 0, sizeof(r->status));
-	r->status.code = MX_STATUS_PENDING;
-	r->status.context = context;
-	return r;
-}
-
 void
-mxd_req_put(struct mx_request *r)
+mxd_req_free_segs(struct mx_request *r)
 {
-	struct mxd_reqpool *p = r->pool;
-
-	mxd_list_del(&r->link);
-	mxd_list_del(&r->done);
-	if (r->segs != r->seg_inline) {
-		free(r->segs);
-		r->segs = r->seg_inline;
-	}
-	r->state = MXD_RS_FREE;
-	r->type = 0;
-	r->pool_next = p->free;
-	p->free = r;
+	free(r->segs);
+	r->segs = r->seg_inline;
 }
 
 static int
@@ -142,7 +104,8 @@ mxd_req_set_state(struct mx_request *r, enum mxd_req_state s)
 }
 
 int
-mxd_req_set_segs(struct mx_request *r, const mx_segment_t *segs, uint32_t n)
+mxd_req_set_segs_list(struct mx_request *r, const mx_segment_t *segs,
+		uint32_t n)
 {
 	uint64_t total = 0;
 

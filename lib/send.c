@@ -454,7 +454,7 @@ mxd_send_unreported(struct mxd_partner *p)
 }
 
 mx_status_code_t
-mxd_send_report(struct mxd_partner *p)
+mxd_send_report_any(struct mxd_partner *p)
 {
 	mx_status_code_t code = mxd_send_unreported(p);
 
