@@ -325,8 +325,23 @@ mxd_ep_req(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
 	return mxd_req_get(&ep->reqs, ep, t, context);
 }
 
-/* Ends r with 'code': onto the completion list (or freed: mx_forget). */
-void mxd_req_complete(struct mx_request *r, mx_status_code_t code);
+/* Ends r with 'code': onto the completion list (or freed: mx_forget).
+ * Inline: every message completes one. */
+static inline void
+mxd_req_complete(struct mx_request *r, mx_status_code_t code)
+{
+	mxd_req_set_state(r, MXD_RS_COMPLETE);
+	r->status.code = code;
+	if (r->deadline) {
+		r->deadline = 0;
+		r->ep->ntimed--;
+	}
+	mxd_list_del(&r->link);
+	if (r->forget)
+		mxd_req_put(r);		/* nobody will test it */
+	else
+		mxd_list_add_tail(&r->ep->done, &r->done);
+}
 
 /* ---- partners ----------------------------------------------------------- */
 
@@ -381,8 +396,31 @@ mxd_addr_partner(struct mx_endpoint *ep, const mx_endpoint_addr_t *a)
 /* The partner an address names, in whichever endpoint made it. */
 struct mxd_partner *mxd_addr_lookup(const mx_endpoint_addr_t *a);
 
-/* Frame records of messages in flight. */
-struct mxd_txrec *mxd_txrec_get(struct mx_endpoint *ep);
-void mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r);
+/* Frame records of messages in flight (a message takes one, its ack
+ * frees it: inline).  mxd_txrec_grow adds a chunk; 0 or -1. */
+int mxd_txrec_grow(struct mx_endpoint *ep);
+
+static inline struct mxd_txrec *
+mxd_txrec_get(struct mx_endpoint *ep)
+{
+	struct mxd_txrec *r;
+
+	if (ep->free_txrec == NULL && mxd_txrec_grow(ep) < 0)
+		return NULL;
+	r = ep->free_txrec;
+	ep->free_txrec = r->pool_next;
+	r->nframes = 0;
+	return r;
+}
+
+static inline void
+mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r)
+{
+	if (r->nframes)
+		mxd_board_free(ep->board, r->frames, r->nframes);
+	r->nframes = 0;
+	r->pool_next = ep->free_txrec;
+	ep->free_txrec = r;
+}
 
 #endif /* MXD_ENDPOINT_H */

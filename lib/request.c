@@ -69,8 +69,8 @@ mxd_req_free_segs(struct mx_request *r)
 	r->segs = r->seg_inline;
 }
 
-static int
-transition_ok(const struct mx_request *r, enum mxd_req_state to)
+int
+mxd_req_transition_ok(const struct mx_request *r, enum mxd_req_state to)
 {
 	unsigned from = r->state;
 
@@ -93,14 +93,6 @@ transition_ok(const struct mx_request *r, enum mxd_req_state to)
 		return 0;
 	}
 	return 0;
-}
-
-void
-mxd_req_set_state(struct mx_request *r, enum mxd_req_state s)
-{
-	assert(transition_ok(r, s));
-	(void)transition_ok;
-	r->state = (uint8_t)s;
 }
 
 int
@@ -159,18 +151,10 @@ seg_walk(const struct mx_request *r, uint32_t off, uint8_t *ext, uint32_t len,
 }
 
 void
-mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
-		uint32_t len)
+mxd_req_copy_segs(const struct mx_request *r, uint32_t off, uint8_t *ext,
+		uint32_t len, int to_req)
 {
-	if (off >= r->length)
-		return;
-	if (len > r->length - off)
-		len = r->length - off;
-	if (r->nseg == 1) {
-		memcpy((uint8_t *)r->segs[0].segment_ptr + off, src, len);
-		return;
-	}
-	seg_walk(r, off, (uint8_t *)(uintptr_t)src, len, 1, NULL);
+	seg_walk(r, off, ext, len, to_req, NULL);
 }
 
 uint32_t
@@ -186,16 +170,6 @@ mxd_req_scatter_crc(struct mx_request *r, uint32_t off, const uint8_t *src,
 	else
 		seg_walk(r, off, (uint8_t *)(uintptr_t)src, fit, 1, &crc);
 	return mxd_crc_update(crc, src + fit, len - fit);
-}
-
-void
-mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
-		uint32_t len)
-{
-	if (r->nseg != 1)
-		seg_walk(r, off, dst, len, 0, NULL);
-	else if (len != 0)	/* a 0-byte message's buffer may be NULL */
-		memcpy(dst, (const uint8_t *)r->segs[0].segment_ptr + off, len);
 }
 
 uint32_t

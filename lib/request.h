@@ -21,6 +21,7 @@
 #ifndef MXD_REQUEST_H
 #define MXD_REQUEST_H
 
+#include <assert.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -142,7 +143,15 @@ mxd_req_put(struct mx_request *r)
 	p->free = r;
 }
 
-void mxd_req_set_state(struct mx_request *r, enum mxd_req_state s);
+/* Whether r may go from its state to s (the diagram above). */
+int mxd_req_transition_ok(const struct mx_request *r, enum mxd_req_state s);
+
+static inline void
+mxd_req_set_state(struct mx_request *r, enum mxd_req_state s)
+{
+	assert(mxd_req_transition_ok(r, s));
+	r->state = (uint8_t)s;
+}
 /* r's segments (a copy of the list) and length; 0 or a negated code. */
 int mxd_req_set_segs_list(struct mx_request *r, const mx_segment_t *segs,
 		uint32_t n);
@@ -157,17 +166,41 @@ mxd_req_set_segs(struct mx_request *r, const mx_segment_t *segs, uint32_t n)
 	r->length = segs[0].segment_length;
 	return 0;
 }
+/* Copies 'len' bytes between the request's segments at message offset
+ * 'off' (several segments) and ext. */
+void mxd_req_copy_segs(const struct mx_request *r, uint32_t off, uint8_t *ext,
+		uint32_t len, int to_req);
+
 /* Copies 'len' bytes into the request's segments at message offset 'off'
- * (bytes past the request's length are dropped: truncation). */
-void mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
-		uint32_t len);
+ * (bytes past the request's length are dropped: truncation).  Inline, as
+ * mxd_req_gather: a small message's one segment is one memcpy. */
+static inline void
+mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
+		uint32_t len)
+{
+	if (off >= r->length)
+		return;
+	if (len > r->length - off)
+		len = r->length - off;
+	if (r->nseg == 1)
+		memcpy((uint8_t *)r->segs[0].segment_ptr + off, src, len);
+	else
+		mxd_req_copy_segs(r, off, (uint8_t *)(uintptr_t)src, len, 1);
+}
 /* The same, feeding the bytes (all len of them, truncated or not) to the
  * CRC register crc in the same pass; returns the register. */
 uint32_t mxd_req_scatter_crc(struct mx_request *r, uint32_t off,
 		const uint8_t *src, uint32_t len, uint32_t crc);
 /* Copies 'len' bytes of the request's segments at offset 'off' to dst. */
-void mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
-		uint32_t len);
+static inline void
+mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
+		uint32_t len)
+{
+	if (r->nseg != 1)
+		mxd_req_copy_segs(r, off, dst, len, 0);
+	else if (len != 0)	/* a 0-byte message's buffer may be NULL */
+		memcpy(dst, (const uint8_t *)r->segs[0].segment_ptr + off, len);
+}
 /* The same, feeding them to the CRC register crc in the same pass (every send's
  * data is checked on the way into its frame); returns the register. */
 uint32_t mxd_req_gather_crc(const struct mx_request *r, uint32_t off,
