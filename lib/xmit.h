@@ -33,9 +33,28 @@ mxd_partner_room(const struct mxd_partner *p)
 }
 
 /* Fills the common header arguments for a frame to partner p, with the
- * cumulative ack of everything received from it. */
-void mxd_hdr_for(struct mxd_partner *p, uint8_t type,
-		struct mxd_hdr_args *a);
+ * cumulative ack of everything received from it.  Inline: with the header
+ * written inline too (wire.h), the arguments go straight to the frame. */
+static inline void
+mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	a->type = type;
+	a->flags = MXD_F_ACK_VALID;
+	a->src_ep = (uint8_t)ep->id;
+	a->dst_ep = (uint8_t)p->remote_ep;
+	a->dst_peer = p->remote_index;
+	a->src_peer = p->index;
+	a->filter = p->remote_filter;
+	a->src_session = ep->session;
+	a->dst_session = p->remote_session;
+	a->ack = mxd_rxwin_cum_ack(&p->rx);
+	if (a->ack != p->ack_sent && type != MXD_T_ACK)
+		mxd_count(ep->board, MXD_C_ACKS_PIGGY);
+	/* An ack owed is paid: the ack timer finds nothing left to send. */
+	p->ack_sent = a->ack;
+}
 /* Writes the headers of a frame to p (by 'port', to MAC 'dst') into an
  * allocated buffer; 'body' bytes follow the common header. */
 void mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
