@@ -220,7 +220,10 @@ do_close_endpoint(mx_endpoint_t ep)
 mx_return_t
 mx_wakeup(mx_endpoint_t ep)
 {
-	CHECK_EP(ep, "mx_wakeup");
+	/* Outside the library lock: looks, and leaves the hint alone. */
+	if (!mxd_lib.initialized || !mxd_ep_open_now(ep))
+		return mxd_error(NULL, MX_BAD_ENDPOINT,
+				"mx_wakeup: bad endpoint");
 	/* Lock-free: every blocked call on ep sees a new generation. */
 	__atomic_add_fetch(&ep->wakeup_gen, 1, __ATOMIC_RELEASE);
 	return MX_SUCCESS;
@@ -402,13 +405,6 @@ do_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 }
 
 /* ---- completion ----------------------------------------------------------- */
-
-int
-mxd_req_valid(const struct mx_endpoint *ep, const mx_request_t *request)
-{
-	return request != NULL && *request != NULL && (*request)->ep == ep &&
-		(*request)->state != MXD_RS_FREE && !(*request)->forget;
-}
 
 static void
 req_finish(mx_request_t *request, mx_status_t *status)

@@ -27,7 +27,12 @@ mx_return_t mxd_error(struct mx_endpoint *ep, mx_return_t rc,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Whether *request is a live request of ep (not freed, not forgotten). */
-int mxd_req_valid(const struct mx_endpoint *ep, const mx_request_t *request);
+static inline int
+mxd_req_valid(const struct mx_endpoint *ep, const mx_request_t *request)
+{
+	return request != NULL && *request != NULL && (*request)->ep == ep &&
+		(*request)->state != MXD_RS_FREE && !(*request)->forget;
+}
 
 /* ---- blocking waits (wait.c) -------------------------------------------- */
 

@@ -226,42 +226,6 @@ mxd_board_watch(struct mxd_board *b)
 
 /* ---- transmit ----------------------------------------------------------- */
 
-unsigned
-mxd_txq_room(const struct mxd_board *b, unsigned port)
-{
-	const struct mxd_txq *q = &b->txq[port];
-
-	return MXD_TXQ_SIZE - (q->tail - q->head);
-}
-
-unsigned
-mxd_loop_room(const struct mxd_board *b)
-{
-	return MXD_LOOP_SIZE - (b->loop_tail - b->loop_head);
-}
-
-void
-mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
-		int sealed)
-{
-	struct mxd_txq *q = &b->txq[port];
-
-	if (!sealed)
-		mxd_wire_seal(f->data);
-	q->f[q->tail++ & (MXD_TXQ_SIZE - 1)] = *f;
-	b->tx_queued |= 1u << port;
-	mxd_count(b, MXD_C_TX_FRAMES);
-}
-
-void
-mxd_loop_push(struct mxd_board *b, struct mxd_frame *f, int sealed)
-{
-	if (!sealed)
-		mxd_wire_seal(f->data);
-	b->loop[b->loop_tail++ & (MXD_LOOP_SIZE - 1)] = *f;
-	mxd_count(b, MXD_C_LOOP_FRAMES);
-}
-
 /* Hands queued frames to the PMD; a ring that wraps takes two bursts. */
 static void
 txq_flush(struct mxd_board *b, unsigned p)
@@ -369,8 +333,3 @@ mxd_board_loop_rx(struct mxd_board *b, struct mxd_frame *f, unsigned n)
 	return got;
 }
 
-void
-mxd_board_ref(struct mxd_board *b, struct mxd_frame *f, unsigned n)
-{
-	b->port[0]->ops->ref(f, n);
-}

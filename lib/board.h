@@ -72,6 +72,10 @@ struct mxd_lib {
 	struct mxd_link *links[MXD_GLUE_MAX_PORTS];
 	unsigned nlinks;
 	int eal_reused;
+	/* The endpoint an API call last found open (mxd_ep_live), so that
+	 * the calls of a program on one endpoint look no further; cleared
+	 * when it closes.  Written under the library lock only. */
+	const struct mx_endpoint *live_hint;
 };
 
 extern struct mxd_lib mxd_lib;
@@ -102,15 +106,46 @@ mxd_count_drop(struct mxd_board *b, enum mxd_drop why)
 
 /* ---- transmit: queues, then bursts ------------------------------------- */
 
-/* Room on a port's tx queue (port) or the loopback ring, in frames. */
-unsigned mxd_txq_room(const struct mxd_board *b, unsigned port);
-unsigned mxd_loop_room(const struct mxd_board *b);
+/* Room on a port's tx queue (port) or the loopback ring, in frames.
+ * These and the pushes are inline: every frame sent takes them. */
+static inline unsigned
+mxd_txq_room(const struct mxd_board *b, unsigned port)
+{
+	const struct mxd_txq *q = &b->txq[port];
+
+	return MXD_TXQ_SIZE - (q->tail - q->head);
+}
+
+static inline unsigned
+mxd_loop_room(const struct mxd_board *b)
+{
+	return MXD_LOOP_SIZE - (b->loop_tail - b->loop_head);
+}
+
 /* Queues a frame for a port, or for the loopback ring; 'sealed' frames
  * (retransmissions, frames checked as they were filled) go unchanged,
  * the others get their integrity check first. */
-void mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
-		int sealed);
-void mxd_loop_push(struct mxd_board *b, struct mxd_frame *f, int sealed);
+static inline void
+mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
+		int sealed)
+{
+	struct mxd_txq *q = &b->txq[port];
+
+	if (!sealed)
+		mxd_wire_seal(f->data);
+	q->f[q->tail++ & (MXD_TXQ_SIZE - 1)] = *f;
+	b->tx_queued |= 1u << port;
+	mxd_count(b, MXD_C_TX_FRAMES);
+}
+
+static inline void
+mxd_loop_push(struct mxd_board *b, struct mxd_frame *f, int sealed)
+{
+	if (!sealed)
+		mxd_wire_seal(f->data);
+	b->loop[b->loop_tail++ & (MXD_LOOP_SIZE - 1)] = *f;
+	mxd_count(b, MXD_C_LOOP_FRAMES);
+}
 /* Hands every queued frame the PMD takes to it, in bursts.  Called at
  * the end of every API call and pass: with nothing queued, one test. */
 void mxd_board_flush_queued(struct mxd_board *b);
@@ -178,6 +213,10 @@ mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n)
 		b->port[0]->ops->free(f, n);
 }
 /* One more reference on each of n frames (kept for retransmission). */
-void mxd_board_ref(struct mxd_board *b, struct mxd_frame *f, unsigned n);
+static inline void
+mxd_board_ref(struct mxd_board *b, struct mxd_frame *f, unsigned n)
+{
+	b->port[0]->ops->ref(f, n);
+}
 
 #endif /* MXD_BOARD_H */

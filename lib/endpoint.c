@@ -16,8 +16,6 @@
 
 #define TXREC_CHUNK 64
 
-static int txrec_grow(struct mx_endpoint *ep);
-
 /* ---- endpoints ---------------------------------------------------------- */
 
 struct mx_endpoint *
@@ -55,7 +53,7 @@ mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
 	mxd_reqpool_init(&ep->reqs);
 	/* The first frame records now: the first sends do not wait for
 	 * them. */
-	if (txrec_grow(ep) < 0) {
+	if (mxd_txrec_grow(ep) < 0) {
 		mxd_ep_free(ep);
 		return NULL;
 	}
@@ -78,6 +76,8 @@ mxd_ep_free(struct mx_endpoint *ep)
 		ep->board->ep[ep->id] = NULL;
 		ep->board->ep_open &= ~(1u << ep->id);
 	}
+	if (mxd_lib.live_hint == ep)
+		mxd_lib.live_hint = NULL;
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		mxd_partner_reset(ep->partners[i], 0);
 		free(ep->partners[i]->notify);
@@ -104,22 +104,6 @@ mxd_ep_by_session(uint32_t session)
 	return NULL;
 }
 
-void
-mxd_req_complete(struct mx_request *r, mx_status_code_t code)
-{
-	mxd_req_set_state(r, MXD_RS_COMPLETE);
-	r->status.code = code;
-	if (r->deadline) {
-		r->deadline = 0;
-		r->ep->ntimed--;
-	}
-	mxd_list_del(&r->link);
-	if (r->forget)
-		mxd_req_put(r);		/* nobody will test it */
-	else
-		mxd_list_add_tail(&r->ep->done, &r->done);
-}
-
 /* ---- frame records ------------------------------------------------------ */
 
 struct txrec_chunk {
@@ -129,8 +113,8 @@ struct txrec_chunk {
 
 /* TXREC_CHUNK more records (100 KiB), mapped in one call rather than a
  * fault per page. */
-static int
-txrec_grow(struct mx_endpoint *ep)
+int
+mxd_txrec_grow(struct mx_endpoint *ep)
 {
 	struct txrec_chunk *c = malloc(sizeof(*c));
 
@@ -145,28 +129,6 @@ txrec_grow(struct mx_endpoint *ep)
 	return 0;
 }
 
-struct mxd_txrec *
-mxd_txrec_get(struct mx_endpoint *ep)
-{
-	struct mxd_txrec *r;
-
-	if (ep->free_txrec == NULL && txrec_grow(ep) < 0)
-		return NULL;
-	r = ep->free_txrec;
-	ep->free_txrec = r->pool_next;
-	r->nframes = 0;
-	return r;
-}
-
-void
-mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r)
-{
-	if (r->nframes)
-		mxd_board_free(ep->board, r->frames, r->nframes);
-	r->nframes = 0;
-	r->pool_next = ep->free_txrec;
-	ep->free_txrec = r;
-}
 
 /* ---- partners ----------------------------------------------------------- */
 
@@ -303,27 +265,6 @@ mxd_partner_set_state(struct mxd_partner *p, enum mxd_peer_state s)
 }
 
 /* ---- addresses ---------------------------------------------------------- */
-
-void
-mxd_partner_addr(const struct mxd_partner *p, mx_endpoint_addr_t *a)
-{
-	a->stuff[0] = (p->nic_id & 0xffffffffffffull) |
-		((uint64_t)p->remote_ep << 48);
-	a->stuff[1] = ((uint64_t)p->ep->session << 32) | (p->index + 1u);
-}
-
-struct mxd_partner *
-mxd_addr_partner(struct mx_endpoint *ep, const mx_endpoint_addr_t *a)
-{
-	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
-
-	if ((uint32_t)(a->stuff[1] >> 32) == ep->session && idx != 0 &&
-			idx <= ep->npartners)
-		return ep->partners[idx - 1];
-	/* An address another endpoint made (or our own): by NIC and id. */
-	return mxd_partner_find(ep, a->stuff[0] & 0xffffffffffffull,
-			(uint32_t)(a->stuff[0] >> 48));
-}
 
 struct mxd_partner *
 mxd_addr_lookup(const mx_endpoint_addr_t *a)

@@ -260,7 +260,10 @@ struct mx_endpoint {
 	/* Timers (timers.c). */
 	struct mxd_list acks;		/* partners owing an ack or a notice */
 	uint64_t acks_due;		/* ns: none of them is due before
-					 * (the earliest due asked) */
+					 * (the earliest due asked; those
+					 * not stamped yet not counted) */
+	uint8_t acks_stamp;		/* MXD_STAMP_*: acks owed whose
+					 * delay has not started (timers.h) */
 	struct mxd_list timed;		/* partners with something in flight
 					 * (retransmission, pulls, probes) */
 	uint32_t timer_pass;		/* passes since the last timer check */
@@ -289,7 +292,7 @@ mxd_ep_of(const struct mxd_board *b, uint32_t id)
 /* Whether ep is an endpoint open now: pointers are compared, a closed
  * endpoint's memory is never read (mx_close_endpoint twice). */
 static inline int
-mxd_ep_live(const struct mx_endpoint *ep)
+mxd_ep_open_now(const struct mx_endpoint *ep)
 {
 	for (unsigned i = 0; ep != NULL && i < mxd_lib.nboards; i++) {
 		const struct mxd_board *b = mxd_lib.boards[i];
@@ -301,6 +304,20 @@ mxd_ep_live(const struct mx_endpoint *ep)
 	return 0;
 }
 
+/* The same for a call under the library lock: the endpoint found open
+ * is remembered (mxd_lib.live_hint, forgotten by mxd_ep_free), and the
+ * next call on it compares one pointer. */
+static inline int
+mxd_ep_live(const struct mx_endpoint *ep)
+{
+	if (ep != NULL && ep == mxd_lib.live_hint)
+		return 1;
+	if (!mxd_ep_open_now(ep))
+		return 0;
+	mxd_lib.live_hint = ep;
+	return 1;
+}
+
 /* A request of ep's pool. */
 static inline struct mx_request *
 mxd_ep_req(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
@@ -308,8 +325,23 @@ mxd_ep_req(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
 	return mxd_req_get(&ep->reqs, ep, t, context);
 }
 
-/* Ends r with 'code': onto the completion list (or freed: mx_forget). */
-void mxd_req_complete(struct mx_request *r, mx_status_code_t code);
+/* Ends r with 'code': onto the completion list (or freed: mx_forget).
+ * Inline: every message completes one. */
+static inline void
+mxd_req_complete(struct mx_request *r, mx_status_code_t code)
+{
+	mxd_req_set_state(r, MXD_RS_COMPLETE);
+	r->status.code = code;
+	if (r->deadline) {
+		r->deadline = 0;
+		r->ep->ntimed--;
+	}
+	mxd_list_del(&r->link);
+	if (r->forget)
+		mxd_req_put(r);		/* nobody will test it */
+	else
+		mxd_list_add_tail(&r->ep->done, &r->done);
+}
 
 /* ---- partners ----------------------------------------------------------- */
 
@@ -341,14 +373,54 @@ mxd_partner_up(const struct mxd_partner *p)
  * index (word 1): an address of another (or a closed) endpoint is
  * recognised instead of trusted.  mxd_addr_partner returns NULL for an
  * address this endpoint has no partner for. */
-void mxd_partner_addr(const struct mxd_partner *p, mx_endpoint_addr_t *a);
-struct mxd_partner *mxd_addr_partner(struct mx_endpoint *ep,
-		const mx_endpoint_addr_t *a);
+static inline void
+mxd_partner_addr(const struct mxd_partner *p, mx_endpoint_addr_t *a)
+{
+	a->stuff[0] = (p->nic_id & 0xffffffffffffull) |
+		((uint64_t)p->remote_ep << 48);
+	a->stuff[1] = ((uint64_t)p->ep->session << 32) | (p->index + 1u);
+}
+
+static inline struct mxd_partner *
+mxd_addr_partner(struct mx_endpoint *ep, const mx_endpoint_addr_t *a)
+{
+	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
+
+	if ((uint32_t)(a->stuff[1] >> 32) == ep->session && idx != 0 &&
+			idx <= ep->npartners)
+		return ep->partners[idx - 1];
+	/* An address another endpoint made (or our own): by NIC and id. */
+	return mxd_partner_find(ep, a->stuff[0] & 0xffffffffffffull,
+			(uint32_t)(a->stuff[0] >> 48));
+}
 /* The partner an address names, in whichever endpoint made it. */
 struct mxd_partner *mxd_addr_lookup(const mx_endpoint_addr_t *a);
 
-/* Frame records of messages in flight. */
-struct mxd_txrec *mxd_txrec_get(struct mx_endpoint *ep);
-void mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r);
+/* Frame records of messages in flight (a message takes one, its ack
+ * frees it: inline).  mxd_txrec_grow adds a chunk; 0 or -1. */
+int mxd_txrec_grow(struct mx_endpoint *ep);
+
+static inline struct mxd_txrec *
+mxd_txrec_get(struct mx_endpoint *ep)
+{
+	struct mxd_txrec *r;
+
+	if (ep->free_txrec == NULL && mxd_txrec_grow(ep) < 0)
+		return NULL;
+	r = ep->free_txrec;
+	ep->free_txrec = r->pool_next;
+	r->nframes = 0;
+	return r;
+}
+
+static inline void
+mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r)
+{
+	if (r->nframes)
+		mxd_board_free(ep->board, r->frames, r->nframes);
+	r->nframes = 0;
+	r->pool_next = ep->free_txrec;
+	ep->free_txrec = r;
+}
 
 #endif /* MXD_ENDPOINT_H */

@@ -273,9 +273,11 @@ frag_store(struct mx_endpoint *ep, struct mxd_partner *sl_partner,
 	}
 }
 
-/* Schedules an ack of everything received so far. */
+/* Schedules an ack of everything received so far: at once every
+ * MXD_ACK_EVERY messages, else by the delayed-ack timer, whose clock is
+ * read later (timers.h), not on the way to the application. */
 static void
-ack_schedule(struct mxd_partner *p, uint32_t delay_ns)
+ack_schedule(struct mxd_partner *p)
 {
 	uint32_t cum = mxd_rxwin_cum_ack(&p->rx);
 
@@ -283,8 +285,7 @@ ack_schedule(struct mxd_partner *p, uint32_t delay_ns)
 		mxd_ack_send(p);
 		return;
 	}
-	if (!p->ack_queued)	/* the clock only when it is needed */
-		mxd_timer_ack(p, mxd_now_ns() + delay_ns);
+	mxd_timer_ack_owed(p);
 }
 
 /* The early buffer's bytes, if the whole message is in it. */
@@ -307,7 +308,7 @@ mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p)
 			break;
 	mxd_rxwin_settle(&p->rx);
 	if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
-		ack_schedule(p, mxd_conf.ack_delay_us * 1000u);
+		ack_schedule(p);
 }
 
 /* The first fragment of a message: match it now, or hold it aside. */
@@ -412,11 +413,44 @@ msg_frag(struct mxd_partner *p, const struct mxd_pkt *pkt,
 	return v;
 }
 
+/*
+ * The common case of a ping-pong, taken without the window's slots: the
+ * next message in sequence, of one fragment, nothing after it seen, and
+ * a receive posted for it.  It is matched, copied and completed at once,
+ * as the slot path would (match_slot, frag_store, mxd_partner_drain) with
+ * nothing to hold and no hole to tell.  Notices, synchronous and large
+ * messages, and messages no receive waits for (the unexpected handler,
+ * the unexpected queue) take the slot path.  Returns 1 if it took pkt.
+ */
+static int
+rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mx_request *r;
+
+	if ((pkt->h.flags & (MXD_F_CTRL | MXD_F_SYNC | MXD_F_RNDV)) ||
+			pkt->u.eager.frag_count != 1 ||
+			!mxd_rxwin_next_alone(&p->rx, pkt->u.eager.seq) ||
+			ep->progression_off)
+		return 0;
+	r = mxd_match_posted(ep, pkt->u.eager.match);
+	if (r == NULL)
+		return 0;
+	recv_matched(r, p, pkt->u.eager.match, pkt->u.eager.msg_len);
+	mxd_req_scatter(r, 0, pkt->payload, pkt->u.eager.frag_len);
+	recv_finish(r);
+	mxd_rxwin_pass(&p->rx);
+	ack_schedule(p);
+	return 1;
+}
+
 void
 mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
 {
 	struct mxd_rxslot *sl = NULL;
 
+	if (rx_direct(p, pkt))
+		return;
 	switch (msg_frag(p, pkt, &sl)) {
 	case MXD_RX_DUP:
 		mxd_ack_send(p);

@@ -42,8 +42,8 @@ mxd_reqpool_fini(struct mxd_reqpool *p)
 	mxd_reqpool_init(p);
 }
 
-static int
-pool_grow(struct mxd_reqpool *p)
+int
+mxd_reqpool_grow(struct mxd_reqpool *p)
 {
 	struct chunk *c = malloc(sizeof(*c));
 
@@ -62,53 +62,15 @@ pool_grow(struct mxd_reqpool *p)
 	return 0;
 }
 
-struct mx_request *
-mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep, enum mxd_req_type t,
-		void *context)
-{
-	struct mx_request *r;
-
-	if (p->free == NULL && pool_grow(p) < 0)
-		return NULL;
-	r = p->free;
-	p->free = r->pool_next;
-	mxd_list_init(&r->link);
-	mxd_list_init(&r->done);
-	r->ep = ep;
-	r->pool = p;
-	r->type = (uint8_t)t;
-	r->state = MXD_RS_FREE;
-	r->partner = NULL;
-	r->sync = r->acked = r->matched = r->forget = 0;
-	r->deadline = 0;
-	r->claimed = 0;
-	r->rndv = 0;
-	r->rndv_handle = 0;
-	memset(&r->status, 0, sizeof(r->status));
-	r->status.code = MX_STATUS_PENDING;
-	r->status.context = context;
-	return r;
-}
-
 void
-mxd_req_put(struct mx_request *r)
+mxd_req_free_segs(struct mx_request *r)
 {
-	struct mxd_reqpool *p = r->pool;
-
-	mxd_list_del(&r->link);
-	mxd_list_del(&r->done);
-	if (r->segs != r->seg_inline) {
-		free(r->segs);
-		r->segs = r->seg_inline;
-	}
-	r->state = MXD_RS_FREE;
-	r->type = 0;
-	r->pool_next = p->free;
-	p->free = r;
+	free(r->segs);
+	r->segs = r->seg_inline;
 }
 
-static int
-transition_ok(const struct mx_request *r, enum mxd_req_state to)
+int
+mxd_req_transition_ok(const struct mx_request *r, enum mxd_req_state to)
 {
 	unsigned from = r->state;
 
@@ -133,16 +95,9 @@ transition_ok(const struct mx_request *r, enum mxd_req_state to)
 	return 0;
 }
 
-void
-mxd_req_set_state(struct mx_request *r, enum mxd_req_state s)
-{
-	assert(transition_ok(r, s));
-	(void)transition_ok;
-	r->state = (uint8_t)s;
-}
-
 int
-mxd_req_set_segs(struct mx_request *r, const mx_segment_t *segs, uint32_t n)
+mxd_req_set_segs_list(struct mx_request *r, const mx_segment_t *segs,
+		uint32_t n)
 {
 	uint64_t total = 0;
 
@@ -196,18 +151,10 @@ seg_walk(const struct mx_request *r, uint32_t off, uint8_t *ext, uint32_t len,
 }
 
 void
-mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
-		uint32_t len)
+mxd_req_copy_segs(const struct mx_request *r, uint32_t off, uint8_t *ext,
+		uint32_t len, int to_req)
 {
-	if (off >= r->length)
-		return;
-	if (len > r->length - off)
-		len = r->length - off;
-	if (r->nseg == 1) {
-		memcpy((uint8_t *)r->segs[0].segment_ptr + off, src, len);
-		return;
-	}
-	seg_walk(r, off, (uint8_t *)(uintptr_t)src, len, 1, NULL);
+	seg_walk(r, off, ext, len, to_req, NULL);
 }
 
 uint32_t
@@ -223,16 +170,6 @@ mxd_req_scatter_crc(struct mx_request *r, uint32_t off, const uint8_t *src,
 	else
 		seg_walk(r, off, (uint8_t *)(uintptr_t)src, fit, 1, &crc);
 	return mxd_crc_update(crc, src + fit, len - fit);
-}
-
-void
-mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
-		uint32_t len)
-{
-	if (r->nseg != 1)
-		seg_walk(r, off, dst, len, 0, NULL);
-	else if (len != 0)	/* a 0-byte message's buffer may be NULL */
-		memcpy(dst, (const uint8_t *)r->segs[0].segment_ptr + off, len);
 }
 
 uint32_t

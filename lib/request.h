@@ -21,7 +21,9 @@
 #ifndef MXD_REQUEST_H
 #define MXD_REQUEST_H
 
+#include <assert.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "myriexpress.h"
 #include "list.h"
@@ -90,24 +92,115 @@ struct mxd_reqpool {
 
 void mxd_reqpool_init(struct mxd_reqpool *p);
 void mxd_reqpool_fini(struct mxd_reqpool *p);
-/* A fresh request of type t for endpoint ep, or NULL (out of memory). */
-struct mx_request *mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep,
-		enum mxd_req_type t, void *context);
-void mxd_req_put(struct mx_request *r);
-void mxd_req_set_state(struct mx_request *r, enum mxd_req_state s);
-int mxd_req_set_segs(struct mx_request *r, const mx_segment_t *segs,
+/* Another chunk of requests in the pool; 0, or -1 when out of memory. */
+int mxd_reqpool_grow(struct mxd_reqpool *p);
+
+/* A fresh request of type t for endpoint ep, or NULL (out of memory).
+ * Inline, as mxd_req_put and mxd_req_set_segs: every message takes one. */
+static inline struct mx_request *
+mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep, enum mxd_req_type t,
+		void *context)
+{
+	struct mx_request *r;
+
+	if (p->free == NULL && mxd_reqpool_grow(p) < 0)
+		return NULL;
+	r = p->free;
+	p->free = r->pool_next;
+	mxd_list_init(&r->link);
+	mxd_list_init(&r->done);
+	r->ep = ep;
+	r->pool = p;
+	r->type = (uint8_t)t;
+	r->state = MXD_RS_FREE;
+	r->partner = NULL;
+	r->sync = r->acked = r->matched = r->forget = 0;
+	r->deadline = 0;
+	r->claimed = 0;
+	r->rndv = 0;
+	r->rndv_handle = 0;
+	memset(&r->status, 0, sizeof(r->status));
+	r->status.code = MX_STATUS_PENDING;
+	r->status.context = context;
+	return r;
+}
+
+/* Frees the segment array of a request of more than MXD_SEG_INLINE. */
+void mxd_req_free_segs(struct mx_request *r);
+
+static inline void
+mxd_req_put(struct mx_request *r)
+{
+	struct mxd_reqpool *p = r->pool;
+
+	mxd_list_del(&r->link);
+	mxd_list_del(&r->done);
+	if (r->segs != r->seg_inline)
+		mxd_req_free_segs(r);
+	r->state = MXD_RS_FREE;
+	r->type = 0;
+	r->pool_next = p->free;
+	p->free = r;
+}
+
+/* Whether r may go from its state to s (the diagram above). */
+int mxd_req_transition_ok(const struct mx_request *r, enum mxd_req_state s);
+
+static inline void
+mxd_req_set_state(struct mx_request *r, enum mxd_req_state s)
+{
+	assert(mxd_req_transition_ok(r, s));
+	r->state = (uint8_t)s;
+}
+/* r's segments (a copy of the list) and length; 0 or a negated code. */
+int mxd_req_set_segs_list(struct mx_request *r, const mx_segment_t *segs,
 		uint32_t n);
+
+static inline int
+mxd_req_set_segs(struct mx_request *r, const mx_segment_t *segs, uint32_t n)
+{
+	if (n != 1)
+		return mxd_req_set_segs_list(r, segs, n);
+	r->segs[0] = segs[0];		/* one: no sum to check */
+	r->nseg = 1;
+	r->length = segs[0].segment_length;
+	return 0;
+}
+/* Copies 'len' bytes between the request's segments at message offset
+ * 'off' (several segments) and ext. */
+void mxd_req_copy_segs(const struct mx_request *r, uint32_t off, uint8_t *ext,
+		uint32_t len, int to_req);
+
 /* Copies 'len' bytes into the request's segments at message offset 'off'
- * (bytes past the request's length are dropped: truncation). */
-void mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
-		uint32_t len);
+ * (bytes past the request's length are dropped: truncation).  Inline, as
+ * mxd_req_gather: a small message's one segment is one memcpy. */
+static inline void
+mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
+		uint32_t len)
+{
+	if (off >= r->length)
+		return;
+	if (len > r->length - off)
+		len = r->length - off;
+	if (r->nseg == 1)
+		memcpy((uint8_t *)r->segs[0].segment_ptr + off, src, len);
+	else
+		mxd_req_copy_segs(r, off, (uint8_t *)(uintptr_t)src, len, 1);
+}
 /* The same, feeding the bytes (all len of them, truncated or not) to the
  * CRC register crc in the same pass; returns the register. */
 uint32_t mxd_req_scatter_crc(struct mx_request *r, uint32_t off,
 		const uint8_t *src, uint32_t len, uint32_t crc);
 /* Copies 'len' bytes of the request's segments at offset 'off' to dst. */
-void mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
-		uint32_t len);
+static inline void
+mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
+		uint32_t len)
+{
+	if (r->nseg != 1)
+		mxd_req_copy_segs(r, off, dst, len, 0);
+	else if (len != 0)	/* a 0-byte message's buffer may be NULL */
+		memcpy(dst, (const uint8_t *)r->segs[0].segment_ptr + off, len);
+}
 /* The same, feeding them to the CRC register crc in the same pass (every send's
  * data is checked on the way into its frame); returns the register. */
 uint32_t mxd_req_gather_crc(const struct mx_request *r, uint32_t off,

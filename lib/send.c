@@ -225,6 +225,7 @@ eager_try(struct mx_request *r)
 	}
 	seq = mxd_txwin_take(&p->tx);
 	mxd_hdr_for(p, MXD_T_EAGER, &a);
+	mxd_timer_ack_paid(p);
 	if (r->sync)
 		a.flags |= MXD_F_SYNC;
 	if (r->rndv)
@@ -331,6 +332,7 @@ pack_send(struct mxd_partner *p, unsigned n, uint32_t bytes)
 		}
 	}
 	mxd_hdr_for(p, MXD_T_PACK, &a);
+	mxd_timer_ack_paid(p);
 	d = f.data + mxd_wire_put_hdr(f.data, p->mac, b->port[p->port]->mac,
 			&a, (uint16_t)bytes);
 	d += mxd_wire_put_pack(d, (uint16_t)n);
@@ -452,7 +454,7 @@ mxd_send_unreported(struct mxd_partner *p)
 }
 
 mx_status_code_t
-mxd_send_report(struct mxd_partner *p)
+mxd_send_report_any(struct mxd_partner *p)
 {
 	mx_status_code_t code = mxd_send_unreported(p);
 
@@ -587,8 +589,10 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 void
 mxd_ack_send(struct mxd_partner *p)
 {
-	if (mxd_partner_ack(p, 0) == 0)	/* else the ack timer tries again */
-		mxd_count(p->ep->board, MXD_C_ACKS_SENT);
+	if (mxd_partner_ack(p, 0) != 0)
+		return;			/* the ack timer tries again */
+	mxd_count(p->ep->board, MXD_C_ACKS_SENT);
+	mxd_timer_ack_paid(p);
 }
 
 void

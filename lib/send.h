@@ -31,8 +31,18 @@ void mxd_sends_lost(struct mxd_partner *p, mx_status_code_t code);
  * (MX_STATUS_SUCCESS: none, or it concerned a past life of the peer). */
 mx_status_code_t mxd_send_unreported(struct mxd_partner *p);
 /* The status a new send to p must fail with at once, MX_STATUS_SUCCESS if
- * none: a loss not told yet, or why p refused us or was lost. */
-mx_status_code_t mxd_send_report(struct mxd_partner *p);
+ * none: a loss not told yet, or why p refused us or was lost.  Inline:
+ * every send asks, and almost always of a partner up with nothing to
+ * tell. */
+mx_status_code_t mxd_send_report_any(struct mxd_partner *p);
+
+static inline mx_status_code_t
+mxd_send_report(struct mxd_partner *p)
+{
+	if (p->unreported == MX_STATUS_SUCCESS && mxd_partner_up(p))
+		return MX_STATUS_SUCCESS;
+	return mxd_send_report_any(p);
+}
 /* Sends and large sends past their deadline fail (MX_STATUS_TIMEOUT). */
 void mxd_sends_expire(struct mx_endpoint *ep, uint64_t now);
 /* A NACK: the peer refused one of our messages. */

@@ -128,6 +128,25 @@ acks_flush(struct mx_endpoint *ep, uint64_t now)
 	}
 }
 
+/* The delay of acks owed since the last look starts now. */
+static void
+acks_start(struct mx_endpoint *ep, uint64_t now)
+{
+	uint64_t due = now + mxd_conf.ack_delay_us * 1000ull;
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->acks) {
+		struct mxd_partner *p = mxd_container_of(pos,
+				struct mxd_partner, ackq);
+
+		if (p->ack_due == MXD_DUE_UNSTAMPED)
+			p->ack_due = due;
+		if (p->ack_due < ep->acks_due)
+			ep->acks_due = p->ack_due;
+	}
+	ep->acks_stamp = 0;
+}
+
 /* ---- partners ----------------------------------------------------------- */
 
 /* Stamps messages sent since the last look with the time. */
@@ -229,6 +248,8 @@ mxd_timers_run(struct mx_endpoint *ep, int acks, int all)
 {
 	uint64_t now = mxd_now_ns();
 
+	if (ep->acks_stamp)
+		acks_start(ep, now);
 	/* Nothing owed is due before acks_due: the list is left as it is. */
 	if (acks && now >= ep->acks_due)
 		acks_flush(ep, now);

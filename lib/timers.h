@@ -15,6 +15,49 @@
 void mxd_timer_watch(struct mxd_partner *p);
 /* p owes an ack (or a notice waits for room): by 'due' (ns; 0: now). */
 void mxd_timer_ack(struct mxd_partner *p, uint64_t due);
+/*
+ * p owes an ack for what it sent, due MX_ACK_DELAY_US from now unless a
+ * frame to p carries it first.  The clock is not read here, on the way
+ * from a frame to the application, but at the first look of a later pass
+ * (the delay starts then, at most a pass late): a ping-pong's reply
+ * carries the ack before that, and no clock is read for it at all.
+ */
+#define MXD_DUE_UNSTAMPED	UINT64_MAX	/* p->ack_due: not started */
+#define MXD_STAMP_THIS_PASS	1	/* ep->acks_stamp: owed since this
+					 * pass began */
+#define MXD_STAMP_DUE		2	/* owed since an earlier pass:
+					 * the next pass reads the clock */
+static inline void
+mxd_timer_ack_owed(struct mxd_partner *p)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	if (p->ack_queued)
+		return;
+	if (mxd_list_empty(&ep->acks))
+		ep->acks_due = MXD_DUE_UNSTAMPED;
+	p->ack_due = MXD_DUE_UNSTAMPED;
+	p->ack_queued = 1;
+	mxd_list_add_tail(&ep->acks, &p->ackq);
+	ep->acks_stamp |= MXD_STAMP_THIS_PASS;
+}
+
+/* A frame to p carried our cumulative ack (mxd_hdr_for): if that was all
+ * p was owed, its ack timer is cancelled now rather than found with
+ * nothing to do when due (a look that reads the clock every pass until
+ * then). */
+static inline void
+mxd_timer_ack_paid(struct mxd_partner *p)
+{
+	if (!p->ack_queued || p->notify_n != 0 ||
+			mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
+		return;
+	mxd_list_del(&p->ackq);
+	p->ack_queued = 0;
+	if (mxd_list_empty(&p->ep->acks))
+		p->ep->acks_stamp = 0;
+}
+
 /* Request r fails with MX_STATUS_TIMEOUT 'ms' from now (0: never). */
 void mxd_timer_deadline(struct mx_request *r, uint32_t ms);
 #define MXD_TIMER_PASSES	64	/* passes between timer checks */
@@ -30,7 +73,12 @@ void mxd_timers_watch(struct mxd_board *b);
 static inline void
 mxd_timers_pass(struct mx_endpoint *ep, unsigned work)
 {
-	int acks = !mxd_list_empty(&ep->acks), all = 0;
+	/* Acks owed: a look at the clock if one may be due, or one owed
+	 * since an earlier pass has its delay to start; those owed since
+	 * this pass began wait for the next (their reply may carry them). */
+	int acks = !mxd_list_empty(&ep->acks) &&
+		(ep->acks_due != MXD_DUE_UNSTAMPED ||
+		 ep->acks_stamp >= MXD_STAMP_DUE), all = 0;
 
 	if ((!mxd_list_empty(&ep->timed) || !mxd_list_empty(&ep->connects) ||
 			ep->ntimed != 0) && ++ep->timer_pass >=
@@ -38,6 +86,8 @@ mxd_timers_pass(struct mx_endpoint *ep, unsigned work)
 		all = 1;
 	if (acks || all)
 		mxd_timers_run(ep, acks, all);
+	else if (ep->acks_stamp)
+		ep->acks_stamp = MXD_STAMP_DUE;
 }
 
 /* From every progress pass of b: the link watch (mxd_board_watch), every

@@ -67,39 +67,6 @@ mxd_answer_send(struct mxd_board *b, unsigned port, int local,
 
 /* ---- a partner's frames ------------------------------------------------- */
 
-unsigned
-mxd_port_room(const struct mxd_partner *p, unsigned port)
-{
-	return room(p->ep->board, port, p->local);
-}
-
-unsigned
-mxd_partner_room(const struct mxd_partner *p)
-{
-	return mxd_port_room(p, (unsigned)p->port);
-}
-
-void
-mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
-{
-	struct mx_endpoint *ep = p->ep;
-
-	a->type = type;
-	a->flags = MXD_F_ACK_VALID;
-	a->src_ep = (uint8_t)ep->id;
-	a->dst_ep = (uint8_t)p->remote_ep;
-	a->dst_peer = p->remote_index;
-	a->src_peer = p->index;
-	a->filter = p->remote_filter;
-	a->src_session = ep->session;
-	a->dst_session = p->remote_session;
-	a->ack = mxd_rxwin_cum_ack(&p->rx);
-	if (a->ack != p->ack_sent && type != MXD_T_ACK)
-		mxd_count(ep->board, MXD_C_ACKS_PIGGY);
-	/* An ack owed is paid: the ack timer finds nothing left to send. */
-	p->ack_sent = a->ack;
-}
-
 void
 mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
 		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
@@ -133,28 +100,6 @@ mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
 {
 	return mxd_partner_frame_on(p, (unsigned)p->port, p->mac, type, body,
 			f);
-}
-
-int
-mxd_partner_alloc(struct mxd_partner *p, unsigned port, struct mxd_frame *f,
-		unsigned n)
-{
-	struct mxd_link *l = p->ep->board->port[port];
-
-	return l->ops->alloc(l, f, n);
-}
-
-void
-mxd_partner_xmit_on(struct mxd_partner *p, unsigned port, struct mxd_frame *f,
-		int sealed)
-{
-	queue(p->ep->board, port, p->local, f, sealed);
-}
-
-void
-mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f)
-{
-	queue(p->ep->board, (unsigned)p->port, p->local, f, 0);
 }
 
 int

@@ -15,15 +15,46 @@
 #include "endpoint.h"
 #include "wire.h"
 
-/* Room for frames towards p on a board port (loopback ring if local). */
-unsigned mxd_port_room(const struct mxd_partner *p, unsigned port);
+/* Room for frames towards p on a board port (loopback ring if local).
+ * This, allocating and queueing are inline: every frame takes them. */
+static inline unsigned
+mxd_port_room(const struct mxd_partner *p, unsigned port)
+{
+	const struct mxd_board *b = p->ep->board;
+
+	return p->local ? mxd_loop_room(b) : mxd_txq_room(b, port);
+}
+
 /* The same on p's current port. */
-unsigned mxd_partner_room(const struct mxd_partner *p);
+static inline unsigned
+mxd_partner_room(const struct mxd_partner *p)
+{
+	return mxd_port_room(p, (unsigned)p->port);
+}
 
 /* Fills the common header arguments for a frame to partner p, with the
- * cumulative ack of everything received from it. */
-void mxd_hdr_for(struct mxd_partner *p, uint8_t type,
-		struct mxd_hdr_args *a);
+ * cumulative ack of everything received from it.  Inline: with the header
+ * written inline too (wire.h), the arguments go straight to the frame. */
+static inline void
+mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	a->type = type;
+	a->flags = MXD_F_ACK_VALID;
+	a->src_ep = (uint8_t)ep->id;
+	a->dst_ep = (uint8_t)p->remote_ep;
+	a->dst_peer = p->remote_index;
+	a->src_peer = p->index;
+	a->filter = p->remote_filter;
+	a->src_session = ep->session;
+	a->dst_session = p->remote_session;
+	a->ack = mxd_rxwin_cum_ack(&p->rx);
+	if (a->ack != p->ack_sent && type != MXD_T_ACK)
+		mxd_count(ep->board, MXD_C_ACKS_PIGGY);
+	/* An ack owed is paid: the ack timer finds nothing left to send. */
+	p->ack_sent = a->ack;
+}
 /* Writes the headers of a frame to p (by 'port', to MAC 'dst') into an
  * allocated buffer; 'body' bytes follow the common header. */
 void mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
@@ -38,14 +69,33 @@ int mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
 		struct mxd_frame *f);
 /* Allocates n frames (all or none) on a port for the caller to fill and
  * queue towards p; 0 or -1. */
-int mxd_partner_alloc(struct mxd_partner *p, unsigned port,
-		struct mxd_frame *f, unsigned n);
+static inline int
+mxd_partner_alloc(struct mxd_partner *p, unsigned port, struct mxd_frame *f,
+		unsigned n)
+{
+	struct mxd_link *l = p->ep->board->port[port];
+
+	return l->ops->alloc(l, f, n);
+}
+
 /* Queues a frame to p by 'port': checked first unless 'sealed' (a
  * retransmission, or a frame whose check was written as it was filled). */
-void mxd_partner_xmit_on(struct mxd_partner *p, unsigned port,
-		struct mxd_frame *f, int sealed);
+static inline void
+mxd_partner_xmit_on(struct mxd_partner *p, unsigned port, struct mxd_frame *f,
+		int sealed)
+{
+	if (p->local)
+		mxd_loop_push(p->ep->board, f, sealed);
+	else
+		mxd_txq_push(p->ep->board, port, f, sealed);
+}
+
 /* The same on p's current port. */
-void mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f);
+static inline void
+mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f)
+{
+	mxd_partner_xmit_on(p, (unsigned)p->port, f, 0);
+}
 /* An explicit cumulative ACK (flags: MXD_F_PING asks for one back);
  * returns 0, or -1 when the queue or the pool had no room. */
 int mxd_partner_ack(struct mxd_partner *p, uint8_t flags);

@@ -95,6 +95,26 @@ mxd_rxwin_hole(const struct mxd_rxwin *w)
 		  w->slot[w->base & (MXD_WIN - 1)].complete);
 }
 
+/*
+ * Whether message seq is the next to match and nothing after it has been
+ * seen (no slot of the window is in use then): a message of one fragment
+ * that is matched on arrival needs no slot, and mxd_rxwin_pass() moves
+ * the window over it.
+ */
+static inline int
+mxd_rxwin_next_alone(const struct mxd_rxwin *w, uint32_t seq)
+{
+	return seq == w->base && w->top == seq;
+}
+
+/* The message mxd_rxwin_next_alone() admitted was received whole and
+ * matched: base, next_match and top (all equal) move past it. */
+static inline void
+mxd_rxwin_pass(struct mxd_rxwin *w)
+{
+	w->next_match = w->top = ++w->base;
+}
+
 /* Moves base over completed, matched messages; returns the cum. ack. */
 uint32_t mxd_rxwin_settle(struct mxd_rxwin *w);
 

@@ -48,6 +48,19 @@ mxd_txwin_take(struct mxd_txwin *w)
  * messages (the oldest is *first), 0 for an old ack, -1 for an ack beyond
  * anything sent.
  */
-int mxd_txwin_ack(struct mxd_txwin *w, uint32_t ack, uint32_t *first);
+static inline int
+mxd_txwin_ack(struct mxd_txwin *w, uint32_t ack, uint32_t *first)
+{
+	uint32_t n;
+
+	if (!mxd_seq_lt(w->acked, ack))
+		return 0;
+	if (!mxd_seq_lt(ack, w->next_seq))
+		return -1;
+	n = ack - w->acked;
+	*first = w->acked + 1;
+	w->acked = ack;
+	return (int)n;
+}
 
 #endif /* MXD_TXWIN_H */

@@ -25,40 +25,6 @@
 /* Largest message any sender may send eagerly: a wire sanity cap. */
 #define MXD_WIRE_EAGER_CAP	(MXD_MAX_FRAGS * 16384u)
 
-size_t
-mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
-		const uint8_t src[MXD_ETH_ALEN], const struct mxd_hdr_args *a,
-		uint16_t length)
-{
-	uint8_t *h = frame + MXD_ETH_HLEN;
-
-	mxd_wire_set_macs(frame, dst, src);
-	mxd_put16(frame + O(mxd_eth_hdr, ethertype), MXD_ETHERTYPE);
-	h[H(version)] = MXD_WIRE_VERSION;
-	h[H(type)] = a->type;
-	h[H(flags)] = a->flags;
-	h[H(pad0)] = 0;
-	h[H(src_ep)] = a->src_ep;
-	h[H(dst_ep)] = a->dst_ep;
-	mxd_put16(h + H(dst_peer), a->dst_peer);
-	mxd_put16(h + H(src_peer), a->src_peer);
-	mxd_put16(h + H(length), length);
-	mxd_put32(h + H(filter), a->filter);
-	mxd_put32(h + H(src_session), a->src_session);
-	mxd_put32(h + H(dst_session), a->dst_session);
-	mxd_put32(h + H(ack), a->ack);
-	mxd_put32(h + H(csum), 0);
-	return MXD_HDRS_LEN;
-}
-
-void
-mxd_wire_set_macs(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
-		const uint8_t src[MXD_ETH_ALEN])
-{
-	memcpy(frame + O(mxd_eth_hdr, dst), dst, MXD_ETH_ALEN);
-	memcpy(frame + O(mxd_eth_hdr, src), src, MXD_ETH_ALEN);
-}
-
 void
 mxd_wire_add_flags(uint8_t *frame, uint8_t flags)
 {
@@ -69,22 +35,6 @@ void
 mxd_wire_set_length(uint8_t *frame, uint16_t length)
 {
 	mxd_put16(frame + LEN_OFF, length);
-}
-
-size_t
-mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len, uint64_t match,
-		uint16_t frag_max, uint8_t frag_idx)
-{
-	mxd_put32(p + O(mxd_eager_hdr, seq), seq);
-	mxd_put32(p + O(mxd_eager_hdr, msg_len), msg_len);
-	mxd_put64(p + O(mxd_eager_hdr, match), match);
-	mxd_put32(p + O(mxd_eager_hdr, frag_off),
-			(uint32_t)frag_idx * frag_max);
-	p[O(mxd_eager_hdr, frag_idx)] = frag_idx;
-	p[O(mxd_eager_hdr, frag_count)] =
-		(uint8_t)mxd_frag_count(msg_len, frag_max);
-	mxd_put16(p + O(mxd_eager_hdr, frag_max), frag_max);
-	return sizeof(struct mxd_eager_hdr);
 }
 
 size_t

@@ -461,25 +461,77 @@ mxd_nic_to_mac(uint64_t nic, uint8_t mac[MXD_ETH_ALEN])
 		mac[i] = (uint8_t)nic;
 }
 
+/* Number of fragments a message of 'len' bytes takes with 'frag_max'. */
+static inline uint32_t
+mxd_frag_count(uint32_t len, uint32_t frag_max)
+{
+	return len == 0 ? 1 : (len + frag_max - 1) / frag_max;
+}
+
+/* Rewrites a frame's Ethernet addresses (a frame moved to another port). */
+static inline void
+mxd_wire_set_macs(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
+		const uint8_t src[MXD_ETH_ALEN])
+{
+	memcpy(frame + offsetof(struct mxd_eth_hdr, dst), dst, MXD_ETH_ALEN);
+	memcpy(frame + offsetof(struct mxd_eth_hdr, src), src, MXD_ETH_ALEN);
+}
+
 /*
  * Writes the Ethernet and common headers at 'frame'; 'length' is the number
  * of bytes after the common header.  Returns the size written (MXD_HDRS_LEN).
+ * Inline, as the eager header's: every frame sent is written by them, and
+ * the caller's arguments then go straight to the frame.
  */
-size_t mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
+static inline size_t
+mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
 		const uint8_t src[MXD_ETH_ALEN],
-		const struct mxd_hdr_args *a, uint16_t length);
+		const struct mxd_hdr_args *a, uint16_t length)
+{
+	uint8_t *h = frame + MXD_ETH_HLEN;
+
+	mxd_wire_set_macs(frame, dst, src);
+	mxd_put16(frame + offsetof(struct mxd_eth_hdr, ethertype),
+			MXD_ETHERTYPE);
+	h[offsetof(struct mxd_hdr, version)] = MXD_WIRE_VERSION;
+	h[offsetof(struct mxd_hdr, type)] = a->type;
+	h[offsetof(struct mxd_hdr, flags)] = a->flags;
+	h[offsetof(struct mxd_hdr, pad0)] = 0;
+	h[offsetof(struct mxd_hdr, src_ep)] = a->src_ep;
+	h[offsetof(struct mxd_hdr, dst_ep)] = a->dst_ep;
+	mxd_put16(h + offsetof(struct mxd_hdr, dst_peer), a->dst_peer);
+	mxd_put16(h + offsetof(struct mxd_hdr, src_peer), a->src_peer);
+	mxd_put16(h + offsetof(struct mxd_hdr, length), length);
+	mxd_put32(h + offsetof(struct mxd_hdr, filter), a->filter);
+	mxd_put32(h + offsetof(struct mxd_hdr, src_session), a->src_session);
+	mxd_put32(h + offsetof(struct mxd_hdr, dst_session), a->dst_session);
+	mxd_put32(h + offsetof(struct mxd_hdr, ack), a->ack);
+	mxd_put32(h + offsetof(struct mxd_hdr, csum), 0);
+	return MXD_HDRS_LEN;
+}
+
 /* Sets the length field of a header written by mxd_wire_put_hdr (a copy of
  * another frame's header, for a frame of another length). */
 void mxd_wire_set_length(uint8_t *frame, uint16_t length);
-/* Rewrites a frame's Ethernet addresses (a frame moved to another port). */
-void mxd_wire_set_macs(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
-		const uint8_t src[MXD_ETH_ALEN]);
 /* Sets flags (MXD_F_*) in a frame's common header, before sealing. */
 void mxd_wire_add_flags(uint8_t *frame, uint8_t flags);
 
 /* Writes an eager header (after the common header) and returns its size. */
-size_t mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len,
-		uint64_t match, uint16_t frag_max, uint8_t frag_idx);
+static inline size_t
+mxd_wire_put_eager(uint8_t *p, uint32_t seq, uint32_t msg_len, uint64_t match,
+		uint16_t frag_max, uint8_t frag_idx)
+{
+	mxd_put32(p + offsetof(struct mxd_eager_hdr, seq), seq);
+	mxd_put32(p + offsetof(struct mxd_eager_hdr, msg_len), msg_len);
+	mxd_put64(p + offsetof(struct mxd_eager_hdr, match), match);
+	mxd_put32(p + offsetof(struct mxd_eager_hdr, frag_off),
+			(uint32_t)frag_idx * frag_max);
+	p[offsetof(struct mxd_eager_hdr, frag_idx)] = frag_idx;
+	p[offsetof(struct mxd_eager_hdr, frag_count)] =
+		(uint8_t)mxd_frag_count(msg_len, frag_max);
+	mxd_put16(p + offsetof(struct mxd_eager_hdr, frag_max), frag_max);
+	return sizeof(struct mxd_eager_hdr);
+}
 
 /* Writes a CONN_REQ/REP header (after the common header), returns its size. */
 size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint64_t dst_nic,
@@ -523,13 +575,6 @@ size_t mxd_wire_put_pullrep(uint8_t *p, uint32_t recv_handle,
 
 size_t mxd_wire_put_disc(uint8_t *p, uint64_t src_nic, int query,
 		const char *name, const char *want);
-
-/* Number of fragments a message of 'len' bytes takes with 'frag_max'. */
-static inline uint32_t
-mxd_frag_count(uint32_t len, uint32_t frag_max)
-{
-	return len == 0 ? 1 : (len + frag_max - 1) / frag_max;
-}
 
 /*
  * Writes the integrity check of a finished frame (every byte written, the
