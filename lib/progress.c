@@ -316,7 +316,7 @@ borrowed_passes(unsigned seen)
 {
 	uint64_t now = mxd_now_ns(), until = now + BORROW_NS, busy = now;
 
-	while (mxd_lockstate.calls == seen && now < until) {
+	while (mxd_lock_calls() == seen && now < until) {
 		if (progression_wanted() && mxd_progress_any())
 			busy = now;
 		else if (now - busy >= IDLE_NS)
@@ -329,7 +329,7 @@ borrowed_passes(unsigned seen)
 static void *
 progression_main(void *arg)
 {
-	unsigned seen = mxd_lockstate.calls;
+	unsigned seen = mxd_lock_calls();
 	int app_out = 0;
 
 	(void)arg;
@@ -338,17 +338,17 @@ progression_main(void *arg)
 
 		progression_sleep(app_out);
 		app_out = 0;
-		now = mxd_lockstate.calls;
+		now = mxd_lock_calls();
 		if (now != seen) {
 			seen = now;	/* the application is active */
 			continue;
 		}
-		while (prog_run && mxd_lockstate.calls == seen &&
+		while (prog_run && mxd_lock_calls() == seen &&
 				mxd_borrow()) {
 			int again = borrowed_passes(seen);
 
 			mxd_give_back();
-			app_out = mxd_lockstate.calls == seen;
+			app_out = mxd_lock_calls() == seen;
 			if (!again)
 				break;
 			sched_yield();	/* the application's turn, if it wants */
