@@ -335,6 +335,9 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	else
 		mxd_send_post(r);
 	mxd_board_flush(ep->board);
+	/* Acks received, applied now that the message is on its way. */
+	if (ep->ack_held != NULL)
+		mxd_send_acks_apply(ep);
 	*request = r;
 	return MX_SUCCESS;
 }

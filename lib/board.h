@@ -76,6 +76,9 @@ struct mxd_lib {
 	 * the calls of a program on one endpoint look no further; cleared
 	 * when it closes.  Written under the library lock only. */
 	const struct mx_endpoint *live_hint;
+	/* Endpoints holding an ack received, not applied yet (send.c,
+	 * mxd_send_ack_hold): a pass starts by applying them. */
+	unsigned acks_in;
 };
 
 extern struct mxd_lib mxd_lib;

@@ -158,6 +158,10 @@ void
 mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session)
 {
 	partner_drop_inflight(p);
+	if (p->ep->ack_held == p) {	/* an ack of the old windows */
+		p->ep->ack_held = NULL;
+		mxd_lib.acks_in--;
+	}
 	mxd_txwin_init(&p->tx, 1);
 	mxd_rxwin_init(&p->rx, 1);
 	p->remote_session = remote_session;

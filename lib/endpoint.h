@@ -162,6 +162,8 @@ struct mxd_partner {
 	uint32_t notify_n, notify_cap;	/* kind << 32 | value */
 	struct mxd_list sending;	/* on the endpoint's sending list */
 	struct mxd_list ackq;		/* on the endpoint's ack list */
+	uint32_t ack_in;		/* its ack held, while ep->ack_held is
+					 * this partner (send.c) */
 	uint32_t ack_sent;		/* last cumulative ack sent */
 	uint64_t ack_due;		/* ns: send an explicit ack by then */
 	uint8_t ack_queued;
@@ -238,6 +240,8 @@ struct mx_endpoint {
 	struct mxd_list held;		/* other message buffers in use */
 	struct mxd_list done;		/* completed requests */
 	struct mxd_list sending;	/* partners with queued sends */
+	struct mxd_partner *ack_held;	/* the partner (one at most) holding
+					 * an ack received (send.c) */
 	struct mxd_reqpool reqs;
 	struct mxd_bufpool bufs;
 	struct mxd_txrec *free_txrec;

@@ -246,6 +246,7 @@ do_disconnect(mx_endpoint_t ep, mx_endpoint_addr_t addr)
 	if (p == NULL)
 		return mxd_error(ep, MX_BAD_ENDPOINT,
 				"mx_disconnect: not an address of this endpoint");
+	mxd_send_ack_settle(p);		/* what it acked is not cancelled */
 	mxd_sends_fail(p, MX_STATUS_CANCELLED);
 	/* Forgotten, not refused: usable again after a connect. */
 	mxd_partner_set_state(p, MXD_PS_CLOSED);
@@ -299,6 +300,8 @@ do_disable_progression(mx_endpoint_t ep)
 		return mxd_error(ep, MX_NO_RESOURCES,
 				"mx_disable_progression: nested %u deep",
 				PROGRESSION_OFF_MAX);
+	if (ep->ack_held != NULL)	/* no pass of its own would apply it */
+		mxd_send_acks_apply(ep);
 	ep->progression_off++;
 	return MX_SUCCESS;
 }

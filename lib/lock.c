@@ -13,8 +13,7 @@
 #define NAP_NS	50000
 
 struct mxd_lockstate mxd_lockstate;
-MXD_TLS int mxd_tls_mode;
-MXD_TLS int mxd_tls_depth;
+MXD_TLS unsigned mxd_tls_state;
 
 static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t transition = PTHREAD_MUTEX_INITIALIZER;
@@ -45,33 +44,52 @@ first_call(void)
 		set_bits(MXD_LK_THREADED);
 	if (!mxd_threaded() && !mxd_lockstate.has_owner) {
 		mxd_lockstate.has_owner = 1;
-		mxd_tls_mode = MXD_MODE_OWNER;
+		mxd_tls_state = MXD_TS_OWNER;
 	} else {
-		mxd_tls_mode = MXD_MODE_OTHER;
+		mxd_tls_state = MXD_TS_OTHER;
 		if (!mxd_threaded()) {
 			set_bits(MXD_LK_THREADED);
 			membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
-			while (mxd_lockstate.owner_in_call)
+			while (mxd_lockstate.owner_calls & 1)
 				sched_yield();
 		}
 	}
 	pthread_mutex_unlock(&transition);
 }
 
+/* Every way in but the owner's unlocked one: a nested call, a first
+ * call, a call under the mutex. */
 void
 mxd_enter_slow(void)
 {
-	if (mxd_tls_mode == MXD_MODE_NONE) {
+	if ((mxd_tls_state & MXD_TS_DEPTH) != 0) {
+		mxd_tls_state++;	/* nested: keeps what it has */
+		return;
+	}
+	if (mxd_tls_state == 0) {
 		first_call();
-		if (mxd_tls_mode == MXD_MODE_OWNER && mxd_owner_try_unlocked())
+		if (mxd_tls_state == MXD_TS_OWNER && mxd_owner_try_unlocked())
 			return;
 	}
+	mxd_tls_state |= 1;
+	mxd_lockstate.calls++;
 	pthread_mutex_lock(&big);
 }
 
 void
 mxd_leave_slow(void)
 {
+	if ((mxd_tls_state & MXD_TS_DEPTH) != 1) {
+		mxd_tls_state--;	/* nested */
+		return;
+	}
+	mxd_tls_state &= ~MXD_TS_DEPTH;
+	if (mxd_tls_state & MXD_TS_UNLOCKED) {	/* not reached: mxd_leave */
+		mxd_tls_state &= ~MXD_TS_UNLOCKED;
+		__asm__ __volatile__("" ::: "memory");
+		mxd_lockstate.owner_calls++;
+		return;
+	}
 	pthread_mutex_unlock(&big);
 }
 
@@ -79,18 +97,20 @@ void
 mxd_poll_pause(int sleep)
 {
 	struct timespec nap = { 0, NAP_NS };
+	unsigned depth = mxd_tls_state & MXD_TS_DEPTH;
 
-	if (mxd_tls_mode == MXD_MODE_OWNER && mxd_lockstate.owner_in_call) {
-		if (mxd_threaded() && mxd_tls_depth == 1) {
+	if (mxd_tls_state & MXD_TS_UNLOCKED) {
+		if (mxd_threaded() && depth == 1) {
 			/* Another thread arrived: go on under the lock. */
-			mxd_lockstate.owner_in_call = 0;
+			mxd_tls_state &= ~MXD_TS_UNLOCKED;
+			mxd_lockstate.owner_calls++;	/* even: out */
 			pthread_mutex_lock(&big);
 		} else if (sleep) {
 			nanosleep(&nap, NULL);
 		}
 		return;
 	}
-	if (mxd_tls_depth != 1) {	/* a nested call keeps the lock */
+	if (depth != 1) {	/* a nested call keeps the lock */
 		if (sleep)
 			nanosleep(&nap, NULL);
 		return;
@@ -106,7 +126,7 @@ mxd_poll_pause(int sleep)
 int
 mxd_borrow(void)
 {
-	if (mxd_lockstate.owner_in_call)
+	if (mxd_lockstate.owner_calls & 1)
 		return 0;		/* cheap look first: no fence */
 	pthread_mutex_lock(&big);
 	if (!mxd_threaded()) {
@@ -114,22 +134,21 @@ mxd_borrow(void)
 		 * fence so that it sees the bit or we see it in a call. */
 		set_bits(MXD_LK_BORROWED);
 		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
-		if (mxd_lockstate.owner_in_call) {
+		if (mxd_lockstate.owner_calls & 1) {
 			__atomic_fetch_and(&mxd_lockstate.threaded,
 					~MXD_LK_BORROWED, __ATOMIC_SEQ_CST);
 			pthread_mutex_unlock(&big);
 			return 0;
 		}
 	}
-	mxd_tls_mode = MXD_MODE_OTHER;
-	mxd_tls_depth = 1;
+	mxd_tls_state = MXD_TS_OTHER | 1;
 	return 1;
 }
 
 void
 mxd_give_back(void)
 {
-	mxd_tls_depth = 0;
+	mxd_tls_state = MXD_TS_OTHER;
 	__atomic_fetch_and(&mxd_lockstate.threaded, ~MXD_LK_BORROWED,
 			__ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&big);

@@ -60,6 +60,13 @@ static void
 rx_partner_frame(struct mxd_partner *p, unsigned port,
 		const struct mxd_pkt *pkt)
 {
+	/* A plain message's ack is held (mxd_send_ack_hold); anything else
+	 * finds every ack received before it applied. */
+	int plain = pkt->h.type == MXD_T_EAGER && !(pkt->h.flags &
+			(MXD_F_CTRL | MXD_F_SYNC | MXD_F_RNDV));
+
+	if (!plain)
+		mxd_send_ack_settle(p);
 	if (pkt->unchecked) {
 		rx_unchecked(p, port, pkt);
 		return;
@@ -67,7 +74,9 @@ rx_partner_frame(struct mxd_partner *p, unsigned port,
 	if (!p->local && (int)port != p->port &&
 			pkt->h.type != MXD_T_PULL && pkt->h.type != MXD_T_PULL_REP)
 		mxd_partner_follow(p, port, pkt);
-	if (pkt->h.flags & MXD_F_ACK_VALID)
+	if ((pkt->h.flags & MXD_F_ACK_VALID) && plain)
+		mxd_send_ack_in(p, pkt->h.ack);
+	else if (pkt->h.flags & MXD_F_ACK_VALID)
 		mxd_send_acked(p, pkt->h.ack);
 	switch (pkt->h.type) {
 	case MXD_T_EAGER:
@@ -110,12 +119,15 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 		mxd_naming_rx(b, port, &pkt);
 		return;
 	case MXD_T_CONN_REQ:
+		mxd_send_acks_board(b);		/* before any reset */
 		mxd_rx_conn_req(b, port, &pkt);
 		return;
 	case MXD_T_CONN_REP:
+		mxd_send_acks_board(b);
 		mxd_rx_conn_rep(b, port, &pkt);
 		return;
 	case MXD_T_NACK:
+		mxd_send_acks_board(b);		/* before sends are lost */
 		mxd_rx_nack(b, port, &pkt);
 		return;
 	case MXD_T_EAGER:
@@ -191,6 +203,8 @@ pass(void)
 	unsigned work = 0;
 
 	in_pass = 1;
+	if (mxd_lib.acks_in != 0)	/* held since the last pass */
+		mxd_send_acks_all();
 	for (unsigned i = 0; i < mxd_lib.nboards; i++)
 		work += board_pass(mxd_lib.boards[i]);
 	in_pass = 0;
@@ -316,7 +330,7 @@ borrowed_passes(unsigned seen)
 {
 	uint64_t now = mxd_now_ns(), until = now + BORROW_NS, busy = now;
 
-	while (mxd_lockstate.calls == seen && now < until) {
+	while (mxd_lock_calls() == seen && now < until) {
 		if (progression_wanted() && mxd_progress_any())
 			busy = now;
 		else if (now - busy >= IDLE_NS)
@@ -329,7 +343,7 @@ borrowed_passes(unsigned seen)
 static void *
 progression_main(void *arg)
 {
-	unsigned seen = mxd_lockstate.calls;
+	unsigned seen = mxd_lock_calls();
 	int app_out = 0;
 
 	(void)arg;
@@ -338,17 +352,17 @@ progression_main(void *arg)
 
 		progression_sleep(app_out);
 		app_out = 0;
-		now = mxd_lockstate.calls;
+		now = mxd_lock_calls();
 		if (now != seen) {
 			seen = now;	/* the application is active */
 			continue;
 		}
-		while (prog_run && mxd_lockstate.calls == seen &&
+		while (prog_run && mxd_lock_calls() == seen &&
 				mxd_borrow()) {
 			int again = borrowed_passes(seen);
 
 			mxd_give_back();
-			app_out = mxd_lockstate.calls == seen;
+			app_out = mxd_lock_calls() == seen;
 			if (!again)
 				break;
 			sched_yield();	/* the application's turn, if it wants */

@@ -512,15 +512,6 @@ mxd_rx_pack(struct mxd_partner *p, const struct mxd_pkt *pkt)
 
 /* ---- the partner of a frame ------------------------------------------------ */
 
-void
-mxd_rx_heard(struct mxd_partner *p, unsigned port)
-{
-	p->last_heard = p->ep->now;
-	p->heard++;
-	p->heard_on[port] = p->ep->now;
-	p->silent[port] = 0;
-}
-
 /*
  * A message for a closed endpoint, an old session of it, or with the wrong
  * filter is refused with a NACK so that its sender learns why.

@@ -20,7 +20,15 @@
 struct mxd_partner *mxd_rx_partner(struct mxd_board *b, unsigned port,
 		const struct mxd_pkt *pkt);
 /* A valid frame from p arrived by 'port'. */
-void mxd_rx_heard(struct mxd_partner *p, unsigned port);
+static inline void
+mxd_rx_heard(struct mxd_partner *p, unsigned port)
+{
+	p->last_heard = p->ep->now;
+	p->heard++;
+	p->heard_on[port] = p->ep->now;
+	p->silent[port] = 0;
+}
+
 /* An EAGER fragment (or notice) from p. */
 void mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt);
 /* A PACK frame of p: its messages, one by one, as EAGER frames of one

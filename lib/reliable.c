@@ -267,6 +267,7 @@ mxd_ping(struct mxd_partner *p, uint64_t now)
 void
 mxd_partner_lost(struct mxd_partner *p, mx_status_code_t code)
 {
+	mxd_send_ack_settle(p);		/* what arrived is not lost */
 	mxd_sends_lost(p, code);	/* before the frames are dropped */
 	mxd_sends_fail(p, code);
 	mxd_pulls_fail(p, code);

@@ -508,6 +508,12 @@ mxd_send_post(struct mx_request *r)
 
 	if (goes_now(p, r) && eager_try(r))
 		return;
+	/* Held back by the window, perhaps for want of a held ack. */
+	if (p->ep->ack_held == p) {
+		mxd_send_acks_apply(p->ep);
+		if (goes_now(p, r) && eager_try(r))
+			return;
+	}
 	mxd_req_set_state(r, MXD_RS_QUEUED);
 	mxd_list_add_tail(&p->sendq, &r->link);
 	if (mxd_list_empty(&p->sending))
@@ -584,6 +590,58 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 	 * endpoint (mx_disable_progression) has no send step. */
 	if (!mxd_list_empty(&p->sendq) && p->ep->progression_off)
 		mxd_send_pump(p);
+}
+
+void
+mxd_send_ack_hold(struct mxd_partner *p, uint32_t ack)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	if (ep->ack_held == p) {
+		/* One held at a time, applied in the order received. */
+		uint32_t older = p->ack_in;
+
+		p->ack_in = ack;
+		mxd_send_acked(p, older);
+		return;
+	}
+	/* The pass's next steps would read the window (its timers, its
+	 * queued sends), or no pass would apply it (a paused endpoint). */
+	if (ep->progression_off || !mxd_list_empty(&ep->sending) ||
+			mxd_timers_due(ep, 1)) {
+		mxd_send_acked(p, ack);
+		return;
+	}
+	if (ep->ack_held != NULL)	/* another partner's: applied now */
+		mxd_send_acks_apply(ep);
+	ep->ack_held = p;
+	p->ack_in = ack;
+	mxd_lib.acks_in++;
+}
+
+void
+mxd_send_acks_apply(struct mx_endpoint *ep)
+{
+	struct mxd_partner *p = ep->ack_held;
+
+	ep->ack_held = NULL;
+	mxd_lib.acks_in--;
+	mxd_send_acked(p, p->ack_in);
+}
+
+void
+mxd_send_acks_board(struct mxd_board *b)
+{
+	for (uint32_t m = b->ep_open; m != 0; m &= m - 1)
+		if (b->ep[__builtin_ctz(m)]->ack_held != NULL)
+			mxd_send_acks_apply(b->ep[__builtin_ctz(m)]);
+}
+
+void
+mxd_send_acks_all(void)
+{
+	for (unsigned i = 0; i < mxd_lib.nboards; i++)
+		mxd_send_acks_board(mxd_lib.boards[i]);
 }
 
 void

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "endpoint.h"
+#include "timers.h"
 
 /* Sends r now, or queues it behind its partner's earlier sends. */
 void mxd_send_post(struct mx_request *r);
@@ -17,6 +18,53 @@ void mxd_send_pump(struct mxd_partner *p);
 void mxd_sends_pump(struct mx_endpoint *ep);
 /* p's cumulative ack: its messages up to 'ack' arrived. */
 void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
+/*
+ * The ack of a plain EAGER frame (a message to match, nothing more) is
+ * held rather than applied while the frame is dispatched: retiring the
+ * frames it acks is work that the application's next message, often the
+ * reply, should not wait behind.  One partner of an endpoint holds one
+ * at most (ep->ack_held).  It is applied after that message's tx burst
+ * (mxd_send_acks_apply, from the send call), at the start of the next
+ * pass, or earlier wherever p's send window is read: another frame of p
+ * that is not a plain EAGER one, a NACK or connect frame, the loss of p
+ * (mxd_send_ack_settle), a send to p that the window holds back
+ * (mxd_send_post).  It is not held at all if the pass's next steps would
+ * read the window (its timers' look is due, sends are queued).  A notice
+ * that finds the window full for want of a held ack goes at the next
+ * pass, as when no room is left.  A reset of p's windows drops it.
+ */
+void mxd_send_ack_hold(struct mxd_partner *p, uint32_t ack);
+/* The ack ep holds (ep->ack_held not NULL), applied. */
+void mxd_send_acks_apply(struct mx_endpoint *ep);
+/* Of every endpoint of b; of every endpoint. */
+void mxd_send_acks_board(struct mxd_board *b);
+void mxd_send_acks_all(void);
+
+/* An ack that acks nothing new (a stream's receiver hears the same one
+ * with every message) has nothing to hold. */
+static inline void
+mxd_send_ack_in(struct mxd_partner *p, uint32_t ack)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	if (!mxd_seq_lt(p->tx.acked, ack))
+		return;
+	if (ep->ack_held == NULL && mxd_list_empty(&ep->sending) &&
+			!mxd_timers_due(ep, 1) && !ep->progression_off) {
+		ep->ack_held = p;	/* the usual case, inline */
+		p->ack_in = ack;
+		mxd_lib.acks_in++;
+		return;
+	}
+	mxd_send_ack_hold(p, ack);
+}
+
+static inline void
+mxd_send_ack_settle(struct mxd_partner *p)
+{
+	if (p->ep->ack_held == p)
+		mxd_send_acks_apply(p->ep);
+}
 /* MATCHED: p matched our synchronous message 'seq'. */
 void mxd_send_matched(struct mxd_partner *p, uint32_t seq);
 /* r completes before its message's ack: the ack must not find it. */

@@ -68,6 +68,15 @@ void mxd_timer_deadline(struct mx_request *r, uint32_t ms);
 void mxd_timers_run(struct mx_endpoint *ep, int acks, int all);
 void mxd_timers_watch(struct mxd_board *b);
 
+/* Whether the look at ep's timers other than acks may come in this pass
+ * (mxd_timers_pass below; an upper bound: its lists are not looked at). */
+static inline int
+mxd_timers_due(const struct mx_endpoint *ep, unsigned work)
+{
+	return ep->timer_pass + 1 >= (work ? MXD_TIMER_PASSES :
+			MXD_TIMER_PASSES / 8);
+}
+
 /* From every progress pass of ep's board ('work': frames it took in):
  * what is due is done.  Inline: most passes find nothing to look at. */
 static inline void

@@ -200,45 +200,65 @@ msg_flags_ok(uint8_t flags, uint32_t msg_len, uint64_t match)
 	return MXD_DROP_NONE;
 }
 
-static enum mxd_drop
+/*
+ * The fragment fields read into locals first: a store into pkt may alias
+ * the frame's bytes, which would have every later field read again.  A
+ * message of one fragment (every small one) is checked without the
+ * division that counts fragments: its index and offset are 0, its
+ * length is the message's and at most frag_max.
+ */
+static inline __attribute__((always_inline)) enum mxd_drop
 parse_eager(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 {
-	uint32_t count, want_len;
+	uint32_t count, want_len, msg_len, frag_off, frag_len;
+	uint16_t frag_max;
+	uint8_t frag_idx, frag_count;
+	uint64_t match;
 	enum mxd_drop why;
 
 	if (len < sizeof(struct mxd_eager_hdr))
 		return MXD_DROP_LENGTH;
+	msg_len = mxd_get32(b + O(mxd_eager_hdr, msg_len));
+	match = mxd_get64(b + O(mxd_eager_hdr, match));
+	frag_off = mxd_get32(b + O(mxd_eager_hdr, frag_off));
+	frag_idx = b[O(mxd_eager_hdr, frag_idx)];
+	frag_count = b[O(mxd_eager_hdr, frag_count)];
+	frag_max = mxd_get16(b + O(mxd_eager_hdr, frag_max));
+	frag_len = len - (uint32_t)sizeof(struct mxd_eager_hdr);
 	pkt->u.eager.seq = mxd_get32(b + O(mxd_eager_hdr, seq));
-	pkt->u.eager.msg_len = mxd_get32(b + O(mxd_eager_hdr, msg_len));
-	pkt->u.eager.match = mxd_get64(b + O(mxd_eager_hdr, match));
-	pkt->u.eager.frag_off = mxd_get32(b + O(mxd_eager_hdr, frag_off));
-	pkt->u.eager.frag_idx = b[O(mxd_eager_hdr, frag_idx)];
-	pkt->u.eager.frag_count = b[O(mxd_eager_hdr, frag_count)];
-	pkt->u.eager.frag_max = mxd_get16(b + O(mxd_eager_hdr, frag_max));
-	pkt->u.eager.frag_len = len - (uint32_t)sizeof(struct mxd_eager_hdr);
+	pkt->u.eager.msg_len = msg_len;
+	pkt->u.eager.match = match;
+	pkt->u.eager.frag_off = frag_off;
+	pkt->u.eager.frag_idx = frag_idx;
+	pkt->u.eager.frag_count = frag_count;
+	pkt->u.eager.frag_max = frag_max;
+	pkt->u.eager.frag_len = frag_len;
 	pkt->payload = b + sizeof(struct mxd_eager_hdr);
 
-	if (pkt->u.eager.frag_max == 0 ||
-			pkt->u.eager.msg_len > MXD_WIRE_EAGER_CAP)
+	if (frag_max == 0 || msg_len > MXD_WIRE_EAGER_CAP)
 		return MXD_DROP_FRAG;
-	count = mxd_frag_count(pkt->u.eager.msg_len, pkt->u.eager.frag_max);
-	if (count > MXD_MAX_FRAGS || count != pkt->u.eager.frag_count ||
-			pkt->u.eager.frag_idx >= count)
+	if (frag_count == 1) {		/* count is 1: msg_len <= frag_max */
+		if (msg_len > frag_max || frag_idx != 0 || frag_off != 0)
+			return MXD_DROP_FRAG;
+		if (frag_len != msg_len)
+			return MXD_DROP_LENGTH;
+		return msg_flags_ok(pkt->h.flags, msg_len, match);
+	}
+	count = mxd_frag_count(msg_len, frag_max);
+	if (count > MXD_MAX_FRAGS || count != frag_count || frag_idx >= count)
 		return MXD_DROP_FRAG;
-	if (pkt->u.eager.frag_off !=
-			(uint32_t)pkt->u.eager.frag_idx * pkt->u.eager.frag_max)
+	if (frag_off != (uint32_t)frag_idx * frag_max)
 		return MXD_DROP_FRAG;
-	want_len = pkt->u.eager.msg_len - pkt->u.eager.frag_off;
-	if (want_len > pkt->u.eager.frag_max)
-		want_len = pkt->u.eager.frag_max;
-	if (pkt->u.eager.frag_len != want_len)
+	want_len = msg_len - frag_off;
+	if (want_len > frag_max)
+		want_len = frag_max;
+	if (frag_len != want_len)
 		return MXD_DROP_LENGTH;
-	why = msg_flags_ok(pkt->h.flags, pkt->u.eager.msg_len,
-			pkt->u.eager.match);
+	why = msg_flags_ok(pkt->h.flags, msg_len, match);
 	if (why != MXD_DROP_NONE)
 		return why;
 	/* The receiver reads a descriptor from one fragment. */
-	if ((pkt->h.flags & MXD_F_RNDV) && count != 1)
+	if (pkt->h.flags & MXD_F_RNDV)
 		return MXD_DROP_FRAG;
 	return MXD_DROP_NONE;
 }
