@@ -61,8 +61,9 @@ ROUNDS=$rounds WINDOW=16 DISTINCT=1 PORTS=1 OUT=$out \
 	SIZES="4096:200000 16384:100000 65536:20000 262144:5000 1048576:1500 16777216:96" \
 	step "bandwidth, 4 KiB to 16 MiB" "$out/bandwidth.txt" \
 	"$top/scripts/bench-bandwidth.sh"
-step "plots" "$out/plot.txt" "$top/scripts/plot.sh" -o "$out" \
-	"$out/latency.csv" "$out/bandwidth.csv"
+echo "== plots" >&2
+"$top/scripts/plot.sh" -o "$out" "$out/latency.csv" "$out/bandwidth.csv" >&2
+rm -rf "$out/plot-data" "$out/plot.gp"	# plot.sh's working files
 
 python3 - "$SUMMARY" "$rounds" <<'PY' | tee "$out/summary.txt"
 import csv, sys
