@@ -50,7 +50,7 @@ first_call(void)
 		if (!mxd_threaded()) {
 			set_bits(MXD_LK_THREADED);
 			membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
-			while (mxd_lockstate.owner_calls & 1)
+			while (mxd_owner_in_call())
 				sched_yield();
 		}
 	}
@@ -72,7 +72,10 @@ mxd_enter_slow(void)
 			return;
 	}
 	mxd_tls_state |= 1;
-	mxd_lockstate.calls++;
+	/* Load and store, not an atomic add: a lost count still changes. */
+	__atomic_store_n(&mxd_lockstate.calls, __atomic_load_n(
+			&mxd_lockstate.calls, __ATOMIC_RELAXED) + 1,
+			__ATOMIC_RELAXED);
 	pthread_mutex_lock(&big);
 }
 
@@ -86,8 +89,7 @@ mxd_leave_slow(void)
 	mxd_tls_state &= ~MXD_TS_DEPTH;
 	if (mxd_tls_state & MXD_TS_UNLOCKED) {	/* not reached: mxd_leave */
 		mxd_tls_state &= ~MXD_TS_UNLOCKED;
-		__asm__ __volatile__("" ::: "memory");
-		mxd_lockstate.owner_calls++;
+		mxd_owner_bump();
 		return;
 	}
 	pthread_mutex_unlock(&big);
@@ -103,7 +105,7 @@ mxd_poll_pause(int sleep)
 		if (mxd_threaded() && depth == 1) {
 			/* Another thread arrived: go on under the lock. */
 			mxd_tls_state &= ~MXD_TS_UNLOCKED;
-			mxd_lockstate.owner_calls++;	/* even: out */
+			mxd_owner_bump();	/* even: out */
 			pthread_mutex_lock(&big);
 		} else if (sleep) {
 			nanosleep(&nap, NULL);
@@ -126,7 +128,7 @@ mxd_poll_pause(int sleep)
 int
 mxd_borrow(void)
 {
-	if (mxd_lockstate.owner_calls & 1)
+	if (mxd_owner_in_call())
 		return 0;		/* cheap look first: no fence */
 	pthread_mutex_lock(&big);
 	if (!mxd_threaded()) {
@@ -134,7 +136,7 @@ mxd_borrow(void)
 		 * fence so that it sees the bit or we see it in a call. */
 		set_bits(MXD_LK_BORROWED);
 		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
-		if (mxd_lockstate.owner_calls & 1) {
+		if (mxd_owner_in_call()) {
 			__atomic_fetch_and(&mxd_lockstate.threaded,
 					~MXD_LK_BORROWED, __ATOMIC_SEQ_CST);
 			pthread_mutex_unlock(&big);

@@ -27,6 +27,17 @@
  * the library back, so the owner's calls run unlocked again.
  * mxd_lock_calls() counts entries, which tells the thread the
  * application is active.
+ *
+ * The shared words are read and written with __atomic builtins: no
+ * access is a data race.  The owner's bump of 'owner_calls' is a release
+ * store and its look at 'threaded' an acquire load (each a plain mov on
+ * x86, as 'volatile' was), so that what one side wrote in its call is
+ * seen by the other after it; membarrier() orders the owner's store
+ * before its load.  ThreadSanitizer cannot see membarrier(), so a TSan
+ * build (MXD_TSAN) orders the owner's side itself: its bump is a seq_cst
+ * read-modify-write and its look a seq_cst load, the same Dekker pair
+ * without the asymmetric fence, which TSan models.  Only the sanitizer
+ * build pays for it.
  */
 #ifndef MXD_LOCK_H
 #define MXD_LOCK_H
@@ -36,11 +47,11 @@
 #define MXD_LK_BORROWED	2	/* the progression thread holds the library */
 
 struct mxd_lockstate {
-	volatile int threaded;		/* MXD_LK_* */
-	volatile unsigned owner_calls;	/* odd: the owner is in an unlocked
+	int threaded;			/* MXD_LK_* */
+	unsigned owner_calls;		/* odd: the owner is in an unlocked
 					 * call; written by the owner only */
-	int has_owner;
-	volatile unsigned calls;	/* other calls entered (a racy count:
+	int has_owner;			/* under the transition mutex */
+	unsigned calls;			/* other calls entered (a racy count:
 					 * only its changes matter) */
 };
 
@@ -61,25 +72,75 @@ extern MXD_TLS unsigned mxd_tls_state;
 void mxd_enter_slow(void);
 void mxd_leave_slow(void);
 
+#if defined(__SANITIZE_THREAD__)
+#define MXD_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MXD_TSAN 1
+#endif
+#endif
+
+/*
+ * The owner's bump of 'owner_calls' (odd: into an unlocked call; even:
+ * out of it), and its look at 'threaded' (after the bump into a call).
+ * Normally membarrier() on the other side orders the two: a compiler
+ * barrier between them is enough (mxd_owner_try_unlocked).
+ */
+static inline void
+mxd_owner_bump(void)
+{
+#ifdef MXD_TSAN
+	__atomic_fetch_add(&mxd_lockstate.owner_calls, 1, __ATOMIC_SEQ_CST);
+#else
+	__atomic_store_n(&mxd_lockstate.owner_calls, __atomic_load_n(
+			&mxd_lockstate.owner_calls, __ATOMIC_RELAXED) + 1,
+			__ATOMIC_RELEASE);
+#endif
+}
+
+/* The MXD_LK_* bits; nonzero: take the mutex. */
+static inline int
+mxd_lock_bits(void)
+{
+#ifdef MXD_TSAN
+	return __atomic_load_n(&mxd_lockstate.threaded, __ATOMIC_SEQ_CST);
+#else
+	return __atomic_load_n(&mxd_lockstate.threaded, __ATOMIC_ACQUIRE);
+#endif
+}
+
+/* Whether the owner is in an unlocked call: once it is out, what it
+ * wrote in the call is seen (seq_cst: the other half of the TSan build's
+ * Dekker pair; a plain mov on x86 all the same). */
+static inline int
+mxd_owner_in_call(void)
+{
+	return __atomic_load_n(&mxd_lockstate.owner_calls, __ATOMIC_SEQ_CST)
+		& 1;
+}
+
 /* Owner's fast path, out of any call; returns 0 if it must take the lock
  * after all (mxd_tls_state is then back to the owner out of any call). */
 static inline int
 mxd_owner_try_unlocked(void)
 {
 	mxd_tls_state = MXD_TS_OWNER | MXD_TS_UNLOCKED | 1;
-	mxd_lockstate.owner_calls++;		/* odd: in a call */
-	__asm__ __volatile__("" ::: "memory");
-	if (!mxd_lockstate.threaded)
+	mxd_owner_bump();			/* odd: in a call */
+	__asm__ __volatile__("" ::: "memory");	/* then look */
+	if (!mxd_lock_bits())
 		return 1;
-	mxd_lockstate.owner_calls++;
+	mxd_owner_bump();
 	mxd_tls_state = MXD_TS_OWNER;
 	return 0;
 }
 
+/* The hint keeps the owner's way in inline, on the fall-through path
+ * (without it gcc 12 moves it out of line: 2 more instructions a send). */
 static inline void
 mxd_enter(void)
 {
-	if (mxd_tls_state == MXD_TS_OWNER && mxd_owner_try_unlocked())
+	if (__builtin_expect(mxd_tls_state == MXD_TS_OWNER, 1) &&
+			mxd_owner_try_unlocked())
 		return;
 	mxd_enter_slow();
 }
@@ -89,8 +150,7 @@ mxd_leave(void)
 {
 	if (mxd_tls_state == (MXD_TS_OWNER | MXD_TS_UNLOCKED | 1)) {
 		mxd_tls_state = MXD_TS_OWNER;
-		__asm__ __volatile__("" ::: "memory");
-		mxd_lockstate.owner_calls++;	/* even: out */
+		mxd_owner_bump();		/* even: out */
 		return;
 	}
 	mxd_leave_slow();
@@ -100,7 +160,8 @@ mxd_leave(void)
 static inline unsigned
 mxd_lock_calls(void)
 {
-	return mxd_lockstate.calls + mxd_lockstate.owner_calls;
+	return __atomic_load_n(&mxd_lockstate.calls, __ATOMIC_RELAXED) +
+		__atomic_load_n(&mxd_lockstate.owner_calls, __ATOMIC_RELAXED);
 }
 
 /* Between two polls of a blocking call: lets other threads in. */
@@ -134,7 +195,7 @@ void mxd_give_back(void);
 static inline int
 mxd_threaded(void)
 {
-	return mxd_lockstate.threaded & MXD_LK_THREADED;
+	return mxd_lock_bits() & MXD_LK_THREADED;
 }
 
 #endif /* MXD_LOCK_H */

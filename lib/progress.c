@@ -252,7 +252,13 @@ mxd_progress_any(void)
  */
 
 static pthread_t prog_thread;
-static volatile int prog_run;
+static int prog_run;	/* read by the thread, written around it */
+
+static int
+running(void)
+{
+	return __atomic_load_n(&prog_run, __ATOMIC_RELAXED);
+}
 
 /* A borrow is given back after this long even while passes find work,
  * so that an application that comes back waits at most this; the
@@ -347,7 +353,7 @@ progression_main(void *arg)
 	int app_out = 0;
 
 	(void)arg;
-	while (prog_run) {
+	while (running()) {
 		unsigned now;
 
 		progression_sleep(app_out);
@@ -357,7 +363,7 @@ progression_main(void *arg)
 			seen = now;	/* the application is active */
 			continue;
 		}
-		while (prog_run && mxd_lock_calls() == seen &&
+		while (running() && mxd_lock_calls() == seen &&
 				mxd_borrow()) {
 			int again = borrowed_passes(seen);
 
@@ -381,7 +387,7 @@ static void *
 busy_main(void *arg)
 {
 	(void)arg;
-	while (prog_run) {
+	while (running()) {
 		unsigned work;
 
 		mxd_enter();
@@ -399,7 +405,7 @@ mxd_progress_thread_start(void)
 	void *(*main)(void *) = mxd_conf.progress_thread ? busy_main :
 		mxd_conf.progression ? progression_main : NULL;
 
-	if (main == NULL || prog_run)
+	if (main == NULL || running())
 		return 0;
 	prog_run = 1;
 	if (pthread_create(&prog_thread, NULL, main, NULL) != 0) {
@@ -413,8 +419,8 @@ mxd_progress_thread_start(void)
 void
 mxd_progress_thread_stop(void)
 {
-	if (!prog_run)
+	if (!running())
 		return;
-	prog_run = 0;
+	__atomic_store_n(&prog_run, 0, __ATOMIC_RELAXED);
 	pthread_join(prog_thread, NULL);
 }

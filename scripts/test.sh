@@ -4,8 +4,12 @@
 # then the same suites built with ASan+UBSan (LeakSanitizer checks every
 # process after mx_finalize), except the tests also in suite 'once' (the
 # tools' scripts, packaging, start-up, loss runs: tests/meson.build), then
-# the fuzz target for a bounded time.
-#   MXD_SANITIZE=0 skips the sanitizer pass, MXD_FUZZ_SECS=0 the fuzzing.
+# the fuzz target for a bounded time.  After ASan+UBSan, the threads
+# stress test and the conformance runs (in one process, MX 1.2's, and
+# two processes over memif) under ThreadSanitizer (build-tsan), which
+# fails on any report (issue 19; about a minute and a half).
+#   MXD_SANITIZE=0 skips the ASan+UBSan pass, MXD_TSAN=0 the TSan pass,
+#   MXD_FUZZ_SECS=0 the fuzzing.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/deps.sh"
@@ -25,6 +29,20 @@ if [ "${MXD_SANITIZE:-1}" != 0 ]; then
 	ASAN_OPTIONS=detect_leaks=1 \
 		meson test -C "$san" --suite unit --suite integration \
 		--no-suite once --print-errorlogs --timeout-multiplier 3 "$@"
+fi
+if [ "${MXD_TSAN:-1}" != 0 ]; then
+	tsan=$top/build-tsan
+	rm -rf "$tsan"
+	echo "== threads and the conformance runs under TSan ($tsan)"
+	meson setup "$tsan" "$top" -Db_sanitize=thread \
+		-Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
+	ninja -C "$tsan" tests/test_threads tests/conformance \
+		tests/conformance_mx12 >/dev/null
+	# halt_on_error: a report ends the test with TSan's exit code (66).
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		meson test -C "$tsan" --no-rebuild threads conformance-local \
+		conformance-mx12 conformance-memif \
+		--print-errorlogs --timeout-multiplier 3 "$@"
 fi
 if [ "${MXD_FUZZ_SECS:-60}" != 0 ]; then
 	rm -rf "$top/build-fuzz"

@@ -718,8 +718,13 @@ static void *
 block_in_peek(void *arg)
 {
 	struct blocked *b = arg;
+	mx_request_t r = NULL;
+	uint32_t result = 9;
 
-	mx_peek(b->e, MX_INFINITE, &b->r, &b->result);
+	/* Into locals: the main thread watches b->result meanwhile. */
+	mx_peek(b->e, MX_INFINITE, &r, &result);
+	b->r = r;
+	__atomic_store_n(&b->result, result, __ATOMIC_RELEASE);
 	return NULL;
 }
 
