@@ -5,7 +5,7 @@
 # process after mx_finalize), except the tests also in suite 'once' (the
 # tools' scripts, packaging, start-up, loss runs: tests/meson.build), then
 # the fuzz target for a bounded time.  After ASan+UBSan, the threads
-# stress test and the conformance runs (in one process, MX 1.2's, and
+# test and the conformance runs (in one process, MX 1.2's, and
 # two processes over memif) under ThreadSanitizer (build-tsan), which
 # fails on any report (issue 19; about a minute and a half).
 #   MXD_SANITIZE=0 skips the ASan+UBSan pass, MXD_TSAN=0 the TSan pass,
