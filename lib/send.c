@@ -605,10 +605,7 @@ mxd_send_ack_hold(struct mxd_partner *p, uint32_t ack)
 		mxd_send_acked(p, older);
 		return;
 	}
-	/* The pass's next steps would read the window (its timers, its
-	 * queued sends), or no pass would apply it (a paused endpoint). */
-	if (ep->progression_off || !mxd_list_empty(&ep->sending) ||
-			mxd_timers_due(ep, 1)) {
+	if (!mxd_send_ack_may_wait(ep)) {
 		mxd_send_acked(p, ack);
 		return;
 	}

@@ -40,6 +40,16 @@ void mxd_send_acks_apply(struct mx_endpoint *ep);
 void mxd_send_acks_board(struct mxd_board *b);
 void mxd_send_acks_all(void);
 
+/* Whether an ack may wait: nothing of the pass's next steps reads ep's
+ * send windows (its timers' look, its queued sends), and a pass will
+ * come to apply it (progression is on). */
+static inline int
+mxd_send_ack_may_wait(const struct mx_endpoint *ep)
+{
+	return !ep->progression_off && mxd_list_empty(&ep->sending) &&
+		!mxd_timers_due(ep, 1);
+}
+
 /* An ack that acks nothing new (a stream's receiver hears the same one
  * with every message) has nothing to hold. */
 static inline void
@@ -49,8 +59,7 @@ mxd_send_ack_in(struct mxd_partner *p, uint32_t ack)
 
 	if (!mxd_seq_lt(p->tx.acked, ack))
 		return;
-	if (ep->ack_held == NULL && mxd_list_empty(&ep->sending) &&
-			!mxd_timers_due(ep, 1) && !ep->progression_off) {
+	if (ep->ack_held == NULL && mxd_send_ack_may_wait(ep)) {
 		ep->ack_held = p;	/* the usual case, inline */
 		p->ack_in = ack;
 		mxd_lib.acks_in++;
