@@ -183,3 +183,24 @@ mxd_req_gather_crc(const struct mx_request *r, uint32_t off, uint8_t *dst,
 	seg_walk(r, off, dst, len, 0, &crc);
 	return crc;
 }
+
+void
+mxd_req_prefetch(const struct mx_request *r, uint64_t off, uint32_t len)
+{
+	for (uint32_t i = 0; i < r->nseg && len > 0; i++) {
+		uint32_t sl = r->segs[i].segment_length, n;
+		const uint8_t *sp = r->segs[i].segment_ptr;
+
+		if (off >= sl) {
+			off -= sl;
+			continue;
+		}
+		n = sl - off < len ? sl - (uint32_t)off : len;
+		/* From the line that holds the first byte. */
+		for (uintptr_t a = (uintptr_t)(sp + off) & ~(uintptr_t)63;
+				a < (uintptr_t)(sp + off + n); a += 64)
+			__builtin_prefetch((const void *)a, 0, 3);
+		len -= n;
+		off = 0;
+	}
+}

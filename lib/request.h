@@ -205,5 +205,8 @@ mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
  * data is checked on the way into its frame); returns the register. */
 uint32_t mxd_req_gather_crc(const struct mx_request *r, uint32_t off,
 		uint8_t *dst, uint32_t len, uint32_t crc);
+/* Asks the cache for message bytes [off, off + len) of r's segments (those
+ * past its length are left out), for a copy a few frames later. */
+void mxd_req_prefetch(const struct mx_request *r, uint64_t off, uint32_t len);
 
 #endif /* MXD_REQUEST_H */

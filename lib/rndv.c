@@ -50,6 +50,7 @@ _Static_assert(offsetof(struct mxd_pullrep_hdr, offset) + 4 ==
 _Static_assert(MXD_LOOP_SIZE == MXD_TXQ_SIZE,
 		"mxd_port_room counts both rings from the same size");
 #define PUMP_DEPTH	64u	/* frames waiting in the tx queue, at most */
+#define PULL_AHEAD	6144u	/* bytes of a send asked ahead of its copy */
 
 /* ---- sender --------------------------------------------------------- */
 
@@ -248,6 +249,13 @@ job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
 		} else if (i > 0) {
 			c = mxd_crc_update(MXD_CRC_INIT, f[i].data, hlen);
 		}
+		/* The frame PULL_AHEAD bytes on (the next, if frames are
+		 * larger) is asked for now: a buffer that comes from memory
+		 * (one per message, as mx_stream sends) is then read at the
+		 * copy's pace; the hardware's prefetcher stops at every
+		 * page's end. */
+		mxd_req_prefetch(r, (uint64_t)j->off + (len[i] < PULL_AHEAD ?
+					PULL_AHEAD : len[i]), len[i]);
 		mxd_wire_seal_crc(f[i].data, mxd_req_gather_crc(r, j->off,
 					f[i].data + hlen, len[i], c));
 		mxd_partner_xmit_on(p, j->port, &f[i], 1);
