@@ -15,6 +15,8 @@
 # Prints each round's figures, A and B against raw and B against A, and
 # at the end the medians of those ratios.  Build the two trees first
 # (e.g. git worktree add /tmp/old <commit>; meson setup + ninja there).
+# SERVER_HOST and CLIENT_HOST (memif-pair.sh) rename the two sides, for a
+# run beside other pairs of this host (the test suite's use nodeA/nodeB).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/memif-pair.sh"
@@ -37,7 +39,7 @@ raw_bw() {
 mx_bw() {
 	local b=$1; shift
 	memif_pair "receiver on board" "$b/apps/mx_bw" -e 1 -- "$b/apps/mx_bw" \
-		-d nodeA:0 -r 1 -e 2 -S "$len" -E "$len" -N "$cnt" -Q 16 "$@" \
+		-d "${SERVER_HOST:-nodeA}:0" -r 1 -e 2 -S "$len" -E "$len" -N "$cnt" -Q 16 "$@" \
 		2>/dev/null | awk -v l="$len" '$1 == l {print $2}'
 }
 raw_lat() {
@@ -48,7 +50,7 @@ raw_lat() {
 mx_lat() {
 	local b=$1; shift
 	memif_pair "receiver on board" "$b/apps/mx_pingpong" -e 1 -- \
-		"$b/apps/mx_pingpong" -d nodeA:0 -r 1 -e 2 -S 8 -E 8 -N "$it" \
+		"$b/apps/mx_pingpong" -d "${SERVER_HOST:-nodeA}:0" -r 1 -e 2 -S 8 -E 8 -N "$it" \
 		-W 1500 --csv --no-progress "$@" 2>/dev/null |
 		awk -F, '$1 == "mx_pingpong" {print $6}'
 }
