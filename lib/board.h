@@ -141,6 +141,25 @@ mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
 	mxd_count(b, MXD_C_TX_FRAMES);
 }
 
+/*
+ * A sealed frame that may leave at once (the lone message of a send
+ * call, which flushes right after anyway): handed to the PMD now when
+ * nothing waits before it on the port's queue, without the queue's round
+ * trip; else, or when the PMD does not take it, queued like any other.
+ */
+static inline void
+mxd_txq_now(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+{
+	struct mxd_link *l = b->port[port];
+
+	if (b->txq[port].head == b->txq[port].tail &&
+			l->ops->tx_burst(l, f, 1) == 1) {
+		mxd_count(b, MXD_C_TX_FRAMES);
+		return;
+	}
+	mxd_txq_push(b, port, f, 1);
+}
+
 static inline void
 mxd_loop_push(struct mxd_board *b, struct mxd_frame *f, int sealed)
 {

@@ -90,6 +90,18 @@ mxd_partner_xmit_on(struct mxd_partner *p, unsigned port, struct mxd_frame *f,
 		mxd_txq_push(p->ep->board, port, f, sealed);
 }
 
+/* A sealed frame to p by 'port' that may leave at once, with nothing
+ * queued before it (mxd_txq_now); the loopback ring has no burst. */
+static inline void
+mxd_partner_xmit_now(struct mxd_partner *p, unsigned port,
+		struct mxd_frame *f)
+{
+	if (p->local)
+		mxd_loop_push(p->ep->board, f, 1);
+	else
+		mxd_txq_now(p->ep->board, port, f);
+}
+
 /* The same on p's current port. */
 static inline void
 mxd_partner_xmit(struct mxd_partner *p, struct mxd_frame *f)
