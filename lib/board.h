@@ -56,6 +56,12 @@ struct mxd_board {
 					 * frames: flush looks at no other */
 	uint32_t loop_head, loop_tail;
 	struct mxd_frame loop[MXD_LOOP_SIZE];
+	/* The last rx burst's frames, dispatched, freed before the next
+	 * burst (mxd_board_rx_done) or at fini: their free comes after the
+	 * application has its message and has answered it, not on the way
+	 * from the frame to the application. */
+	struct mxd_frame rx_done[MXD_BURST];
+	unsigned rx_done_n;
 	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
 	struct mxd_stats stats;
 	uint32_t nic_collision;		/* peers seen with our NIC id */
@@ -233,6 +239,13 @@ mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n)
 {
 	if (n)
 		b->port[0]->ops->free(f, n);
+}
+/* Frees the last burst's frames (b->rx_done), if any. */
+static inline void
+mxd_board_rx_done(struct mxd_board *b)
+{
+	mxd_board_free(b, b->rx_done, b->rx_done_n);
+	b->rx_done_n = 0;
 }
 /* One more reference on each of n frames (kept for retransmission). */
 static inline void

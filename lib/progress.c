@@ -145,24 +145,29 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 
 /* ---- the pass ----------------------------------------------------------- */
 
+/* Each burst's frames are freed before the next burst, the last one's
+ * at the next pass (b->rx_done): not between a message's frame and the
+ * application. */
 static unsigned
 rx_board(struct mxd_board *b)
 {
-	struct mxd_frame f[MXD_BURST];
+	struct mxd_frame *f = b->rx_done;
 	unsigned work = 0, n;
 
 	for (unsigned port = 0; port < b->nports; port++) {
+		mxd_board_rx_done(b);
 		n = mxd_board_rx(b, port, f, MXD_BURST);
+		b->rx_done_n = n;
 		for (unsigned i = 0; i < n; i++)
 			mxd_rx_frame(b, port, &f[i]);
-		mxd_board_free(b, f, n);
 		work += n;
 	}
 	for (unsigned left = mxd_loop_queued(b); left > 0; left -= n) {
+		mxd_board_rx_done(b);
 		n = mxd_board_loop_rx(b, f, left < MXD_BURST ? left : MXD_BURST);
+		b->rx_done_n = n;
 		for (unsigned i = 0; i < n; i++)
 			mxd_rx_frame(b, 0, &f[i]);
-		mxd_board_free(b, f, n);
 		work += n;
 	}
 	return work;
