@@ -461,11 +461,13 @@ mxd_nic_to_mac(uint64_t nic, uint8_t mac[MXD_ETH_ALEN])
 		mac[i] = (uint8_t)nic;
 }
 
-/* Number of fragments a message of 'len' bytes takes with 'frag_max'. */
+/* Number of fragments a message of 'len' bytes takes with 'frag_max'.
+ * A message of one (every small one) costs no division (some 20 to 40
+ * cycles' wait on the way of every message sent). */
 static inline uint32_t
 mxd_frag_count(uint32_t len, uint32_t frag_max)
 {
-	return len == 0 ? 1 : (len + frag_max - 1) / frag_max;
+	return len <= frag_max ? 1 : (len + frag_max - 1) / frag_max;
 }
 
 /* Rewrites a frame's Ethernet addresses (a frame moved to another port). */
