@@ -323,9 +323,6 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	r->sync = (uint8_t)sync;
 	r->rndv = r->length > p->eager_max;	/* large: pulled */
 	r->match_recv = match;
-	r->status.match_info = match;
-	r->status.msg_length = r->length;
-	mxd_partner_addr(p, &r->status.source);
 	if (ep->req_timeout_ms)
 		mxd_timer_deadline(r, ep->req_timeout_ms);
 	/* Refused or lost, or a completed send's message was: say so. */
@@ -334,6 +331,12 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		mxd_req_complete(r, told);
 	else
 		mxd_send_post(r);
+	/* The status the application reads, once the message is on its
+	 * way: the engine does not read these (msg_taken sets the lengths
+	 * again when the message goes). */
+	r->status.match_info = match;
+	r->status.msg_length = r->length;
+	mxd_partner_addr(p, &r->status.source);
 	mxd_board_flush(ep->board);
 	/* Acks received, applied now that the message is on its way. */
 	if (ep->ack_held != NULL)

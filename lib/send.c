@@ -233,7 +233,6 @@ eager_try(struct mx_request *r, int now)
 	}
 	seq = mxd_txwin_take(&p->tx);
 	mxd_hdr_for(p, MXD_T_EAGER, &a);
-	mxd_timer_ack_paid(p);
 	if (r->sync)
 		a.flags |= MXD_F_SYNC;
 	if (r->rndv)
@@ -241,6 +240,7 @@ eager_try(struct mx_request *r, int now)
 	for (unsigned i = 0; i < n; i++)
 		eager_fill(p, r, seq, i, &a, &rec->frames[i]);
 	msg_launch(p, rec, n, seq, r, now);
+	mxd_timer_ack_paid(p);		/* the frame carried it: after it */
 	msg_taken(r, rec, seq);
 	return 1;
 }
