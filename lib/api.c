@@ -307,7 +307,7 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	ret = check_segs(segs, nseg);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret, "%s: segments", fn);
-	p = mxd_addr_partner_wait(ep, &dest);
+	p = mxd_addr_partner_now(ep, &dest);
 	if (p == NULL || p->state == MXD_PS_NEW || p->state == MXD_PS_CLOSED)
 		return mxd_error(ep, MX_BAD_ENDPOINT,
 				"%s: address not connected to this endpoint", fn);
