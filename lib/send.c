@@ -70,19 +70,19 @@ wire_len(const struct mx_request *r)
 /* Payloads up to this are copied first and checked with the headers. */
 #define SMALL_COPY	64
 
-/* Writes fragment i of request r (sequence seq) into frame f. */
+/* Writes fragment i of request r (sequence seq; header flags and ack)
+ * into frame f. */
 static void
 eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
-		unsigned i, const struct mxd_hdr_args *a, struct mxd_frame *f)
+		unsigned i, uint8_t flags, uint32_t ack, struct mxd_frame *f)
 {
-	struct mxd_board *b = p->ep->board;
 	uint32_t total = wire_len(r), off = i * p->frag_max, len = total - off;
 	uint8_t *d = f->data;
 
 	if (len > p->frag_max)
 		len = p->frag_max;
-	d += mxd_wire_put_hdr(d, p->mac, b->port[p->port]->mac, a,
-			(uint16_t)(sizeof(struct mxd_eager_hdr) + len));
+	d += mxd_partner_eager_hdr(p, d, flags,
+			(uint16_t)(sizeof(struct mxd_eager_hdr) + len), ack);
 	d += mxd_wire_put_eager(d, seq, total, r->match_recv, p->frag_max,
 			(uint8_t)i);
 	if (r->rndv) {
@@ -210,9 +210,9 @@ eager_try(struct mx_request *r, int now)
 {
 	struct mxd_partner *p = r->partner;
 	struct mx_endpoint *ep = p->ep;
-	struct mxd_hdr_args a;
 	struct mxd_txrec *rec;
-	uint32_t seq;
+	uint32_t seq, ack;
+	uint8_t flags = 0;
 	unsigned n;
 
 	/* Posted before a reconnect lowered the partner's MTU: too many
@@ -232,13 +232,13 @@ eager_try(struct mx_request *r, int now)
 		return 0;
 	}
 	seq = mxd_txwin_take(&p->tx);
-	mxd_hdr_for(p, MXD_T_EAGER, &a);
+	ack = mxd_ack_for(p, MXD_T_EAGER);
 	if (r->sync)
-		a.flags |= MXD_F_SYNC;
+		flags |= MXD_F_SYNC;
 	if (r->rndv)
-		a.flags |= MXD_F_RNDV;
+		flags |= MXD_F_RNDV;
 	for (unsigned i = 0; i < n; i++)
-		eager_fill(p, r, seq, i, &a, &rec->frames[i]);
+		eager_fill(p, r, seq, i, flags, ack, &rec->frames[i]);
 	msg_launch(p, rec, n, seq, r, now);
 	mxd_timer_ack_paid(p);		/* the frame carried it: after it */
 	msg_taken(r, rec, seq);

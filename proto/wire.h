@@ -512,6 +512,19 @@ mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
 	return MXD_HDRS_LEN;
 }
 
+/* Sets the flags, length and ack fields of a common header (a copy of a
+ * header written by mxd_wire_put_hdr with its check field zero). */
+static inline void
+mxd_wire_hdr_set(uint8_t *frame, uint8_t flags, uint16_t length,
+		uint32_t ack)
+{
+	uint8_t *h = frame + MXD_ETH_HLEN;
+
+	h[offsetof(struct mxd_hdr, flags)] = flags;
+	mxd_put16(h + offsetof(struct mxd_hdr, length), length);
+	mxd_put32(h + offsetof(struct mxd_hdr, ack), ack);
+}
+
 /* Sets the length field of a header written by mxd_wire_put_hdr (a copy of
  * another frame's header, for a frame of another length). */
 void mxd_wire_set_length(uint8_t *frame, uint16_t length);
