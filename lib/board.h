@@ -62,6 +62,7 @@ struct mxd_board {
 	 * from the frame to the application. */
 	struct mxd_frame rx_done[MXD_BURST];
 	unsigned rx_done_n;
+	unsigned rx_work;		/* frames the last pass took in */
 	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
 	struct mxd_stats stats;
 	uint32_t nic_collision;		/* peers seen with our NIC id */

@@ -6,14 +6,18 @@
  * every board of the process, which has no firmware of its own to answer
  * connects or acks while the application waits elsewhere:
  *
- *   1. rx bursts of every port, then the loopback ring (only the frames
- *      queued when it starts: handlers may queue more), each frame
- *      validated once and dispatched by type;
- *   2. the board's link watch (timers.c), then per open endpoint:
+ *   1. the board's link watch (timers.c), then per open endpoint:
  *      timers (timers.c: acks owed, retransmissions, probes, re-pulls,
  *      connect retries, deadlines), then its queued sends, PULLs to
- *      serve and PULLs to ask;
- *   3. tx bursts of every queue.
+ *      serve and PULLs to ask; tx bursts of what they queued;
+ *   2. rx bursts of every port, then the loopback ring (only the frames
+ *      queued when it starts: handlers may queue more), each frame
+ *      validated once and dispatched by type;
+ *   3. tx bursts of what the frames asked for (acks, answers).
+ *
+ * So a pass that takes a message returns to the application straight
+ * after it; its timers and queues are looked at by the next pass, before
+ * that pass's bursts (with the acks held since, send.h, applied first).
  *
  * Lower layers never call up: the board hands frames over only when asked
  * (mxd_board_rx), and the engine is called, never calls back.
@@ -185,19 +189,30 @@ ep_work(struct mx_endpoint *ep)
 		mxd_pulls_ask(ep);
 }
 
+/*
+ * The board's own work first (timers, queued sends, their flush), then
+ * its rx bursts, then the flush of what the frames received asked for
+ * (acks, answers): a pass that takes a message returns to the
+ * application straight after it, and what that pass would have done
+ * after it is done at the start of the next.  The timers see the frames
+ * of the board's previous pass as its work.
+ */
 static unsigned
 board_pass(struct mxd_board *b)
 {
-	unsigned work = rx_board(b);
+	unsigned work;
 
 	mxd_timers_board(b);
 	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
 		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
 
-		mxd_timers_pass(ep, work);
+		mxd_timers_pass(ep, b->rx_work);
 		if (!ep->progression_off)
 			ep_work(ep);
 	}
+	mxd_board_flush(b);
+	work = rx_board(b);
+	b->rx_work = work;
 	mxd_board_flush(b);
 	return work;
 }
