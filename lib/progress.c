@@ -12,12 +12,14 @@
  *      serve and PULLs to ask; tx bursts of what they queued;
  *   2. rx bursts of every port, then the loopback ring (only the frames
  *      queued when it starts: handlers may queue more), each frame
- *      validated once and dispatched by type;
- *   3. tx bursts of what the frames asked for (acks, answers).
+ *      validated once and dispatched by type; if frames came, the
+ *      endpoints' queues again (sends their acks admit, PULLs to serve);
+ *   3. tx bursts of what the frames asked for and let go.
  *
- * So a pass that takes a message returns to the application straight
- * after it; its timers and queues are looked at by the next pass, before
- * that pass's bursts (with the acks held since, send.h, applied first).
+ * So a pass that takes a message returns to the application right after
+ * it (the look at the queues: a few tests when they are empty); its
+ * timers are looked at by the next pass, before that pass's bursts (with
+ * the acks held since, send.h, applied first).
  *
  * Lower layers never call up: the board hands frames over only when asked
  * (mxd_board_rx), and the engine is called, never calls back.
@@ -189,13 +191,26 @@ ep_work(struct mx_endpoint *ep)
 		mxd_pulls_ask(ep);
 }
 
+/* After an rx burst: what its frames let go (sends the acks admit, PULLs
+ * to serve) goes in this pass, as it did before the burst. */
+static void
+rx_work(struct mxd_board *b)
+{
+	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
+		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
+
+		if (!ep->progression_off)
+			ep_work(ep);
+	}
+}
+
 /*
  * The board's own work first (timers, queued sends, their flush), then
- * its rx bursts, then the flush of what the frames received asked for
- * (acks, answers): a pass that takes a message returns to the
- * application straight after it, and what that pass would have done
- * after it is done at the start of the next.  The timers see the frames
- * of the board's previous pass as its work.
+ * its rx bursts, what their frames let go, and the flush of that and of
+ * what they asked for (acks, answers): a pass that takes a message
+ * returns to the application right after it, and the timers' look that
+ * the pass would have had after it comes at the start of the next.  The
+ * timers see the frames of the board's previous pass as its work.
  */
 static unsigned
 board_pass(struct mxd_board *b)
@@ -213,6 +228,8 @@ board_pass(struct mxd_board *b)
 	mxd_board_flush(b);
 	work = rx_board(b);
 	b->rx_work = work;
+	if (work)
+		rx_work(b);
 	mxd_board_flush(b);
 	return work;
 }
