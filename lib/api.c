@@ -307,7 +307,7 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	ret = check_segs(segs, nseg);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret, "%s: segments", fn);
-	p = mxd_addr_partner_wait(ep, &dest);
+	p = mxd_addr_partner_now(ep, &dest);
 	if (p == NULL || p->state == MXD_PS_NEW || p->state == MXD_PS_CLOSED)
 		return mxd_error(ep, MX_BAD_ENDPOINT,
 				"%s: address not connected to this endpoint", fn);
@@ -323,9 +323,6 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	r->sync = (uint8_t)sync;
 	r->rndv = r->length > p->eager_max;	/* large: pulled */
 	r->match_recv = match;
-	r->status.match_info = match;
-	r->status.msg_length = r->length;
-	mxd_partner_addr(p, &r->status.source);
 	if (ep->req_timeout_ms)
 		mxd_timer_deadline(r, ep->req_timeout_ms);
 	/* Refused or lost, or a completed send's message was: say so. */
@@ -334,6 +331,12 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		mxd_req_complete(r, told);
 	else
 		mxd_send_post(r);
+	/* The status the application reads, once the message is on its
+	 * way: the engine does not read these (msg_taken sets the lengths
+	 * again when the message goes). */
+	r->status.match_info = match;
+	r->status.msg_length = r->length;
+	mxd_partner_addr(p, &r->status.source);
 	mxd_board_flush(ep->board);
 	/* Acks received, applied now that the message is on its way. */
 	if (ep->ack_held != NULL)

@@ -50,6 +50,22 @@ int mxd_connect_wait(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep,
  * endpoint of ep's own board that ep has not talked to; NULL if none. */
 struct mxd_partner *mxd_addr_partner_wait(struct mx_endpoint *ep,
 		const mx_endpoint_addr_t *a);
+/* The same, inline for the usual case of a send: an address this
+ * endpoint made, of a partner that is connected. */
+static inline struct mxd_partner *
+mxd_addr_partner_now(struct mx_endpoint *ep, const mx_endpoint_addr_t *a)
+{
+	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
+
+	if ((uint32_t)(a->stuff[1] >> 32) == ep->session &&
+			idx - 1 < ep->npartners) {
+		struct mxd_partner *p = ep->partners[idx - 1];
+
+		if (p->state != MXD_PS_NEW && p->state != MXD_PS_CLOSED)
+			return p;
+	}
+	return mxd_addr_partner_wait(ep, a);
+}
 /* Resolves a board name, querying the wire for up to ms milliseconds. */
 int mxd_naming_resolve(const char *name, uint32_t ms, uint64_t *nic_id);
 

@@ -174,6 +174,7 @@ mxd_boards_fini(struct mxd_lib *lib)
 		struct mxd_board *b = lib->boards[i];
 
 		mxd_board_flush(b);
+		mxd_board_rx_done(b);
 		for (unsigned p = 0; p < b->nports; p++)
 			txq_drain(b, p);
 		for (; b->loop_head != b->loop_tail; b->loop_head++)

@@ -56,6 +56,13 @@ struct mxd_board {
 					 * frames: flush looks at no other */
 	uint32_t loop_head, loop_tail;
 	struct mxd_frame loop[MXD_LOOP_SIZE];
+	/* The last rx burst's frames, dispatched, freed before the next
+	 * burst (mxd_board_rx_done) or at fini: their free comes after the
+	 * application has its message and has answered it, not on the way
+	 * from the frame to the application. */
+	struct mxd_frame rx_done[MXD_BURST];
+	unsigned rx_done_n;
+	unsigned rx_work;		/* frames the last pass took in */
 	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
 	struct mxd_stats stats;
 	uint32_t nic_collision;		/* peers seen with our NIC id */
@@ -141,6 +148,25 @@ mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
 	mxd_count(b, MXD_C_TX_FRAMES);
 }
 
+/*
+ * A sealed frame that may leave at once (the lone message of a send
+ * call, which flushes right after anyway): handed to the PMD now when
+ * nothing waits before it on the port's queue, without the queue's round
+ * trip; else, or when the PMD does not take it, queued like any other.
+ */
+static inline void
+mxd_txq_now(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+{
+	struct mxd_link *l = b->port[port];
+
+	if (b->txq[port].head == b->txq[port].tail &&
+			l->ops->tx_burst(l, f, 1) == 1) {
+		mxd_count(b, MXD_C_TX_FRAMES);
+		return;
+	}
+	mxd_txq_push(b, port, f, 1);
+}
+
 static inline void
 mxd_loop_push(struct mxd_board *b, struct mxd_frame *f, int sealed)
 {
@@ -214,6 +240,13 @@ mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n)
 {
 	if (n)
 		b->port[0]->ops->free(f, n);
+}
+/* Frees the last burst's frames (b->rx_done), if any. */
+static inline void
+mxd_board_rx_done(struct mxd_board *b)
+{
+	mxd_board_free(b, b->rx_done, b->rx_done_n);
+	b->rx_done_n = 0;
 }
 /* One more reference on each of n frames (kept for retransmission). */
 static inline void

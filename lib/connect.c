@@ -276,6 +276,7 @@ partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 		memcpy(p->mac, p->ep->board->port[0]->mac, MXD_ETH_ALEN);
 	}
 	p->fail = MX_STATUS_SUCCESS;
+	mxd_partner_hdr_stale(p);
 	mxd_partner_set_state(p, MXD_PS_UP);
 	return 0;
 }
@@ -306,8 +307,10 @@ mxd_rx_conn_req(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		conn_reply(b, port, pkt, ep, NULL, MXD_CONN_NO_RES);
 		return;
 	}
-	if (partner_learn(p, port, pkt) == 0)
+	if (partner_learn(p, port, pkt) == 0) {
 		p->remote_filter = pkt->u.conn.src_filter;
+		mxd_partner_hdr_stale(p);
+	}
 	conn_reply(b, port, pkt, ep, p, MXD_CONN_OK);	/* with our epoch */
 }
 
@@ -337,6 +340,7 @@ mxd_rx_conn_rep(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		if (partner_learn(p, port, pkt) < 0)
 			return;		/* from before our start-over: ask on */
 		p->remote_filter = p->hs.filter;
+		mxd_partner_hdr_stale(p);
 	}
 	p->hs.status = pkt->u.conn.status;
 	connects_answered(p);

@@ -165,6 +165,7 @@ mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session)
 	mxd_txwin_init(&p->tx, 1);
 	mxd_rxwin_init(&p->rx, 1);
 	p->remote_session = remote_session;
+	mxd_partner_hdr_stale(p);
 	p->ack_sent = 0;
 	/* The old session's PULLs will not be answered: no port is silent. */
 	memset(p->silent, 0, sizeof(p->silent));

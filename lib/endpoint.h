@@ -143,6 +143,13 @@ struct mxd_partner {
 	uint8_t sack_pending;
 	int port;			/* board port to use, -1 unknown */
 	uint8_t mac[MXD_ETH_ALEN];
+	/* The Ethernet and common headers of an EAGER frame to p but for
+	 * flags, length, ack and check (xmit.h, mxd_partner_hdr_build), so
+	 * that a message's frame starts as a copy; rebuilt at the next send
+	 * after whatever changes what they hold (port, MACs, the peer's
+	 * session, index and filter) calls mxd_partner_hdr_stale. */
+	uint8_t hdr[48] __attribute__((aligned(16)));
+	uint8_t hdr_ok;
 	/* Frame sizes towards it: the smaller of its MTU (said at connect)
 	 * and our board's (mxd_partner_set_mtu). */
 	uint16_t mtu;			/* in use both ways */
@@ -364,6 +371,14 @@ int mxd_partner_fresh(const struct mxd_partner *p);
  * said, our board's holds): the smaller of its and ours, at least
  * MXD_MTU_MIN.  Returns 1 if it said an MTU other than our board's. */
 int mxd_partner_set_mtu(struct mxd_partner *p, uint32_t remote_mtu);
+
+/* What p's frame headers hold changed (port, MACs, the peer's session,
+ * index or filter): its header template is rebuilt before the next use. */
+static inline void
+mxd_partner_hdr_stale(struct mxd_partner *p)
+{
+	p->hdr_ok = 0;
+}
 
 /* Messages may go to p (a session is known and nothing failed). */
 static inline int

@@ -6,14 +6,20 @@
  * every board of the process, which has no firmware of its own to answer
  * connects or acks while the application waits elsewhere:
  *
- *   1. rx bursts of every port, then the loopback ring (only the frames
- *      queued when it starts: handlers may queue more), each frame
- *      validated once and dispatched by type;
- *   2. the board's link watch (timers.c), then per open endpoint:
+ *   1. the board's link watch (timers.c), then per open endpoint:
  *      timers (timers.c: acks owed, retransmissions, probes, re-pulls,
  *      connect retries, deadlines), then its queued sends, PULLs to
- *      serve and PULLs to ask;
- *   3. tx bursts of every queue.
+ *      serve and PULLs to ask; tx bursts of what they queued;
+ *   2. rx bursts of every port, then the loopback ring (only the frames
+ *      queued when it starts: handlers may queue more), each frame
+ *      validated once and dispatched by type; if frames came, the
+ *      endpoints' queues again (sends their acks admit, PULLs to serve);
+ *   3. tx bursts of what the frames asked for and let go.
+ *
+ * So a pass that takes a message returns to the application right after
+ * it (the look at the queues: a few tests when they are empty); its
+ * timers are looked at by the next pass, before that pass's bursts (with
+ * the acks held since, send.h, applied first).
  *
  * Lower layers never call up: the board hands frames over only when asked
  * (mxd_board_rx), and the engine is called, never calls back.
@@ -145,24 +151,29 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 
 /* ---- the pass ----------------------------------------------------------- */
 
+/* Each burst's frames are freed before the next burst, the last one's
+ * at the next pass (b->rx_done): not between a message's frame and the
+ * application. */
 static unsigned
 rx_board(struct mxd_board *b)
 {
-	struct mxd_frame f[MXD_BURST];
+	struct mxd_frame *f = b->rx_done;
 	unsigned work = 0, n;
 
 	for (unsigned port = 0; port < b->nports; port++) {
+		mxd_board_rx_done(b);
 		n = mxd_board_rx(b, port, f, MXD_BURST);
+		b->rx_done_n = n;
 		for (unsigned i = 0; i < n; i++)
 			mxd_rx_frame(b, port, &f[i]);
-		mxd_board_free(b, f, n);
 		work += n;
 	}
 	for (unsigned left = mxd_loop_queued(b); left > 0; left -= n) {
+		mxd_board_rx_done(b);
 		n = mxd_board_loop_rx(b, f, left < MXD_BURST ? left : MXD_BURST);
+		b->rx_done_n = n;
 		for (unsigned i = 0; i < n; i++)
 			mxd_rx_frame(b, 0, &f[i]);
-		mxd_board_free(b, f, n);
 		work += n;
 	}
 	return work;
@@ -180,19 +191,45 @@ ep_work(struct mx_endpoint *ep)
 		mxd_pulls_ask(ep);
 }
 
+/* After an rx burst: what its frames let go (sends the acks admit, PULLs
+ * to serve) goes in this pass, as it did before the burst. */
+static void
+rx_work(struct mxd_board *b)
+{
+	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
+		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
+
+		if (!ep->progression_off)
+			ep_work(ep);
+	}
+}
+
+/*
+ * The board's own work first (timers, queued sends, their flush), then
+ * its rx bursts, what their frames let go, and the flush of that and of
+ * what they asked for (acks, answers): a pass that takes a message
+ * returns to the application right after it, and the timers' look that
+ * the pass would have had after it comes at the start of the next.  The
+ * timers see the frames of the board's previous pass as its work.
+ */
 static unsigned
 board_pass(struct mxd_board *b)
 {
-	unsigned work = rx_board(b);
+	unsigned work;
 
 	mxd_timers_board(b);
 	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
 		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
 
-		mxd_timers_pass(ep, work);
+		mxd_timers_pass(ep, b->rx_work);
 		if (!ep->progression_off)
 			ep_work(ep);
 	}
+	mxd_board_flush(b);
+	work = rx_board(b);
+	b->rx_work = work;
+	if (work)
+		rx_work(b);
 	mxd_board_flush(b);
 	return work;
 }

@@ -114,6 +114,7 @@ move_to(struct mxd_partner *p, unsigned q, const uint8_t *mac, uint64_t now)
 	mxd_port_suspect(p, (unsigned)p->port, now);
 	p->port = (int)q;
 	memcpy(p->mac, mac, MXD_ETH_ALEN);
+	mxd_partner_hdr_stale(p);
 	for (unsigned i = 0; i < MXD_WIN; i++) {
 		struct mxd_txrec *rec = p->inflight[i];
 
@@ -164,6 +165,7 @@ mxd_partner_follow(struct mxd_partner *p, unsigned port,
 {
 	p->port = (int)port;
 	memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);
+	mxd_partner_hdr_stale(p);
 }
 
 /* Sends rec's frames again; 0 when the tx queue has no room for them. */

@@ -70,19 +70,19 @@ wire_len(const struct mx_request *r)
 /* Payloads up to this are copied first and checked with the headers. */
 #define SMALL_COPY	64
 
-/* Writes fragment i of request r (sequence seq) into frame f. */
+/* Writes fragment i of request r (sequence seq; header flags and ack)
+ * into frame f. */
 static void
 eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
-		unsigned i, const struct mxd_hdr_args *a, struct mxd_frame *f)
+		unsigned i, uint8_t flags, uint32_t ack, struct mxd_frame *f)
 {
-	struct mxd_board *b = p->ep->board;
 	uint32_t total = wire_len(r), off = i * p->frag_max, len = total - off;
 	uint8_t *d = f->data;
 
 	if (len > p->frag_max)
 		len = p->frag_max;
-	d += mxd_wire_put_hdr(d, p->mac, b->port[p->port]->mac, a,
-			(uint16_t)(sizeof(struct mxd_eager_hdr) + len));
+	d += mxd_partner_eager_hdr(p, d, flags,
+			(uint16_t)(sizeof(struct mxd_eager_hdr) + len), ack);
 	d += mxd_wire_put_eager(d, seq, total, r->match_recv, p->frag_max,
 			(uint8_t)i);
 	if (r->rndv) {
@@ -128,17 +128,24 @@ msg_keep(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 
 /*
  * A message's frames are built and sealed: send them, keep them until
- * acknowledged, and start the partner's retransmission timer.
+ * acknowledged, and start the partner's retransmission timer.  'now':
+ * a send call's message (mxd_send_post), which the call flushes at once
+ * anyway: a lone frame goes to the PMD here (mxd_partner_xmit_now), so
+ * that the bookkeeping after it overlaps with its way to the peer.
  */
 static void
 msg_launch(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
-		uint32_t seq, struct mx_request *r)
+		uint32_t seq, struct mx_request *r, int now)
 {
 	struct mxd_board *b = p->ep->board;
 
 	mxd_board_ref(b, rec->frames, n);
-	for (unsigned i = 0; i < n; i++)
-		mxd_partner_xmit_on(p, (unsigned)p->port, &rec->frames[i], 1);
+	if (now && n == 1)
+		mxd_partner_xmit_now(p, (unsigned)p->port, &rec->frames[0]);
+	else
+		for (unsigned i = 0; i < n; i++)
+			mxd_partner_xmit_on(p, (unsigned)p->port,
+					&rec->frames[i], 1);
 	msg_keep(p, rec, n, seq, r);
 	mxd_timer_watch(p);
 }
@@ -192,19 +199,20 @@ notice_try(struct mxd_partner *p, uint64_t note)
 	f->len = (uint32_t)(d - f->data);
 	mxd_frame_pad(f);
 	mxd_wire_seal(f->data);
-	msg_launch(p, rec, 1, seq, NULL);
+	msg_launch(p, rec, 1, seq, NULL, 0);
 	return 1;
 }
 
-/* Sends r now if window and tx room allow; returns 1 if sent. */
+/* Sends r now if window and tx room allow; returns 1 if sent.  'now':
+ * from the send call (msg_launch). */
 static int
-eager_try(struct mx_request *r)
+eager_try(struct mx_request *r, int now)
 {
 	struct mxd_partner *p = r->partner;
 	struct mx_endpoint *ep = p->ep;
-	struct mxd_hdr_args a;
 	struct mxd_txrec *rec;
-	uint32_t seq;
+	uint32_t seq, ack;
+	uint8_t flags = 0;
 	unsigned n;
 
 	/* Posted before a reconnect lowered the partner's MTU: too many
@@ -224,15 +232,15 @@ eager_try(struct mx_request *r)
 		return 0;
 	}
 	seq = mxd_txwin_take(&p->tx);
-	mxd_hdr_for(p, MXD_T_EAGER, &a);
-	mxd_timer_ack_paid(p);
+	ack = mxd_ack_for(p, MXD_T_EAGER);
 	if (r->sync)
-		a.flags |= MXD_F_SYNC;
+		flags |= MXD_F_SYNC;
 	if (r->rndv)
-		a.flags |= MXD_F_RNDV;
+		flags |= MXD_F_RNDV;
 	for (unsigned i = 0; i < n; i++)
-		eager_fill(p, r, seq, i, &a, &rec->frames[i]);
-	msg_launch(p, rec, n, seq, r);
+		eager_fill(p, r, seq, i, flags, ack, &rec->frames[i]);
+	msg_launch(p, rec, n, seq, r, now);
+	mxd_timer_ack_paid(p);		/* the frame carried it: after it */
 	msg_taken(r, rec, seq);
 	return 1;
 }
@@ -506,12 +514,12 @@ mxd_send_post(struct mx_request *r)
 {
 	struct mxd_partner *p = r->partner;
 
-	if (goes_now(p, r) && eager_try(r))
+	if (goes_now(p, r) && eager_try(r, 1))
 		return;
 	/* Held back by the window, perhaps for want of a held ack. */
 	if (p->ep->ack_held == p) {
 		mxd_send_acks_apply(p->ep);
-		if (goes_now(p, r) && eager_try(r))
+		if (goes_now(p, r) && eager_try(r, 1))
 			return;
 	}
 	mxd_req_set_state(r, MXD_RS_QUEUED);
@@ -529,7 +537,7 @@ mxd_send_pump(struct mxd_partner *p)
 		uint32_t bytes;
 		unsigned n = p->pack ? pack_plan(p, &bytes) : 0;
 
-		if (n >= 2 ? !pack_send(p, n, bytes) : !eager_try(r))
+		if (n >= 2 ? !pack_send(p, n, bytes) : !eager_try(r, 0))
 			return;
 	}
 	mxd_list_del(&p->sending);

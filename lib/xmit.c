@@ -81,6 +81,19 @@ mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,
 	mxd_frame_pad(f);
 }
 
+void
+mxd_partner_hdr_build(struct mxd_partner *p)
+{
+	struct mxd_hdr_args a;
+
+	_Static_assert(sizeof(p->hdr) >= MXD_HDRS_LEN, "header template");
+	mxd_hdr_fields(p, MXD_T_EAGER, &a);
+	memset(p->hdr, 0, sizeof(p->hdr));
+	mxd_wire_put_hdr(p->hdr, p->mac, p->ep->board->port[p->port]->mac,
+			&a, 0);
+	p->hdr_ok = 1;
+}
+
 int
 mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
 		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,

@@ -11,6 +11,7 @@
 #define MXD_XMIT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "endpoint.h"
 #include "wire.h"
@@ -32,13 +33,12 @@ mxd_partner_room(const struct mxd_partner *p)
 	return mxd_port_room(p, (unsigned)p->port);
 }
 
-/* Fills the common header arguments for a frame to partner p, with the
- * cumulative ack of everything received from it.  Inline: with the header
- * written inline too (wire.h), the arguments go straight to the frame. */
+/* The common header arguments for a frame to partner p, but the ack. */
 static inline void
-mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
+mxd_hdr_fields(const struct mxd_partner *p, uint8_t type,
+		struct mxd_hdr_args *a)
 {
-	struct mx_endpoint *ep = p->ep;
+	const struct mx_endpoint *ep = p->ep;
 
 	a->type = type;
 	a->flags = MXD_F_ACK_VALID;
@@ -49,11 +49,53 @@ mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
 	a->filter = p->remote_filter;
 	a->src_session = ep->session;
 	a->dst_session = p->remote_session;
-	a->ack = mxd_rxwin_cum_ack(&p->rx);
-	if (a->ack != p->ack_sent && type != MXD_T_ACK)
-		mxd_count(ep->board, MXD_C_ACKS_PIGGY);
-	/* An ack owed is paid: the ack timer finds nothing left to send. */
-	p->ack_sent = a->ack;
+	a->ack = 0;
+}
+
+/* The cumulative ack of everything received from p, for a frame of
+ * 'type' to it: an ack owed is paid (the ack timer finds nothing left to
+ * send). */
+static inline uint32_t
+mxd_ack_for(struct mxd_partner *p, uint8_t type)
+{
+	uint32_t ack = mxd_rxwin_cum_ack(&p->rx);
+
+	if (ack != p->ack_sent && type != MXD_T_ACK)
+		mxd_count(p->ep->board, MXD_C_ACKS_PIGGY);
+	p->ack_sent = ack;
+	return ack;
+}
+
+/* Fills the common header arguments for a frame to partner p, with the
+ * cumulative ack of everything received from it.  Inline: with the header
+ * written inline too (wire.h), the arguments go straight to the frame. */
+static inline void
+mxd_hdr_for(struct mxd_partner *p, uint8_t type, struct mxd_hdr_args *a)
+{
+	mxd_hdr_fields(p, type, a);
+	a->ack = mxd_ack_for(p, type);
+}
+
+/* p->hdr from what p holds now (p->hdr_ok set). */
+void mxd_partner_hdr_build(struct mxd_partner *p);
+
+/*
+ * The Ethernet and common headers of an EAGER frame to p at 'frame',
+ * from p's template: what mxd_hdr_for and mxd_wire_put_hdr would write,
+ * with flags MXD_F_ACK_VALID | 'flags', 'body' bytes after the common
+ * header and the cumulative ack 'ack' (mxd_ack_for).  Writes the whole
+ * template (sizeof(p->hdr) bytes, past the common header: the caller
+ * writes the eager header there next).  Returns MXD_HDRS_LEN.
+ */
+static inline size_t
+mxd_partner_eager_hdr(struct mxd_partner *p, uint8_t *frame, uint8_t flags,
+		uint16_t body, uint32_t ack)
+{
+	if (!p->hdr_ok)
+		mxd_partner_hdr_build(p);
+	memcpy(frame, p->hdr, sizeof(p->hdr));
+	mxd_wire_hdr_set(frame, MXD_F_ACK_VALID | flags, body, ack);
+	return MXD_HDRS_LEN;
 }
 /* Writes the headers of a frame to p (by 'port', to MAC 'dst') into an
  * allocated buffer; 'body' bytes follow the common header. */
@@ -88,6 +130,18 @@ mxd_partner_xmit_on(struct mxd_partner *p, unsigned port, struct mxd_frame *f,
 		mxd_loop_push(p->ep->board, f, sealed);
 	else
 		mxd_txq_push(p->ep->board, port, f, sealed);
+}
+
+/* A sealed frame to p by 'port' that may leave at once, with nothing
+ * queued before it (mxd_txq_now); the loopback ring has no burst. */
+static inline void
+mxd_partner_xmit_now(struct mxd_partner *p, unsigned port,
+		struct mxd_frame *f)
+{
+	if (p->local)
+		mxd_loop_push(p->ep->board, f, 1);
+	else
+		mxd_txq_now(p->ep->board, port, f);
 }
 
 /* The same on p's current port. */

@@ -257,11 +257,92 @@ hw_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 	return (uint32_t)c;
 }
 
+/*
+ * Short frames (every small message's, its acks'): the words in one
+ * straight chain entered by the count of words (no loop to count and
+ * test), and the last bytes (under 8) in one more crc32 of a word read
+ * backwards from the end: k bytes B from register c give the register
+ * (c >> 8k) ^ crc32(0, (B ^ c) as the last k bytes of a word), since
+ * leading zero bytes leave a zero register as it is.  For frames of at
+ * least 8 bytes and at most SHORT_MAX.
+ */
+#define SHORT_MAX	128
+
+#define W(n)	case n: c = __builtin_ia32_crc32di(c, load64(e - 8 * (n))); \
+		__attribute__((fallthrough))
+/* The n words that end at e, in order (n <= SHORT_MAX / 8). */
+__attribute__((target("sse4.2"), always_inline))
+static inline uint64_t
+short_words(uint64_t c, const uint8_t *e, size_t n)
+{
+	switch (n) {
+	W(16); W(15); W(14); W(13); W(12); W(11); W(10); W(9);
+	W(8); W(7); W(6); W(5); W(4); W(3); W(2); W(1);
+	default:
+		break;
+	}
+	return c;
+}
+#undef W
+
+/* The last len % 8 bytes before e (e - 8 is still in the frame). */
+__attribute__((target("sse4.2"), always_inline))
+static inline uint64_t
+short_tail(uint64_t c, const uint8_t *e, size_t len)
+{
+	unsigned k = (unsigned)(len & 7), s = 64 - 8 * k;
+
+	if (k == 0)
+		return c;
+	return __builtin_ia32_crc32di(0, ((load64(e - 8) >> s) ^ c) << s) ^
+		(c >> (8 * k));
+}
+
+__attribute__((target("sse4.2"), always_inline))
+static inline uint32_t
+short_run(uint32_t crc, const uint8_t *p, size_t len)
+{
+	uint64_t c = short_words(crc, p + (len & ~(size_t)7), len / 8);
+
+	return (uint32_t)short_tail(c, p + len, len);
+}
+
+/* The same with the 4 bytes at 'hole' read as zero; the word holding
+ * them must be whole in the frame (short_hole_ok). */
+static inline int
+short_hole_ok(size_t len, size_t hole)
+{
+	return len <= SHORT_MAX && (hole & 7) <= 4 &&
+		(hole & ~(size_t)7) + 8 <= len;
+}
+
+__attribute__((target("sse4.2"), always_inline))
+static inline uint32_t
+short_hole(uint32_t crc, const uint8_t *p, size_t len, size_t hole)
+{
+	size_t w = hole & ~(size_t)7, after = len - w - 8;
+	uint64_t c = short_words(crc, p + w, w / 8);
+
+	c = __builtin_ia32_crc32di(c, load64(p + w) &
+			~(0xffffffffull << ((hole & 7) * 8)));
+	c = short_words(c, p + w + 8 + (after & ~(size_t)7), after / 8);
+	return (uint32_t)short_tail(c, p + len, after);
+}
+
+__attribute__((target("sse4.2,pclmul"), noinline))
+static uint32_t
+hw_update_long(uint32_t c, const uint8_t *p, size_t len)
+{
+	return hw_run(c, NULL, p, len);
+}
+
 __attribute__((target("sse4.2,pclmul")))
 static uint32_t
 hw_update(uint32_t c, const uint8_t *p, size_t len)
 {
-	return hw_run(c, NULL, p, len);
+	if (len >= 8 && len <= SHORT_MAX)
+		return short_run(c, p, len);
+	return hw_update_long(c, p, len);
 }
 
 /*
@@ -380,11 +461,20 @@ vp_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 	return hw_run((uint32_t)c, dst, p, len);
 }
 
+__attribute__((target(VP_TARGET), noinline))
+static uint32_t
+vp_update_long(uint32_t c, const uint8_t *p, size_t len)
+{
+	return vp_run(c, NULL, p, len);
+}
+
 __attribute__((target(VP_TARGET)))
 static uint32_t
 vp_update(uint32_t c, const uint8_t *p, size_t len)
 {
-	return vp_run(c, NULL, p, len);
+	if (len >= 8 && len <= SHORT_MAX)
+		return short_run(c, p, len);
+	return vp_update_long(c, p, len);
 }
 
 __attribute__((target(VP_TARGET)))
@@ -417,18 +507,36 @@ hole_run(uint32_t c, const uint8_t *p, size_t len, size_t hole, int vp)
 	return vp && len >= 64 ? vp_update(c, p, len) : hw_run(c, NULL, p, len);
 }
 
+__attribute__((target("sse4.2,pclmul"), noinline))
+static uint32_t
+hw_hole_long(uint32_t c, const uint8_t *p, size_t len, size_t hole)
+{
+	return hole_run(c, p, len, hole, 0);
+}
+
 __attribute__((target("sse4.2,pclmul")))
 static uint32_t
 hw_hole(uint32_t c, const uint8_t *p, size_t len, size_t hole)
 {
-	return hole_run(c, p, len, hole, 0);
+	if (short_hole_ok(len, hole))
+		return short_hole(c, p, len, hole);
+	return hw_hole_long(c, p, len, hole);
+}
+
+__attribute__((target(VP_TARGET), noinline))
+static uint32_t
+vp_hole_long(uint32_t c, const uint8_t *p, size_t len, size_t hole)
+{
+	return hole_run(c, p, len, hole, 1);
 }
 
 __attribute__((target(VP_TARGET)))
 static uint32_t
 vp_hole(uint32_t c, const uint8_t *p, size_t len, size_t hole)
 {
-	return hole_run(c, p, len, hole, 1);
+	if (short_hole_ok(len, hole))
+		return short_hole(c, p, len, hole);
+	return vp_hole_long(c, p, len, hole);
 }
 
 /*

@@ -461,11 +461,13 @@ mxd_nic_to_mac(uint64_t nic, uint8_t mac[MXD_ETH_ALEN])
 		mac[i] = (uint8_t)nic;
 }
 
-/* Number of fragments a message of 'len' bytes takes with 'frag_max'. */
+/* Number of fragments a message of 'len' bytes takes with 'frag_max'.
+ * A message of one (every small one) costs no division (some 20 to 40
+ * cycles' wait on the way of every message sent). */
 static inline uint32_t
 mxd_frag_count(uint32_t len, uint32_t frag_max)
 {
-	return len == 0 ? 1 : (len + frag_max - 1) / frag_max;
+	return len <= frag_max ? 1 : (len + frag_max - 1) / frag_max;
 }
 
 /* Rewrites a frame's Ethernet addresses (a frame moved to another port). */
@@ -508,6 +510,19 @@ mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
 	mxd_put32(h + offsetof(struct mxd_hdr, ack), a->ack);
 	mxd_put32(h + offsetof(struct mxd_hdr, csum), 0);
 	return MXD_HDRS_LEN;
+}
+
+/* Sets the flags, length and ack fields of a common header (a copy of a
+ * header written by mxd_wire_put_hdr with its check field zero). */
+static inline void
+mxd_wire_hdr_set(uint8_t *frame, uint8_t flags, uint16_t length,
+		uint32_t ack)
+{
+	uint8_t *h = frame + MXD_ETH_HLEN;
+
+	h[offsetof(struct mxd_hdr, flags)] = flags;
+	mxd_put16(h + offsetof(struct mxd_hdr, length), length);
+	mxd_put32(h + offsetof(struct mxd_hdr, ack), ack);
 }
 
 /* Sets the length field of a header written by mxd_wire_put_hdr (a copy of

@@ -483,6 +483,40 @@ csum_with_hole(void **state)
 			mxd_crc_use(MXD_CRC_PORTABLE) == 0, 1);
 }
 
+/* Short frames (the straight chain of words, the backwards tail word):
+ * every length up to past the short path's limit, every hole, from a
+ * register that is not the initial one (three bytes before the frame),
+ * every implementation, against the table version. */
+static void
+csum_short_every_hole(void **state)
+{
+	uint8_t b[3 + 160], z[3 + 160];
+
+	(void)state;
+	srand(6);
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)rand();
+	for (int impl = MXD_CRC_AVX512; impl >= MXD_CRC_PORTABLE; impl--) {
+		if (mxd_crc_use((enum mxd_crc_impl)impl) != 0)
+			continue;	/* not on this CPU */
+		for (size_t len = 0; len <= 160; len++) {
+			uint32_t c0 = mxd_crc_update(MXD_CRC_INIT, b, 3);
+
+			assert_int_equal(~mxd_crc_update(c0, b + 3, len),
+					mxd_csum_sw(b, 3 + len));
+			for (size_t hole = 0; hole + 4 <= len; hole++) {
+				memcpy(z, b, 3 + len);
+				memset(z + 3 + hole, 0, 4);
+				assert_int_equal(~mxd_crc_update_hole(c0,
+							b + 3, len, hole),
+						mxd_csum_sw(z, 3 + len));
+			}
+		}
+	}
+	if (mxd_crc_use(MXD_CRC_AVX512) != 0 && mxd_crc_use(MXD_CRC_SSE42) != 0)
+		mxd_crc_use(MXD_CRC_PORTABLE);
+}
+
 /* The check in pieces, and copied on the way, is the same CRC. */
 static void
 csum_in_pieces_and_copied(void **state)
@@ -693,6 +727,7 @@ main(void)
 		cmocka_unit_test(corrupted_frames_refused),
 		cmocka_unit_test(csum_implementations_agree),
 		cmocka_unit_test(csum_with_hole),
+		cmocka_unit_test(csum_short_every_hole),
 		cmocka_unit_test(csum_in_pieces_and_copied),
 		cmocka_unit_test(csum_every_length),
 		cmocka_unit_test(lazy_pull_reply),
