@@ -6,12 +6,15 @@
 #
 #   A=old/build B=new/build [N=9] scripts/bench-ab.sh bw  [mx_bw options]
 #   A=old/build B=new/build [N=9] scripts/bench-ab.sh lat [mx_pingpong options]
+#   A=old/build B=new/build [N=9] scripts/bench-ab.sh rate [mx_bw options]
 #
 # bw: per round raw full-size frames (dpdk_pingpong stream, 1 s), then A
 #     and B streaming LEN-byte messages (1048576), CNT of them (1500),
 #     window 16, with the options given (e.g. -D: a buffer per message).
 # lat: per round dpdk_pingpong's 60-byte ping-pong, then A's and B's
 #     mx_pingpong, 8 bytes, IT iterations (5000); per-iteration medians.
+# rate: per round 60-byte frames streamed (frames/s received, 1 s), then
+#     A's and B's mx_bw -R: 8-byte messages, window 64, MSGS (1000000).
 # Prints each round's figures, A and B against raw and B against A, and
 # at the end the medians of those ratios.  Build the two trees first
 # (e.g. git worktree add /tmp/old <commit>; meson setup + ninja there).
@@ -47,6 +50,18 @@ raw_lat() {
 		"$A/tests/dpdk_pingpong" ping -S 8 -E 8 -N "$it" -W 1500 \
 		2>/dev/null | awk -F, '$1 == "pingpong" {print $6}'
 }
+raw_rate() {
+	memif_pair "sink ready" "$A/tests/dpdk_pingpong" sink -- \
+		"$A/tests/dpdk_pingpong" stream -s 60 -b 32 -t 1 2>/dev/null |
+		awk -F, '/^rate/{print $6}'
+}
+mx_rate() {
+	local b=$1; shift
+	memif_pair "receiver on board" "$b/apps/mx_bw" -e 1 -- "$b/apps/mx_bw" \
+		-d "${SERVER_HOST:-nodeA}:0" -r 1 -e 2 -R -S 8 -Q 64 \
+		-N "${MSGS:-1000000}" --csv --no-progress "$@" 2>/dev/null |
+		awk -F, '$1 == "mx_bw" && $3 == 8 {print $9}'
+}
 mx_lat() {
 	local b=$1; shift
 	memif_pair "receiver on board" "$b/apps/mx_pingpong" -e 1 -- \
@@ -58,7 +73,8 @@ mx_lat() {
 case $mode in
 bw) unit="MB/s" ;;
 lat) unit="us" ;;
-*) echo "usage: A=dir B=dir scripts/bench-ab.sh bw|lat [options]" >&2
+rate) unit="per s" ;;
+*) echo "usage: A=dir B=dir scripts/bench-ab.sh bw|lat|rate [options]" >&2
    exit 2 ;;
 esac
 out=$(mktemp /tmp/mxd-ab.XXXXXX)
@@ -67,6 +83,8 @@ echo "# round raw A B ($unit)  A/raw B/raw B/A   ($mode; options: ${*:-none})"
 for i in $(seq 1 "${N:-9}"); do
 	if [ "$mode" = bw ]; then
 		r=$(raw_bw); a=$(mx_bw "$A" "$@"); b=$(mx_bw "$B" "$@")
+	elif [ "$mode" = rate ]; then
+		r=$(raw_rate); a=$(mx_rate "$A" "$@"); b=$(mx_rate "$B" "$@")
 	else
 		r=$(raw_lat); a=$(mx_lat "$A" "$@"); b=$(mx_lat "$B" "$@")
 	fi
