@@ -63,7 +63,16 @@ deps() {
 # ---- mx-dpdk -------------------------------------------------------------------
 
 build_mx() {
-	local b=$cache/mx-build
+	local b=$cache/mx-build src=
+	# A cache shared between checkouts (MXD_MPICH_CACHE) must build this
+	# one's library, not the one it was first configured from.
+	if [ -f "$b/meson-info/meson-info.json" ]; then
+		src=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["directories"]["source"])' "$b/meson-info/meson-info.json")
+	fi
+	if [ -n "$src" ] && [ "$(cd "$src" 2>/dev/null && pwd -P)" != "$(cd "$top" && pwd -P)" ]; then
+		log "mx-dpdk build in the cache was from $src: set up again from $top"
+		rm -rf "$b"
+	fi
 	if [ ! -f "$b/build.ninja" ]; then
 		meson setup "$b" "$top" -Dtests=false --prefix="$cache/mx" \
 			>/dev/null
