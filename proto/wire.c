@@ -478,8 +478,6 @@ static __attribute__((noinline)) enum mxd_drop
 parse_body(const uint8_t *h, uint32_t body, struct mxd_pkt *pkt)
 {
 	switch (pkt->h.type) {
-	case MXD_T_EAGER:
-		return parse_eager(h, body, pkt);
 	case MXD_T_ACK:
 		if (body == 0 && !(pkt->h.flags & MXD_F_SACK))
 			return MXD_DROP_NONE;
