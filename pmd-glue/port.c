@@ -103,23 +103,31 @@ port_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 
 	if (n > BURST_MAX)
 		n = BURST_MAX;
-	for (uint16_t i = 0; i < n; i++)
-		kept += rte_mbuf_refcnt_read(f[i].h) > 1;
-	if (kept != 0 && rte_pktmbuf_alloc_bulk(pp->mp, c, kept) != 0)
-		kept = 0;
 	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *o = f[i].h;
-		uint16_t refs = rte_mbuf_refcnt_read(o);
+		m[i] = f[i].h;
+		m[i]->data_len = (uint16_t)f[i].len;
+		m[i]->pkt_len = f[i].len;
+		kept += rte_mbuf_refcnt_read(m[i]) > 1;
+	}
+	/* A frame queued twice counts twice, but its second turn may find
+	 * one reference left (the first copy took the other): copies not
+	 * used go back. */
+	if (kept != 0 && rte_pktmbuf_alloc_bulk(pp->mp, c, kept) == 0) {
+		for (uint16_t i = 0; i < n && used < kept; i++) {
+			struct rte_mbuf *o = m[i];
+			uint16_t refs = rte_mbuf_refcnt_read(o);
 
-		m[i] = o;
-		if (kept != 0 && refs > 1) {
+			if (refs == 1)
+				continue;
 			m[i] = c[used++];
 			memcpy(rte_pktmbuf_mtod(m[i], void *), f[i].data,
 					f[i].len);
+			m[i]->data_len = o->data_len;
+			m[i]->pkt_len = o->pkt_len;
 			rte_mbuf_refcnt_set(o, (uint16_t)(refs - 1));
 		}
-		m[i]->data_len = (uint16_t)f[i].len;
-		m[i]->pkt_len = f[i].len;
+		if (used < kept)
+			rte_pktmbuf_free_bulk(c + used, kept - used);
 	}
 	sent = rte_eth_tx_burst(l->port_id, 0, m, n);
 	/* The frames the PMD did not take stay queued: their copies go back
