@@ -34,33 +34,34 @@ for b in "$A" "$B"; do
 done
 len=${LEN:-1048576} cnt=${CNT:-1500} it=${IT:-5000}
 
-raw_bw() {
+# Frames of $1 bytes streamed one way for 1 s: frames/s received.
+raw_stream() {
 	memif_pair "sink ready" "$A/tests/dpdk_pingpong" sink -- \
-		"$A/tests/dpdk_pingpong" stream -s 1514 -b 32 -t 1 2>/dev/null |
-		awk -F, '/rate/{printf "%.0f", $6 * 1500 / 1e6}'
+		"$A/tests/dpdk_pingpong" stream -s "$1" -b 32 -t 1 2>/dev/null |
+		awk -F, '/^rate/{print $6}'
+}
+raw_bw() { raw_stream 1514 | awk '{printf "%.0f", $1 * 1500 / 1e6}'; }
+raw_rate() { raw_stream 60; }
+# mx_bw of build $1 to the pair's receiver, with the options that follow.
+mx_bw_pair() {
+	local b=$1; shift
+	memif_pair "receiver on board" "$b/apps/mx_bw" -e 1 -- "$b/apps/mx_bw" \
+		-d "${SERVER_HOST:-nodeA}:0" -r 1 -e 2 "$@" 2>/dev/null
 }
 mx_bw() {
 	local b=$1; shift
-	memif_pair "receiver on board" "$b/apps/mx_bw" -e 1 -- "$b/apps/mx_bw" \
-		-d "${SERVER_HOST:-nodeA}:0" -r 1 -e 2 -S "$len" -E "$len" -N "$cnt" -Q 16 "$@" \
-		2>/dev/null | awk -v l="$len" '$1 == l {print $2}'
+	mx_bw_pair "$b" -S "$len" -E "$len" -N "$cnt" -Q 16 "$@" |
+		awk -v l="$len" '$1 == l {print $2}'
+}
+mx_rate() {
+	local b=$1; shift
+	mx_bw_pair "$b" -R -S 8 -Q 64 -N "${MSGS:-1000000}" --csv \
+		--no-progress "$@" | awk -F, '$1 == "mx_bw" && $3 == 8 {print $9}'
 }
 raw_lat() {
 	memif_pair "pong ready" "$A/tests/dpdk_pingpong" pong -- \
 		"$A/tests/dpdk_pingpong" ping -S 8 -E 8 -N "$it" -W 1500 \
 		2>/dev/null | awk -F, '$1 == "pingpong" {print $6}'
-}
-raw_rate() {
-	memif_pair "sink ready" "$A/tests/dpdk_pingpong" sink -- \
-		"$A/tests/dpdk_pingpong" stream -s 60 -b 32 -t 1 2>/dev/null |
-		awk -F, '/^rate/{print $6}'
-}
-mx_rate() {
-	local b=$1; shift
-	memif_pair "receiver on board" "$b/apps/mx_bw" -e 1 -- "$b/apps/mx_bw" \
-		-d "${SERVER_HOST:-nodeA}:0" -r 1 -e 2 -R -S 8 -Q 64 \
-		-N "${MSGS:-1000000}" --csv --no-progress "$@" 2>/dev/null |
-		awk -F, '$1 == "mx_bw" && $3 == 8 {print $9}'
 }
 mx_lat() {
 	local b=$1; shift
