@@ -203,8 +203,20 @@ mxd_board_port_up(struct mxd_board *b, unsigned port)
 }
 
 void
+mxd_board_in_use(struct mxd_board *b)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < b->nports; i++)
+		if (b->port[i]->ops->in_use != NULL)
+			n += b->port[i]->ops->in_use(b->port[i]);
+	b->counters[MXD_C_BUFS_IN_USE] = n;
+}
+
+void
 mxd_board_watch(struct mxd_board *b)
 {
+	mxd_board_in_use(b);
 	for (unsigned i = 0; i < b->nports; i++) {
 		struct mxd_link *l = b->port[i];
 		int up = l->started && l->ops->link_up(l);

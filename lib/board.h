@@ -99,6 +99,9 @@ int mxd_board_port_up(struct mxd_board *b, unsigned port);
  * whose server went away) are restarted; said once per outage.  Called
  * every MXD_WATCH_MS (timers.c). */
 void mxd_board_watch(struct mxd_board *b);
+/* Refreshes the gauge "frame buffers in use" (the watch does, every
+ * MXD_WATCH_MS, and a read of the counters). */
+void mxd_board_in_use(struct mxd_board *b);
 #define MXD_WATCH_MS	200
 
 static inline void

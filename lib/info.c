@@ -56,12 +56,13 @@ counters_labels(void *out, uint32_t len)
 }
 
 static int
-counters_values(const struct mxd_board *b, void *out, uint32_t len)
+counters_values(struct mxd_board *b, void *out, uint32_t len)
 {
 	uint32_t *v = out;
 
 	if (out == NULL || len < MXD_C_MAX * sizeof(uint32_t))
 		return -MX_BAD_INFO_LENGTH;
+	mxd_board_in_use(b);
 	for (unsigned c = 0; c < MXD_C_MAX; c++)
 		v[c] = (uint32_t)b->counters[c];
 	return 0;
@@ -78,7 +79,7 @@ board_speed(const struct mxd_board *b)
 }
 
 static int
-board_info(const struct mxd_board *b, mx_get_info_key_t key, void *out,
+board_info(struct mxd_board *b, mx_get_info_key_t key, void *out,
 		uint32_t len)
 {
 	char s[MX_MAX_STR_LEN];
@@ -114,7 +115,7 @@ static int
 get_info(mx_endpoint_t ep, mx_get_info_key_t key, const void *in,
 		uint32_t in_len, void *out, uint32_t out_len)
 {
-	const struct mxd_board *b = ep ? ep->board : mxd_lib.boards[0];
+	struct mxd_board *b = ep ? ep->board : mxd_lib.boards[0];
 	uint32_t board;
 
 	switch (key) {

@@ -282,6 +282,7 @@ mxd_counter_name(unsigned c)
 		[MXD_C_TX_PACKED] = "msgs packed",
 		[MXD_C_TX_PACKS] = "packed frames sent",
 		[MXD_C_RX_PACKED] = "packed msgs received",
+		[MXD_C_BUFS_IN_USE] = "frame buffers in use",
 	};
 
 	if (c < MXD_C_DROP_BASE)

@@ -50,6 +50,8 @@ enum mxd_counter {
 	MXD_C_TX_PACKED,	/* messages sent in PACK frames */
 	MXD_C_TX_PACKS,		/* PACK frames sent (not counting resends) */
 	MXD_C_RX_PACKED,	/* messages received in PACK frames */
+	MXD_C_BUFS_IN_USE,	/* a gauge: the ports' pools' buffers out
+				 * (mxd_board_in_use) */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
 };

@@ -313,6 +313,14 @@ fault_port_stats(struct mxd_link *l, uint64_t *tx, uint64_t *rx)
 	fl->inner->ops->stats(fl->inner, tx, rx);
 }
 
+static uint32_t
+fault_in_use(struct mxd_link *l)
+{
+	struct fault_link *fl = fl_of(l);
+
+	return fl->inner->ops->in_use(fl->inner);
+}
+
 /* ---- the spec ------------------------------------------------------------ */
 
 static int
@@ -445,6 +453,7 @@ wrap_one(struct mxd_link *inner, const struct fault_conf *c, unsigned idx)
 	fl->ops.link_up = fault_link_up;
 	fl->ops.speed_mbps = fault_speed;
 	fl->ops.stats = fault_port_stats;
+	fl->ops.in_use = inner->ops->in_use != NULL ? fault_in_use : NULL;
 	fl->inner = inner;
 	fl->c = *c;
 	fl->rng = (c->seed ^ (0x9e3779b97f4a7c15ull * (idx + 1))) | 1;

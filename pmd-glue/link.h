@@ -52,6 +52,11 @@ struct mxd_link_ops {
 	 * disables it.  NULL: no rx interrupts. */
 	int (*intr_arm)(struct mxd_link *l);
 	void (*intr_disarm)(struct mxd_link *l);
+	/* Buffers of the link's pool held anywhere (the engine, the PMD's
+	 * rings, frames in flight), for the counters: a number that grows
+	 * while the link is quiet is a leak.  Control path.  NULL: it
+	 * cannot tell. */
+	uint32_t (*in_use)(struct mxd_link *l);
 };
 
 struct mxd_link {

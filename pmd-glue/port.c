@@ -210,6 +210,16 @@ port_stats(struct mxd_link *l, uint64_t *tx, uint64_t *rx)
 	*rx = st.ipackets;
 }
 
+/* The pool's buffers out of it: not in the pool's ring nor in a core's
+ * cache of it. */
+static uint32_t
+port_in_use(struct mxd_link *l)
+{
+	struct port_priv *pp = l->priv;
+
+	return rte_mempool_in_use_count(pp->mp);
+}
+
 /* ---- rx interrupts (the progression thread's sleep) ------------------- */
 
 static int port_virtual(uint16_t pid);
@@ -260,6 +270,7 @@ static const struct mxd_link_ops port_ops = {
 	.stats = port_stats,
 	.intr_arm = port_intr_arm,
 	.intr_disarm = port_intr_disarm,
+	.in_use = port_in_use,
 };
 
 /* ---- memif: the first lap ---------------------------------------------- */
@@ -507,6 +518,7 @@ static const struct mxd_link_ops memif_ops = {
 	.speed_mbps = port_speed,
 	.stats = port_stats,
 	.revive = memif_revive,
+	.in_use = port_in_use,
 };
 
 /* Whether port pid is a virtual device (the vdev bus), not a NIC. */

@@ -1052,6 +1052,34 @@ faulty_round(mx_endpoint_t ep, mx_endpoint_addr_t to, uint32_t me,
 }
 
 /*
+ * The ports' buffers come back (a frame kept for retransmission, sent
+ * twice, copied for the PMD, dropped, duplicated or held by the faults):
+ * once every message is acked, no more are out than after the connect
+ * ('before'), give or take what a pass holds (the last rx burst, a frame
+ * the faults still hold back, an ack on its way).  Passes until then, at
+ * most LEAK_WAIT_MS; the partner's passes send the acks meanwhile.
+ */
+#define LEAK_SLACK	8
+#define LEAK_WAIT_MS	3000
+
+static void
+buffers_back(mx_endpoint_t ep, uint32_t before)
+{
+	uint32_t now = counter("frame buffers in use"), got;
+	time_t until = time(NULL) + LEAK_WAIT_MS / 1000;
+	mx_request_t r;
+
+	while (now > before + LEAK_SLACK && time(NULL) <= until) {
+		mx_ipeek(ep, &r, &got);
+		usleep(1000);
+		now = counter("frame buffers in use");
+	}
+	fprintf(stderr, "[%s] frame buffers in use: %u after the connect, "
+			"%u at the end\n", role, before, now);
+	CHECK(now <= before + LEAK_SLACK, "frame buffers leaked");
+}
+
+/*
  * Rounds of faulty_round.  One round in the test; with MXD_SOAK_SECS
  * (scripts/soak.sh), rounds until that many seconds passed, in the same
  * two processes, with a progress line per round and the resident memory
@@ -1065,6 +1093,7 @@ faulty_side(int server)
 	mx_endpoint_t ep = start(server ? "nodeA" : "nodeB", server,
 			server ? EP_A : EP_B);
 	mx_endpoint_addr_t to = server ? a_accept(ep) : b_connect(ep);
+	uint32_t bufs0 = counter("frame buffers in use");
 	const char *soak = getenv("MXD_SOAK_SECS");
 	long secs = soak != NULL ? atol(soak) : 0, rss1 = 0;
 	uint32_t me = server ? 1 : 2, bye = 0, rounds = 0;
@@ -1130,6 +1159,7 @@ faulty_side(int server)
 	}
 	fprintf(stderr, "[%s] resident memory: %ld kB after the first round, "
 			"%ld kB at the end\n", role, rss1, rss_kb());
+	buffers_back(ep, bufs0);
 	/* Nobody leaves before both are done.  The last ack of this exchange
 	 * may be lost with nobody left to resend it: its status is moot. */
 	{
