@@ -70,6 +70,10 @@ long mxd_glue_prefault(void *addr, size_t len);
 /* The same for every memif region the process has mapped (port.c, when
  * a memif link comes up); returns the number of pages. */
 long mxd_glue_prefault_memif(void);
+/* The memif regions the process has mapped, writable and shared, as
+ * [lo, hi) ranges: at most max of them; returns how many. */
+#define MXD_GLUE_MEMIF_REGIONS	16
+unsigned mxd_glue_memif_regions(uintptr_t *lo, uintptr_t *hi, unsigned max);
 
 /* Records the reason of a failure for mxd_glue_error() (eal.c). */
 void mxd_glue_set_error(const char *fmt, ...)

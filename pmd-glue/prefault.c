@@ -90,23 +90,30 @@ memif_region_line(const char *line, uintptr_t *lo, uintptr_t *hi)
 	return 1;
 }
 
-long
-mxd_glue_prefault_memif(void)
+unsigned
+mxd_glue_memif_regions(uintptr_t *lo, uintptr_t *hi, unsigned max)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512];
-	long pages = 0;
+	unsigned n = 0;
 
 	if (f == NULL)
 		return 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		uintptr_t lo, hi;
-		long n;
-
-		if (memif_region_line(line, &lo, &hi) &&
-				(n = mxd_glue_prefault((void *)lo, hi - lo)) > 0)
-			pages += n;
-	}
+	while (n < max && fgets(line, sizeof(line), f) != NULL)
+		n += memif_region_line(line, &lo[n], &hi[n]);
 	fclose(f);
+	return n;
+}
+
+long
+mxd_glue_prefault_memif(void)
+{
+	uintptr_t lo[MXD_GLUE_MEMIF_REGIONS], hi[MXD_GLUE_MEMIF_REGIONS];
+	unsigned n = mxd_glue_memif_regions(lo, hi, MXD_GLUE_MEMIF_REGIONS);
+	long pages = 0, got;
+
+	for (unsigned i = 0; i < n; i++)
+		if ((got = mxd_glue_prefault((void *)lo[i], hi[i] - lo[i])) > 0)
+			pages += got;
 	return pages;
 }
