@@ -46,6 +46,12 @@ struct memif_slots {
 	const uint8_t *buf0;		/* slot 0's buffer */
 	uint32_t stride;		/* bytes from a buffer to the next
 					 * (0: buffers not warmed) */
+	/* The rx ring: the peer's index (where it has written up to), the
+	 * value last seen, and the ring's descriptors and buffers. */
+	const volatile uint16_t *prod;
+	const uint8_t *rx_ring, *rx_buf0;
+	uint32_t rx_stride;
+	uint16_t seen;
 };
 
 #define SLOTS_CANDS	MXD_GLUE_MEMIF_REGIONS
@@ -542,17 +548,37 @@ memif_slots_cands(struct port_priv *pp)
 }
 
 /* The port's tx ring in region 'base' (its descriptors checked). */
+/* Where ring's buffers are: slot 0's offset, and the stride (0 if they
+ * are not DPDK's evenly spaced buffers inside the region). */
+static uint32_t
+memif_ring_bufs(const struct port_priv *pp, const uint8_t *ring, size_t len,
+		uint32_t *off0)
+{
+	const uint8_t *d = ring + MEMIF_RING_HDR;
+	uint32_t o1 = *(const uint32_t *)(d + MEMIF_DESC + 8);
+	uint32_t stride;
+
+	*off0 = *(const uint32_t *)(d + 8);
+	stride = o1 > *off0 ? o1 - *off0 : 0;
+	if (stride < 128 || *off0 + (size_t)stride * (pp->ring_mask + 1u) > len)
+		return 0;
+	return stride;
+}
+
 static void
 memif_slots_bind(struct port_priv *pp, uint8_t *base, size_t len)
 {
 	uint8_t *ring = base + (pp->server ? pp->ring_bytes : 0);
-	const uint8_t *d = ring + MEMIF_RING_HDR;
-	uint32_t off0 = *(const uint32_t *)(d + 8);
-	uint32_t off1 = *(const uint32_t *)(d + MEMIF_DESC + 8);
-	uint32_t stride = off1 > off0 ? off1 - off0 : 0;
+	uint8_t *rx = base + (pp->server ? 0 : pp->ring_bytes);
+	uint32_t off0, rx_off0;
+	uint32_t stride = memif_ring_bufs(pp, ring, len, &off0);
 
-	if (stride < 128 || off0 + (size_t)stride * (pp->ring_mask + 1u) > len)
-		stride = 0;		/* not the layout of DPDK's buffers */
+	pp->tx.rx_stride = memif_ring_bufs(pp, rx, len, &rx_off0);
+	pp->tx.rx_buf0 = base + rx_off0;
+	pp->tx.rx_ring = rx;
+	pp->tx.prod = (const volatile uint16_t *)(rx + (pp->server ?
+				MEMIF_HEAD_OFF : MEMIF_TAIL_OFF));
+	pp->tx.seen = *pp->tx.prod;
 	pp->tx.peer = ring + (pp->server ? 0 : MEMIF_TAIL_OFF);
 	pp->tx.own = (const volatile uint16_t *)(ring + (pp->server ?
 				MEMIF_TAIL_OFF : MEMIF_HEAD_OFF));
@@ -625,6 +651,41 @@ memif_slots_warm(struct port_priv *pp)
 	}
 }
 
+/*
+ * Before an rx burst: the slots the peer wrote since the last look, their
+ * descriptors and buffers asked for at once.  memif's burst reads the
+ * peer's index, then a descriptor, then the buffer it points to: three
+ * misses one after the other, of which the last two now overlap (and
+ * overlap the index's, which this read takes first).  At most 4 slots:
+ * a stream's later frames are the burst's own business.  In the guard.
+ */
+#define RX_WARM_SLOTS	4
+
+static inline void
+memif_slots_rx_warm(struct port_priv *pp)
+{
+	struct memif_slots *t = &pp->tx;
+	uint16_t h = *t->prod, s = t->seen;
+
+	if (h == s)
+		return;
+	t->seen = h;
+	if ((uint16_t)(h - s) > RX_WARM_SLOTS)
+		s = (uint16_t)(h - RX_WARM_SLOTS);
+	for (; s != h; s++) {
+		uint32_t slot = s & pp->ring_mask;
+
+		rte_prefetch0(t->rx_ring + MEMIF_RING_HDR + MEMIF_DESC * slot);
+		if (t->rx_stride != 0) {
+			const uint8_t *b = t->rx_buf0 +
+				(size_t)t->rx_stride * slot;
+
+			rte_prefetch0(b);
+			rte_prefetch0(b + RTE_CACHE_LINE_SIZE);
+		}
+	}
+}
+
 /* Whether a send should note its last frame to learn the region from:
  * after each link-up (a new region), for the first SLOTS_TRIES sends. */
 static inline int
@@ -648,6 +709,7 @@ memif_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 {
 	struct port_priv *pp = l->priv;
 	volatile uint16_t got = 0;
+	int bound;
 
 	if (!l->started)	/* a client restarting (link_restart) */
 		return 0;
@@ -659,9 +721,12 @@ memif_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 	}
 	guard.port = l->port_id;
 	guard.armed = 1;
+	bound = pp->tx.ring != NULL && __atomic_load_n(&pp->gen,
+			__ATOMIC_RELAXED) == pp->tx_gen;
+	if (bound)
+		memif_slots_rx_warm(pp);
 	got = port_rx(l, f, n);
-	if (got != 0 && __atomic_load_n(&pp->gen, __ATOMIC_RELAXED) ==
-			pp->tx_gen)
+	if (got != 0 && bound)
 		memif_slots_warm(pp);
 	guard.armed = 0;
 	return got;
