@@ -38,7 +38,7 @@
 
 #define BURST_MAX	64
 
-/* A memif port's tx ring as the datapath warms it (memif_slots_warm). */
+/* A memif port's rings as the datapath warms them (memif_slots_*). */
 struct memif_slots {
 	uint8_t *ring;			/* NULL: not (yet) known */
 	const uint8_t *peer;		/* the line of the peer's index */
@@ -425,6 +425,8 @@ memif_warm_wait(struct mxd_link *l)
 struct burst_guard {
 	sigjmp_buf env;
 	volatile sig_atomic_t armed;
+	volatile sig_atomic_t own;	/* in our own reads of the ring
+					 * (memif_slots_*), not the PMD's */
 	uint16_t port;
 };
 
@@ -441,8 +443,9 @@ on_fault(int sig, siginfo_t *si, void *ctx)
 	struct sigaction *old = sig == SIGSEGV ? &old_segv : &old_bus;
 	struct rte_eth_link el;
 
-	if (guard.armed && rte_eth_link_get_nowait(guard.port, &el) == 0 &&
-			el.link_status == RTE_ETH_LINK_DOWN) {
+	if (guard.armed && (guard.own || (rte_eth_link_get_nowait(guard.port,
+				&el) == 0 &&
+			el.link_status == RTE_ETH_LINK_DOWN))) {
 		guard.armed = 0;
 		siglongjmp(guard.env, 1);
 	}
@@ -509,8 +512,11 @@ burst_cut(struct mxd_link *l, const char *what)
  * pick the one whose tx ring holds, in the slot just written, the frame
  * just sent (memif_slots_learn).  A port whose region is not found (a
  * peer with another ring size, zero-copy buffers) is simply not warmed.
- * Every access is a prefetch, which cannot fault, or a read of the ring's
- * own index inside the burst guard.
+ * Every access is a prefetch, which cannot fault, or a read of a ring's
+ * index or descriptor inside the burst guard.  A fault in such a read
+ * (a region gone under a binding the alarm had no time to withdraw: a
+ * peer gone and back between two of its looks) ends the warming of the
+ * port until its next link-up, and nothing else (memif_slots_fault).
  */
 #define MEMIF_COOKIE_V		0x3E31F20u	/* memif protocol */
 #define MEMIF_RING_HDR		128u
@@ -547,7 +553,6 @@ memif_slots_cands(struct port_priv *pp)
 	__atomic_fetch_add(&pp->gen, 1, __ATOMIC_RELEASE);
 }
 
-/* The port's tx ring in region 'base' (its descriptors checked). */
 /* Where ring's buffers are: slot 0's offset, and the stride (0 if they
  * are not DPDK's evenly spaced buffers inside the region). */
 static uint32_t
@@ -565,6 +570,7 @@ memif_ring_bufs(const struct port_priv *pp, const uint8_t *ring, size_t len,
 	return stride;
 }
 
+/* The port's rings in region 'base' (their descriptors checked). */
 static void
 memif_slots_bind(struct port_priv *pp, uint8_t *base, size_t len)
 {
@@ -702,8 +708,18 @@ memif_slots_learning(struct port_priv *pp)
 		__atomic_load_n(&pp->ncand, __ATOMIC_RELAXED) != 0;
 }
 
-/* A fault in the guard after the PMD's burst (memif_slots_*) returns the
- * frames the burst took: only one in the PMD's burst cuts it. */
+/* A fault in our own reads of the ring: the binding is stale. */
+static void
+memif_slots_fault(struct port_priv *pp)
+{
+	guard.own = 0;
+	pp->tx.ring = NULL;
+	pp->tries = SLOTS_TRIES;	/* until the next link-up */
+}
+
+/* A fault in the guard in our own reads (memif_slots_*) leaves the PMD's
+ * burst whole: the frames it took are returned.  Only one in the PMD's
+ * burst cuts it. */
 static uint16_t
 memif_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 {
@@ -715,7 +731,9 @@ memif_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 		return 0;
 	memif_warm_wait(l);
 	if (sigsetjmp(guard.env, 0) != 0) {
-		if (got == 0)
+		if (guard.own)
+			memif_slots_fault(pp);
+		else if (got == 0)
 			burst_cut(l, "receive");
 		return got;
 	}
@@ -723,11 +741,17 @@ memif_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 	guard.armed = 1;
 	bound = pp->tx.ring != NULL && __atomic_load_n(&pp->gen,
 			__ATOMIC_RELAXED) == pp->tx_gen;
-	if (bound)
+	if (bound) {
+		guard.own = 1;
 		memif_slots_rx_warm(pp);
+		guard.own = 0;
+	}
 	got = port_rx(l, f, n);
-	if (got != 0 && bound)
+	if (got != 0 && bound) {
+		guard.own = 1;
 		memif_slots_warm(pp);
+		guard.own = 0;
+	}
 	guard.armed = 0;
 	return got;
 }
@@ -754,15 +778,21 @@ memif_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 				(uint32_t)sizeof(pp->snap)));
 	}
 	if (sigsetjmp(guard.env, 0) != 0) {
-		if (sent == 0)
-			burst_cut(l, "send");
-		return sent == 0 ? n : sent;
+		if (guard.own) {
+			memif_slots_fault(pp);
+			return sent;
+		}
+		burst_cut(l, "send");
+		return n;
 	}
 	guard.port = l->port_id;
 	guard.armed = 1;
 	sent = port_tx(l, f, n);
-	if (learn && sent == n)
+	if (learn && sent == n) {
+		guard.own = 1;
 		memif_slots_learn(pp);
+		guard.own = 0;
+	}
 	guard.armed = 0;
 	return sent;
 }
