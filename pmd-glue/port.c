@@ -74,8 +74,8 @@ struct port_priv {
 	size_t cand_len[SLOTS_CANDS];
 	unsigned ncand, gen;
 	/* memif, the datapath's own (bursts run one at a time): */
-	struct memif_slots tx;
-	unsigned tx_gen, tries;
+	struct memif_slots slots;
+	unsigned slots_gen, tries;
 	uint32_t snap_len;		/* the last frame of a send that may
 					 * tell the region: its length and */
 	uint8_t snap[32];		/* first bytes */
@@ -364,13 +364,14 @@ memif_warm(void *arg)
 				"memory prefaulted in %.2f ms", pages,
 				(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 				(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-		for (unsigned i = 0; i < nb_links; i++)
-			if (up[i] && privs[i].warm != WARM_DONE)
+		for (unsigned i = 0; i < nb_links; i++) {
+			if (!up[i])
+				continue;
+			if (privs[i].warm != WARM_DONE)
 				memif_slots_cands(&privs[i]);
-		for (unsigned i = 0; i < nb_links; i++)
-			if (up[i])
-				__atomic_store_n(&privs[i].warm, WARM_DONE,
-						__ATOMIC_RELEASE);
+			__atomic_store_n(&privs[i].warm, WARM_DONE,
+					__ATOMIC_RELEASE);
+		}
 	}
 	rte_eal_alarm_set(down ? WARM_DOWN_US : WARM_UP_US, memif_warm, arg);
 }
@@ -579,18 +580,18 @@ memif_slots_bind(struct port_priv *pp, uint8_t *base, size_t len)
 	uint32_t off0, rx_off0;
 	uint32_t stride = memif_ring_bufs(pp, ring, len, &off0);
 
-	pp->tx.rx_stride = memif_ring_bufs(pp, rx, len, &rx_off0);
-	pp->tx.rx_buf0 = base + rx_off0;
-	pp->tx.rx_ring = rx;
-	pp->tx.prod = (const volatile uint16_t *)(rx + (pp->server ?
+	pp->slots.rx_stride = memif_ring_bufs(pp, rx, len, &rx_off0);
+	pp->slots.rx_buf0 = base + rx_off0;
+	pp->slots.rx_ring = rx;
+	pp->slots.prod = (const volatile uint16_t *)(rx + (pp->server ?
 				MEMIF_HEAD_OFF : MEMIF_TAIL_OFF));
-	pp->tx.seen = *pp->tx.prod;
-	pp->tx.peer = ring + (pp->server ? 0 : MEMIF_TAIL_OFF);
-	pp->tx.own = (const volatile uint16_t *)(ring + (pp->server ?
+	pp->slots.seen = *pp->slots.prod;
+	pp->slots.peer = ring + (pp->server ? 0 : MEMIF_TAIL_OFF);
+	pp->slots.own = (const volatile uint16_t *)(ring + (pp->server ?
 				MEMIF_TAIL_OFF : MEMIF_HEAD_OFF));
-	pp->tx.buf0 = base + off0;
-	pp->tx.stride = stride;
-	pp->tx.ring = ring;
+	pp->slots.buf0 = base + off0;
+	pp->slots.stride = stride;
+	pp->slots.ring = ring;
 	MXD_LOG(DEBUG, port, "memif: tx ring found in the region at %p "
 			"(%s ring, buffers %s)", (void *)base,
 			pp->server ? "server's" : "client's",
@@ -641,12 +642,9 @@ memif_slots_learn(struct port_priv *pp)
 static inline void
 memif_slots_warm(struct port_priv *pp)
 {
-	const struct memif_slots *t = &pp->tx;
-	uint32_t slot;
+	const struct memif_slots *t = &pp->slots;
+	uint32_t slot = *t->own & pp->ring_mask;
 
-	if (t->ring == NULL)
-		return;
-	slot = *t->own & pp->ring_mask;
 	rte_prefetch0(t->peer);
 	rte_prefetch0(t->ring + MEMIF_RING_HDR + MEMIF_DESC * slot);
 	if (t->stride != 0) {
@@ -670,7 +668,7 @@ memif_slots_warm(struct port_priv *pp)
 static inline void
 memif_slots_rx_warm(struct port_priv *pp)
 {
-	struct memif_slots *t = &pp->tx;
+	struct memif_slots *t = &pp->slots;
 	uint16_t h = *t->prod, s = t->seen;
 
 	if (h == s)
@@ -699,12 +697,12 @@ memif_slots_learning(struct port_priv *pp)
 {
 	unsigned gen = __atomic_load_n(&pp->gen, __ATOMIC_ACQUIRE);
 
-	if (unlikely(gen != pp->tx_gen)) {
-		pp->tx.ring = NULL;	/* the region may be gone */
-		pp->tx_gen = gen;
+	if (unlikely(gen != pp->slots_gen)) {
+		pp->slots.ring = NULL;	/* the region may be gone */
+		pp->slots_gen = gen;
 		pp->tries = 0;
 	}
-	return pp->tx.ring == NULL && pp->tries < SLOTS_TRIES &&
+	return pp->slots.ring == NULL && pp->tries < SLOTS_TRIES &&
 		__atomic_load_n(&pp->ncand, __ATOMIC_RELAXED) != 0;
 }
 
@@ -713,7 +711,7 @@ static void
 memif_slots_fault(struct port_priv *pp)
 {
 	guard.own = 0;
-	pp->tx.ring = NULL;
+	pp->slots.ring = NULL;
 	pp->tries = SLOTS_TRIES;	/* until the next link-up */
 }
 
@@ -739,8 +737,8 @@ memif_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 	}
 	guard.port = l->port_id;
 	guard.armed = 1;
-	bound = pp->tx.ring != NULL && __atomic_load_n(&pp->gen,
-			__ATOMIC_RELAXED) == pp->tx_gen;
+	bound = pp->slots.ring != NULL && __atomic_load_n(&pp->gen,
+			__ATOMIC_RELAXED) == pp->slots_gen;
 	if (bound) {
 		guard.own = 1;
 		memif_slots_rx_warm(pp);
