@@ -51,6 +51,7 @@
 					 * 2^n: a block asked again is up to 8 */
 #define MXD_PULL_BLOCKS		8	/* blocks in flight per large receive */
 #define MXD_PULL_FRAMES		32	/* frames per block (<= 64) */
+#define MXD_RECENT_BUFS		8	/* large receive buffers remembered */
 #define MXD_MCLASSES		4	/* masks hashed at once (match.c) */
 
 struct mxd_unexp;
@@ -268,6 +269,11 @@ struct mx_endpoint {
 	uint32_t pull_next, pull_gen;
 	struct mxd_pull *pull_free;
 	struct mxd_list pulls_waiting;	/* pulls with PULLs not yet sent */
+	/* Large receive buffers filled lately, and the bytes pulled in all
+	 * when they were (rndv.c, pull_cold): how far back each was
+	 * written, to tell a buffer still in cache from one long gone. */
+	struct { uintptr_t addr; uint64_t at; } recent[MXD_RECENT_BUFS];
+	uint64_t pulled;
 	/* Timers (timers.c). */
 	struct mxd_list acks;		/* partners owing an ack or a notice */
 	uint64_t acks_due;		/* ns: none of them is due before

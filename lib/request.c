@@ -159,12 +159,15 @@ mxd_req_copy_segs(const struct mx_request *r, uint32_t off, uint8_t *ext,
 
 uint32_t
 mxd_req_scatter_crc(struct mx_request *r, uint32_t off, const uint8_t *src,
-		uint32_t len, uint32_t crc)
+		uint32_t len, uint32_t crc, int cold)
 {
 	uint32_t fit = off >= r->length ? 0 :
 		len < r->length - off ? len : r->length - off;
 
-	if (r->nseg == 1)
+	if (r->nseg == 1 && cold)
+		crc = mxd_crc_copy_nt(crc, (uint8_t *)r->segs[0].segment_ptr +
+				off, src, fit);
+	else if (r->nseg == 1)
 		crc = mxd_crc_copy(crc, (uint8_t *)r->segs[0].segment_ptr +
 				off, src, fit);
 	else

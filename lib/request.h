@@ -188,9 +188,12 @@ mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
 		mxd_req_copy_segs(r, off, (uint8_t *)(uintptr_t)src, len, 1);
 }
 /* The same, feeding the bytes (all len of them, truncated or not) to the
- * CRC register crc in the same pass; returns the register. */
+ * CRC register crc in the same pass; returns the register.  'cold': a
+ * buffer of one segment that is out of cache is written around the
+ * caches (mxd_crc_copy_nt), and whoever ends the receive fences
+ * (mxd_crc_store_fence) before it completes. */
 uint32_t mxd_req_scatter_crc(struct mx_request *r, uint32_t off,
-		const uint8_t *src, uint32_t len, uint32_t crc);
+		const uint8_t *src, uint32_t len, uint32_t crc, int cold);
 /* Copies 'len' bytes of the request's segments at offset 'off' to dst. */
 static inline void
 mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,

@@ -51,6 +51,9 @@ _Static_assert(MXD_LOOP_SIZE == MXD_TXQ_SIZE,
 		"mxd_port_room counts both rings from the same size");
 #define PUMP_DEPTH	64u	/* frames waiting in the tx queue, at most */
 #define PULL_AHEAD	6144u	/* bytes of a send asked ahead of its copy */
+#define COLD_MIN	(512u << 10)	/* a receive this large may be cold */
+#define COLD_REUSE	(4u << 20)	/* bytes pulled since a buffer was last
+					 * filled for it to be cold */
 
 /* ---- sender --------------------------------------------------------- */
 
@@ -350,6 +353,9 @@ pull_get(struct mx_endpoint *ep)
 static void
 pull_put(struct mx_endpoint *ep, struct mxd_pull *pl)
 {
+	/* Its receive's data written around the caches is seen by every
+	 * thread before the receive ends (mxd_req_scatter_crc). */
+	mxd_crc_store_fence();
 	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++)
 		if (pl->blk[b].asked)	/* outstanding: no longer ours */
 			pl->p->pulls_out--;
@@ -499,6 +505,38 @@ pull_finish(struct mx_endpoint *ep, struct mxd_pull *pl)
 	mxd_count(ep->board, MXD_C_RX_MSGS);
 }
 
+/*
+ * Whether the buffer of large receive r (of one segment, 'total' bytes to
+ * come) is out of cache: not one of the buffers filled lately, or filled
+ * more than COLD_REUSE bytes ago (a program that streams from a buffer
+ * per message, as mx_stream, cycles through more than the caches hold;
+ * one that receives into the same buffer again finds it in cache).  A
+ * cold buffer is written around the caches: no line of it is read first.
+ */
+static int
+pull_cold(struct mx_endpoint *ep, const struct mx_request *r, uint32_t total)
+{
+	uintptr_t a = (uintptr_t)r->segs[0].segment_ptr;
+	unsigned old = 0;
+	int cold = 1;
+
+	if (r->nseg != 1 || total < COLD_MIN)
+		return 0;
+	for (unsigned i = 0; i < MXD_RECENT_BUFS; i++) {
+		if (ep->recent[i].addr == a) {
+			cold = ep->pulled - ep->recent[i].at >= COLD_REUSE;
+			old = i;
+			break;
+		}
+		if (ep->recent[i].at < ep->recent[old].at)
+			old = i;
+	}
+	ep->recent[old].addr = a;
+	ep->recent[old].at = ep->pulled;
+	ep->pulled += total;
+	return cold;
+}
+
 void
 mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 		const uint8_t *desc)
@@ -531,6 +569,7 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 	pl->total = r->status.xfer_length;
 	pl->frag = d.frag_max < p->pull_frag_max ? d.frag_max :
 		p->pull_frag_max;
+	pl->cold = (uint8_t)pull_cold(ep, r, pl->total);
 	mxd_list_add_tail(&p->pulls, &pl->plink);
 	mxd_timer_watch(p);
 	if (pl->total == 0) {
@@ -696,7 +735,7 @@ mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	if (!pkt->unchecked) {
 		mxd_req_scatter(pl->r, off, pkt->payload, want);
 	} else if (!mxd_wire_payload_ok(pkt, mxd_req_scatter_crc(pl->r, off,
-					pkt->payload, want, pkt->crc))) {
+					pkt->payload, want, pkt->crc, pl->cold))) {
 		mxd_count_drop(ep->board, MXD_DROP_CSUM);
 		return -1;
 	}

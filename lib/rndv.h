@@ -38,6 +38,8 @@ struct mxd_pull {
 	uint32_t got;
 	uint16_t frag;
 	uint32_t rr;			/* next port to ask on (striping) */
+	uint8_t cold;			/* its buffer is out of cache: written
+					 * around it (pull_cold) */
 	struct mxd_pullblk blk[MXD_PULL_BLOCKS];
 	struct mxd_list link;		/* ep->pulls_waiting */
 	struct mxd_list plink;		/* its partner's pulls */

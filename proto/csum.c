@@ -132,6 +132,8 @@ static uint32_t (*crc_hole)(uint32_t, const uint8_t *, size_t, size_t) =
 	sw_hole;
 static uint32_t (*crc_copy)(uint32_t, uint8_t *, const uint8_t *, size_t) =
 	sw_copy;
+static uint32_t (*crc_copy_nt)(uint32_t, uint8_t *, const uint8_t *,
+		size_t) = sw_copy;
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -375,11 +377,13 @@ vp_fold128(__m128i a, unsigned d, __m128i next)
 
 __attribute__((target(VP_TARGET), always_inline))
 static inline __m512i
-vp_load(uint8_t *dst, const uint8_t *p)
+vp_load(uint8_t *dst, const uint8_t *p, int nt)
 {
 	__m512i v = _mm512_loadu_si512((const void *)p);
 
-	if (dst != NULL)
+	if (dst != NULL && nt)
+		_mm512_stream_si512((void *)dst, v);
+	else if (dst != NULL)
 		_mm512_storeu_si512((void *)dst, v);
 	return v;
 }
@@ -394,7 +398,7 @@ vp_k(unsigned d)
 
 __attribute__((target(VP_TARGET), always_inline))
 static inline uint32_t
-vp_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+vp_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len, int nt)
 {
 	__m512i a0, a1, a2, a3;
 	__m128i x;
@@ -403,7 +407,7 @@ vp_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 	if (len < 64)
 		return hw_run(crc, dst, p, len);
 	/* The register enters as an xor into the first data word. */
-	a0 = _mm512_xor_si512(vp_load(dst, p), _mm512_zextsi128_si512(
+	a0 = _mm512_xor_si512(vp_load(dst, p, nt), _mm512_zextsi128_si512(
 				_mm_cvtsi32_si128((int)crc)));
 	p += 64;
 	len -= 64;
@@ -412,21 +416,21 @@ vp_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 	if (len >= 192) {
 		__m512i k = vp_k(4);
 
-		a1 = vp_load(dst, p);
-		a2 = vp_load(dst ? dst + 64 : NULL, p + 64);
-		a3 = vp_load(dst ? dst + 128 : NULL, p + 128);
+		a1 = vp_load(dst, p, nt);
+		a2 = vp_load(dst ? dst + 64 : NULL, p + 64, nt);
+		a3 = vp_load(dst ? dst + 128 : NULL, p + 128, nt);
 		p += 192;
 		len -= 192;
 		if (dst != NULL)
 			dst += 192;
 		for (; len >= 256; p += 256, len -= 256) {
-			a0 = vp_fold(a0, k, vp_load(dst, p));
+			a0 = vp_fold(a0, k, vp_load(dst, p, nt));
 			a1 = vp_fold(a1, k, vp_load(dst ? dst + 64 : NULL,
-						p + 64));
+						p + 64, nt));
 			a2 = vp_fold(a2, k, vp_load(dst ? dst + 128 : NULL,
-						p + 128));
+						p + 128, nt));
 			a3 = vp_fold(a3, k, vp_load(dst ? dst + 192 : NULL,
-						p + 192));
+						p + 192, nt));
 			if (dst != NULL)
 				dst += 256;
 		}
@@ -434,7 +438,7 @@ vp_run(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 		a0 = vp_fold(vp_fold(vp_fold(a0, k, a1), k, a2), k, a3);
 	}
 	for (__m512i k = vp_k(3); len >= 64; p += 64, len -= 64) {
-		a0 = vp_fold(a0, k, vp_load(dst, p));
+		a0 = vp_fold(a0, k, vp_load(dst, p, nt));
 		if (dst != NULL)
 			dst += 64;
 	}
@@ -465,7 +469,7 @@ __attribute__((target(VP_TARGET), noinline))
 static uint32_t
 vp_update_long(uint32_t c, const uint8_t *p, size_t len)
 {
-	return vp_run(c, NULL, p, len);
+	return vp_run(c, NULL, p, len, 0);
 }
 
 __attribute__((target(VP_TARGET)))
@@ -482,7 +486,23 @@ static uint32_t
 vp_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t len)
 {
 	prefetch_frame(src, len);
-	return vp_run(c, dst, src, len);
+	return vp_run(c, dst, src, len, 0);
+}
+
+/* The same with dst written by non-temporal stores from its first 64-byte
+ * boundary on (the bytes before it, and the last under 64, by plain ones:
+ * a streaming store must be aligned and whole). */
+__attribute__((target(VP_TARGET)))
+static uint32_t
+vp_copy_nt(uint32_t c, uint8_t *dst, const uint8_t *src, size_t len)
+{
+	size_t head = (size_t)(-(uintptr_t)dst & 63);
+
+	if (head > len)
+		head = len;
+	prefetch_frame(src, len);
+	c = hw_run(c, dst, src, head);
+	return vp_run(c, dst + head, src + head, len - head, 1);
 }
 
 /*
@@ -562,6 +582,7 @@ mxd_crc_use(enum mxd_crc_impl impl)
 	case MXD_CRC_PORTABLE:
 		crc_update = sw_update;
 		crc_copy = sw_copy;
+		crc_copy_nt = sw_copy;
 		crc_hole = sw_hole;
 		return 0;
 #if defined(__x86_64__)
@@ -571,6 +592,7 @@ mxd_crc_use(enum mxd_crc_impl impl)
 			return -1;
 		crc_update = hw_update;
 		crc_copy = hw_copy;
+		crc_copy_nt = hw_copy;
 		crc_hole = hw_hole;
 		return 0;
 	case MXD_CRC_AVX512:
@@ -583,6 +605,7 @@ mxd_crc_use(enum mxd_crc_impl impl)
 			return -1;
 		crc_update = vp_update;
 		crc_copy = vp_copy;
+		crc_copy_nt = vp_copy_nt;
 		crc_hole = vp_hole;
 		return 0;
 #endif
@@ -616,6 +639,20 @@ uint32_t
 mxd_crc_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t len)
 {
 	return crc_copy(c, dst, src, len);
+}
+
+uint32_t
+mxd_crc_copy_nt(uint32_t c, uint8_t *dst, const uint8_t *src, size_t len)
+{
+	return crc_copy_nt(c, dst, src, len);
+}
+
+void
+mxd_crc_store_fence(void)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_sfence();
+#endif
 }
 
 uint32_t

@@ -42,6 +42,17 @@ uint32_t mxd_crc_update_hole(uint32_t c, const uint8_t *p, size_t len,
 		size_t hole);
 uint32_t mxd_crc_copy(uint32_t c, uint8_t *dst, const uint8_t *src,
 		size_t len);
+/*
+ * mxd_crc_copy with dst written around the caches (non-temporal stores,
+ * where the CPU has them with AVX-512; elsewhere a plain copy): for a
+ * destination that is too large to be in cache when it is read (a large
+ * receive), which then costs no read of each line before it is written.
+ * Such stores are not ordered with later ones: mxd_crc_store_fence()
+ * before another thread may read dst.
+ */
+uint32_t mxd_crc_copy_nt(uint32_t c, uint8_t *dst, const uint8_t *src,
+		size_t len);
+void mxd_crc_store_fence(void);
 
 /* The portable version, for tests that compare the two. */
 uint32_t mxd_csum_sw(const uint8_t *p, size_t len);

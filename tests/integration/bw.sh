@@ -2,7 +2,8 @@
 # mx_bw between two processes over memif: one way over the whole size range
 # (eager and rendezvous), then both ways with many large messages in flight
 # (the case that once lost a NOTIFY behind a full tx queue), then with a
-# buffer per message in flight (-D); then with jumbo frames (MTU 9000 over
+# buffer per message in flight (-D), and large ones checked byte by byte
+# (-V: receive buffers out of cache, written around it); then with jumbo frames (MTU 9000 over
 # memif buffers that hold them), and an MTU too large for memif's buffers,
 # which is lowered with a warning.  Fails unless every size reports.
 set -u
@@ -31,6 +32,7 @@ run() {	# expected-rows, then mx_bw sender options
 run 22 -S 0 -E 1048576 -N 200 -Q 16
 run 1 -S 1048576 -E 1048576 -N 100 -Q 32 -B
 run 2 -S 32768 -E 65536 -N 200 -Q 32 -D	# a buffer per message
+run 2 -S 524288 -E 1048576 -N 100 -Q 16 -V	# ... every byte checked
 export MX_MTU=9000 MX_MBUFS=4095
 MEMIF_ARGS=bsize=9216 run 22 -S 0 -E 1048576 -N 200 -Q 16
 out=$(run 1 -S 1048576 -E 1048576 -N 100 -Q 32)
@@ -40,5 +42,5 @@ if ! echo "$out" | grep -q "MTU 9000 lowered to 2034"; then
 	fails=$((fails + 1))
 fi
 unset MX_MTU MX_MBUFS
-echo "$((5 - fails)) passed, $fails failed"
+echo "$((6 - fails)) passed, $fails failed"
 [ $fails -eq 0 ]
