@@ -16,8 +16,11 @@
 # rate: per round 60-byte frames streamed (frames/s received, 1 s), then
 #     A's and B's mx_bw -R: 8-byte messages, window 64, MSGS (1000000).
 # Prints each round's figures, A and B against raw and B against A, and
-# at the end the medians of those ratios.  Build the two trees first
-# (e.g. git worktree add /tmp/old <commit>; meson setup + ninja there).
+# at the end the medians of those ratios, of all rounds and of the steady
+# ones (raw frames alike before, between and after A and B) by the
+# machine's state (fast: raw at least half the best steady raw).  Build
+# the two trees first (e.g. git worktree add /tmp/old <commit>; meson
+# setup + ninja there).
 # SERVER_HOST and CLIENT_HOST (memif-pair.sh) rename the two sides, for a
 # run beside other pairs of this host (the test suite's use nodeA/nodeB).
 set -eu
@@ -80,24 +83,41 @@ rate) unit="per s" ;;
 esac
 out=$(mktemp /tmp/mxd-ab.XXXXXX)
 trap 'rm -f "$out"' EXIT
-echo "# round raw A B ($unit)  A/raw B/raw B/A   ($mode; options: ${*:-none})"
+# Raw frames run before A, between A and B, and after B (the next round's
+# first): a round is steady when its three raw figures agree within TOL
+# (0.15), i.e. A and B ran in the same state of the machine as their
+# baselines (this VM can swing between a fast and a slow state in seconds,
+# and a ratio across a swing means nothing).  A/raw is against the mean of
+# the raws around A, B/raw of those around B.
+raw() { case $mode in bw) raw_bw ;; rate) raw_rate ;; *) raw_lat ;; esac; }
+mx() {
+	local b=$1; shift
+	case $mode in bw) mx_bw "$b" "$@" ;; rate) mx_rate "$b" "$@" ;;
+	*) mx_lat "$b" "$@" ;; esac
+}
+echo "# round raw A B ($unit)  A/raw B/raw B/A  steady  ($mode; options: ${*:-none})"
+r2=
 for i in $(seq 1 "${N:-9}"); do
-	if [ "$mode" = bw ]; then
-		r=$(raw_bw); a=$(mx_bw "$A" "$@"); b=$(mx_bw "$B" "$@")
-	elif [ "$mode" = rate ]; then
-		r=$(raw_rate); a=$(mx_rate "$A" "$@"); b=$(mx_rate "$B" "$@")
-	else
-		r=$(raw_lat); a=$(mx_lat "$A" "$@"); b=$(mx_lat "$B" "$@")
-	fi
-	if [ -z "$r" ] || [ -z "$a" ] || [ -z "$b" ]; then
-		echo "round $i: a run failed (raw '$r' A '$a' B '$b'), skipped"
+	r0=${r2:-$(raw)}; a=$(mx "$A" "$@"); r1=$(raw); b=$(mx "$B" "$@")
+	r2=$(raw)
+	if [ -z "$r0" ] || [ -z "$r1" ] || [ -z "$r2" ] || [ -z "$a" ] ||
+			[ -z "$b" ]; then
+		echo "round $i: a run failed (raw '$r0' '$r1' '$r2' A '$a'" \
+			"B '$b'), skipped"
+		r2=
 		continue
 	fi
-	awk -v i="$i" -v r="$r" -v a="$a" -v b="$b" 'BEGIN {
-		printf "%d %s %s %s  %.3f %.3f %.3f\n", i, r, a, b,
-			a / r, b / r, b / a }' | tee -a "$out"
+	awk -v i="$i" -v r0="$r0" -v r1="$r1" -v r2="$r2" -v a="$a" \
+			-v b="$b" -v tol="${TOL:-0.15}" '
+	function near(x, y) { return (x > y ? x - y : y - x) <= tol * (x > y ? x : y) }
+	BEGIN {
+		ra = (r0 + r1) / 2; rb = (r1 + r2) / 2
+		printf "%d %s %s %s  %.3f %.3f %.3f  %s\n", i, r1, a, b,
+			a / ra, b / rb, b / a,
+			near(r0, r1) && near(r1, r2) ? "yes" : "no" }' |
+		tee -a "$out"
 done
-awk '
+awk -v lat="$([ "$mode" = lat ] && echo 1 || echo 0)" '
 function med(v, n,   i, j, t) {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
@@ -105,9 +125,28 @@ function med(v, n,   i, j, t) {
 		}
 	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
-{ n++; ar[n] = $5; br[n] = $6; ba[n] = $7 }
+{
+	n++; ar[n] = $5; br[n] = $6; ba[n] = $7
+	st[n] = $8; sp[n] = lat ? 1 / $2 : $2
+	if (st[n] == "yes" && sp[n] > top) top = sp[n]
+}
 END {
 	if (n == 0) { print "no round completed"; exit 1 }
 	printf "medians of %d rounds: A/raw %.3f  B/raw %.3f  B/A %.3f\n",
 		n, med(ar, n), med(br, n), med(ba, n)
+	# Steady rounds by state: fast when raw reached half the best
+	# steady raw, slow below that.
+	for (k = 0; k < 2; k++) {
+		m = 0
+		for (i = 1; i <= n; i++)
+			if (st[i] == "yes" && (sp[i] >= top / 2) == !k) {
+				m++; x[m] = ar[i]; y[m] = br[i]; z[m] = ba[i]
+			}
+		if (m > 0)
+			printf "  steady %s rounds (%d): A/raw %.3f  B/raw %.3f  B/A %.3f\n",
+				k ? "slow" : "fast", m, med(x, m), med(y, m),
+				med(z, m)
+		else
+			printf "  steady %s rounds: none\n", k ? "slow" : "fast"
+	}
 }' "$out"
