@@ -118,7 +118,9 @@ for i in $(seq 1 "${N:-9}"); do
 		tee -a "$out"
 done
 awk -v lat="$([ "$mode" = lat ] && echo 1 || echo 0)" '
-function med(v, n,   i, j, t) {
+function med(u, n,   v, i, j, t) {	# of u[1..n], u left as it is
+	for (i = 1; i <= n; i++)
+		v[i] = u[i]
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
 			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
