@@ -63,6 +63,9 @@ struct mxd_board {
 	struct mxd_frame rx_done[MXD_BURST];
 	unsigned rx_done_n;
 	unsigned rx_work;		/* frames the last pass took in */
+	uint8_t nt_stores;		/* this pass wrote pull replies around
+					 * the caches (rndv.c): fenced before
+					 * its rx ends (progress.c) */
 	uint64_t *counters;		/* MXD_C_MAX, in the stats segment */
 	struct mxd_stats stats;
 	uint32_t nic_collision;		/* peers seen with our NIC id */

@@ -31,6 +31,7 @@
 #include "clock.h"
 #include "config.h"
 #include "connect.h"
+#include "csum.h"
 #include "glue.h"
 #include "lock.h"
 #include "naming.h"
@@ -175,6 +176,13 @@ rx_board(struct mxd_board *b)
 		for (unsigned i = 0; i < n; i++)
 			mxd_rx_frame(b, 0, &f[i]);
 		work += n;
+	}
+	/* Stores around the caches are ordered with no later one: fenced
+	 * here, the next pass (another thread's, maybe, which may end the
+	 * receive) comes after them. */
+	if (b->nt_stores) {
+		b->nt_stores = 0;
+		mxd_crc_store_fence();
 	}
 	return work;
 }

@@ -190,8 +190,9 @@ mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
 /* The same, feeding the bytes (all len of them, truncated or not) to the
  * CRC register crc in the same pass; returns the register.  'cold': a
  * buffer of one segment that is out of cache is written around the
- * caches (mxd_crc_copy_nt), and whoever ends the receive fences
- * (mxd_crc_store_fence) before it completes. */
+ * caches (mxd_crc_copy_nt); such stores are fenced (mxd_crc_store_fence)
+ * by the pass that made them before its rx ends, and by the receive's
+ * end before it completes. */
 uint32_t mxd_req_scatter_crc(struct mx_request *r, uint32_t off,
 		const uint8_t *src, uint32_t len, uint32_t crc, int cold);
 /* Copies 'len' bytes of the request's segments at offset 'off' to dst. */

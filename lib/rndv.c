@@ -353,8 +353,9 @@ pull_get(struct mx_endpoint *ep)
 static void
 pull_put(struct mx_endpoint *ep, struct mxd_pull *pl)
 {
-	/* Its receive's data written around the caches is seen by every
-	 * thread before the receive ends (mxd_req_scatter_crc). */
+	/* Its receive's data written around the caches in this pass is
+	 * seen by every thread before the receive ends (earlier passes
+	 * fenced theirs: rx_board). */
 	mxd_crc_store_fence();
 	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++)
 		if (pl->blk[b].asked)	/* outstanding: no longer ours */
@@ -734,10 +735,16 @@ mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	 */
 	if (!pkt->unchecked) {
 		mxd_req_scatter(pl->r, off, pkt->payload, want);
-	} else if (!mxd_wire_payload_ok(pkt, mxd_req_scatter_crc(pl->r, off,
-					pkt->payload, want, pkt->crc, pl->cold))) {
-		mxd_count_drop(ep->board, MXD_DROP_CSUM);
-		return -1;
+	} else {
+		uint32_t crc;
+
+		ep->board->nt_stores |= pl->cold;	/* fenced: rx_board */
+		crc = mxd_req_scatter_crc(pl->r, off, pkt->payload, want,
+				pkt->crc, pl->cold);
+		if (!mxd_wire_payload_ok(pkt, crc)) {
+			mxd_count_drop(ep->board, MXD_DROP_CSUM);
+			return -1;
+		}
 	}
 	k->have |= 1ull << idx;
 	/* (first asks only: one asking again jumps the sender's queue) */
