@@ -3,9 +3,10 @@
 # (eager and rendezvous), then both ways with many large messages in flight
 # (the case that once lost a NOTIFY behind a full tx queue), then with a
 # buffer per message in flight (-D), and large ones checked byte by byte
-# (-V: receive buffers out of cache, written around it); then with jumbo frames (MTU 9000 over
-# memif buffers that hold them), and an MTU too large for memif's buffers,
-# which is lowered with a warning.  Fails unless every size reports.
+# (-V: receive buffers out of cache, written around it); then with jumbo
+# frames (MTU 9000 over memif buffers that hold them), and an MTU too
+# large for memif's buffers, which is lowered with a warning.  Fails
+# unless every size reports.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: bw.sh <build-dir>}
