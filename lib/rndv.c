@@ -356,7 +356,8 @@ pull_put(struct mx_endpoint *ep, struct mxd_pull *pl)
 	/* Its receive's data written around the caches in this pass is
 	 * seen by every thread before the receive ends (earlier passes
 	 * fenced theirs: rx_board). */
-	mxd_crc_store_fence();
+	if (pl->cold)
+		mxd_crc_store_fence();
 	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++)
 		if (pl->blk[b].asked)	/* outstanding: no longer ours */
 			pl->p->pulls_out--;
