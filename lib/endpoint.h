@@ -51,7 +51,8 @@
 					 * 2^n: a block asked again is up to 8 */
 #define MXD_PULL_BLOCKS		8	/* blocks in flight per large receive */
 #define MXD_PULL_FRAMES		32	/* frames per block (<= 64) */
-#define MXD_RECENT_BUFS		8	/* large receive buffers remembered */
+#define MXD_RECENT_BUFS		32	/* large receive buffers remembered
+					 * (a window's worth, and more) */
 #define MXD_MCLASSES		4	/* masks hashed at once (match.c) */
 
 struct mxd_unexp;
@@ -270,7 +271,7 @@ struct mx_endpoint {
 	struct mxd_pull *pull_free;
 	struct mxd_list pulls_waiting;	/* pulls with PULLs not yet sent */
 	/* Large receive buffers filled lately, and the bytes pulled in all
-	 * when they were (rndv.c, pull_cold): how far back each was
+	 * once each was (rndv.c, pull_cold): how far back each was
 	 * written, to tell a buffer still in cache from one long gone. */
 	struct { uintptr_t addr; uint64_t at; } recent[MXD_RECENT_BUFS];
 	uint64_t pulled;
