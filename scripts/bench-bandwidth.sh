@@ -22,7 +22,12 @@
 # the window has buffers of its own (as Myricom's mx_stream), so the data
 # comes from and goes to memory beyond the caches; its columns are against
 # the same raw run.  Issue 19: at least 0.8 at 1 MiB, window 16
-# (WINDOW=16 DISTINCT=1).
+# (WINDOW=16 DISTINCT=1).  DISTINCT=1 also streams raw frames that carry
+# program buffers (dpdk_pingpong stream -D / sink -D: each side copies
+# every frame's bytes from or into 16 buffers of 1 MiB, and does nothing
+# else): the most any transport over a copying port can make of a buffer
+# per message, its rate beside raw frames' ("ceiling"), and -D's against
+# it.
 #
 # With OUT, the medians also go to OUT/bandwidth.csv (tool,ports,length,
 # mbps: mx_bw per ports and length, DPDK's frames per length of the mx run
@@ -83,6 +88,11 @@ for r in $(seq 1 "$rounds"); do
 				"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
 				-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
 				-Q "$window" -D | sed "s/^/$ports /" >>"$out/mxd"
+			[ "$ports" = 1 ] || continue
+			memif_pair "sink ready" "$build/tests/dpdk_pingpong" \
+				sink -D -- "$build/tests/dpdk_pingpong" stream \
+				-s $((mtu + 14)) -b 32 -t 1 -D |
+				sed "s/^/$ports ${sc%%:*} /" >>"$out/rawd"
 		done
 	done
 done
@@ -91,13 +101,19 @@ done
 python3 - "$out" "${OUT:-}" <<'PY'
 import os, statistics, sys
 out, keep = sys.argv[1], sys.argv[2]
-raw, mx, mxd = {}, {}, {}
-for l in open(f"{out}/raw"):	# ports size rate,frame,sent,received,s,rx_fps,tx_fps
-    f = l.split()
-    if len(f) == 3 and f[2].startswith("rate,"):
-        c = f[2].split(",")
-        mbps = float(c[5]) * (int(c[1]) - 14) / 1e6
-        raw.setdefault((int(f[0]), int(f[1])), []).append(mbps)
+raw, mx, mxd, rawd = {}, {}, {}, {}
+# ports size rate,frame,sent,received,s,rx_fps,tx_fps; raw frames count
+# the bytes after the Ethernet header, those with -D the program's bytes
+# they carry (after dpdk_pingpong's 36-byte header).
+for name, into, hdr in (("raw", raw, 14), ("rawd", rawd, 36)):
+    if not os.path.exists(f"{out}/{name}"):
+        continue
+    for l in open(f"{out}/{name}"):
+        f = l.split()
+        if len(f) == 3 and f[2].startswith("rate,"):
+            c = f[2].split(",")
+            mbps = float(c[5]) * (int(c[1]) - hdr) / 1e6
+            into.setdefault((int(f[0]), int(f[1])), []).append(mbps)
 for name, into in (("mx", mx), ("mxd", mxd)):
     if not os.path.exists(f"{out}/{name}"):
         continue
@@ -126,6 +142,14 @@ for k in sorted(mx):
         line += f" {statistics.median(mxd[k]):>9.0f} {medd}"
     print(line + "  " + " ".join(f"{x:.2f}" for x in r)
           + (" | " + " ".join(f"{x:.2f}" for x in rd) if rd else ""))
+for k in sorted(rawd):
+    c = [d / b for d, b in zip(rawd[k], raw.get(k, []))]
+    m = [x / d for x, d in zip(mxd.get(k, []), rawd[k])]
+    print(f"ceiling, {k[1]}: raw frames carrying program buffers "
+          f"{statistics.median(rawd[k]):.0f} MB/s, "
+          f"{statistics.median(c):.2f} of raw ({' '.join(f'{x:.2f}' for x in c)}); "
+          f"-D against it {statistics.median(m):.2f} "
+          f"({' '.join(f'{x:.2f}' for x in m)})")
 summary = os.environ.get("SUMMARY")
 for k in sorted(mx) if summary else []:
     if k != (1, 1048576):

@@ -9,9 +9,9 @@
  *   dpdk_pingpong [EAL args --] pong   [-x | -c] [-T secs]
  *   dpdk_pingpong [EAL args --] ping   [-S len] [-E len] [-N iters]
  *                                      [-W warm] [-c] [-T secs]
- *   dpdk_pingpong [EAL args --] sink   [-T secs]
+ *   dpdk_pingpong [EAL args --] sink   [-D] [-T secs]
  *   dpdk_pingpong [EAL args --] stream [-s frame] [-n frames] [-t secs]
- *                                      [-b burst] [-c] [-T secs]
+ *                                      [-b burst] [-c | -D] [-T secs]
  *
  * Without "--" the EAL arguments come from MX_DPDK_ARGS, so the harnesses
  * (scripts/memif-pair.sh, scripts/veth-pair.sh) give this program exactly
@@ -40,7 +40,14 @@
  * into each (and with -c the rest copied, as above); a short tx_burst (a
  * full memif ring) is retried, nothing is dropped by the sender.  The sink
  * counts what arrives; its count and its time from first to last frame are
- * the truth (af_packet may drop when the receiver's ring is full):
+ * the truth (af_packet may drop when the receiver's ring is full).  -D
+ * (give it to both) makes the frames carry program buffers, the least any
+ * transport over a copying port must do with a buffer per message: the
+ * streamer copies each frame's bytes from the next place of 16 buffers of
+ * 1 MiB, taken in turn, and the sink copies each data frame's bytes into
+ * 16 buffers of its own the same way; no header but ours, no check.  Its
+ * rate against the plain stream's is the ceiling of mx_bw -D's ratio (the sink's -D alone: that of a sender
+ * that copies nothing).  The streamer prints:
  *
  *   rate,<frame>,<sent>,<received>,<rx_secs>,<rx_frames_per_s>,<tx_frames_per_s>
  *
@@ -119,12 +126,14 @@ struct dpp {
 	uint64_t hz;
 	uint64_t deadline;		/* tsc: -T from the start */
 	int copy;			/* -c: copy every frame's bytes */
+	uint8_t *bufs;			/* -D: 16 program buffers of 1 MiB */
+	size_t at;			/* -D: where the next frame's bytes go */
 	uint8_t payload[RTE_ETHER_MAX_JUMBO_FRAME_LEN];	/* copied into frames */
 };
 
 struct opts {
 	const char *mode;
-	uint32_t start, end, iters, warm, burst, frame, reflect, copy;
+	uint32_t start, end, iters, warm, burst, frame, reflect, copy, bufs;
 	uint64_t frames;
 	double secs, limit;
 };
@@ -430,6 +439,22 @@ pong(struct dpp *d, int reflect)
 
 /* ---- stream / sink ---- */
 
+#define DPP_BUFS_LEN	((size_t)16 << 20)	/* -D: 16 buffers of 1 MiB */
+
+/* -D: the place in the program buffers for the next 'len' bytes; a frame
+ * that would run past the last buffer starts again at the first. */
+static uint8_t *
+buf_next(struct dpp *d, uint32_t len)
+{
+	uint8_t *p;
+
+	if (d->at + len > DPP_BUFS_LEN)
+		d->at = 0;
+	p = d->bufs + d->at;
+	d->at += len;
+	return p;
+}
+
 struct sink_count {
 	uint64_t frames;
 	uint64_t first, last;	/* tsc of the first and last data frame */
@@ -450,8 +475,16 @@ sink_burst(struct dpp *d, struct rte_mbuf **m, uint16_t n,
 
 		if (h == NULL)
 			continue;
-		if (h->kind == K_DATA)
+		if (h->kind == K_DATA) {
 			data++;
+			if (d->bufs != NULL) {
+				uint32_t len = rte_pktmbuf_data_len(m[i]) -
+					DPP_HDR_LEN;
+
+				rte_memcpy(buf_next(d, len), (uint8_t *)h +
+						sizeof(*h), len);
+			}
+		}
 		else if (h->kind == K_HELLO)
 			send_ctl(d, K_READY, rte_be_to_cpu_32(h->seq), 0, 0);
 		else if (h->kind == K_STOP)
@@ -509,7 +542,11 @@ fill_burst(struct dpp *d, struct rte_mbuf **m, uint16_t n, uint32_t frame,
 		memset(h, 0, sizeof(*h));
 		h->kind = K_DATA;
 		h->seq = rte_cpu_to_be_32((*seq)++);
-		if (d->copy && frame > DPP_HDR_LEN)
+		if (d->bufs != NULL && frame > DPP_HDR_LEN)
+			rte_memcpy((uint8_t *)eh + DPP_HDR_LEN,
+					buf_next(d, frame - DPP_HDR_LEN),
+					frame - DPP_HDR_LEN);
+		else if (d->copy && frame > DPP_HDR_LEN)
 			rte_memcpy((uint8_t *)eh + DPP_HDR_LEN, d->payload,
 					frame - DPP_HDR_LEN);
 	}
@@ -686,6 +723,7 @@ usage(void)
 		"  pong   [-x: answer with the received mbuf]\n"
 		"  all    [-c: copy every frame's bytes, not just headers]\n"
 		"  stream [-s frame] [-n frames] [-t secs] [-b burst]\n"
+		"  stream, sink [-D: frames from/into 16 buffers of 1 MiB]\n"
 		"  all    [-T secs: bound on the whole run, 60]\n"
 		"Without \"--\", EAL arguments come from MX_DPDK_ARGS.\n");
 	exit(2);
@@ -704,7 +742,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->mode = argv[0];
 	o->warm = UINT32_MAX;
 	optind = 0;	/* glibc: start afresh after the EAL's getopt */
-	while ((c = getopt(argc, argv, "S:E:N:W:s:n:t:b:T:xch")) != -1) {
+	while ((c = getopt(argc, argv, "S:E:N:W:s:n:t:b:T:xcDh")) != -1) {
 		switch (c) {
 		case 'S': o->start = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'E': o->end = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -717,6 +755,7 @@ parse(int argc, char **argv, struct opts *o)
 		case 'T': o->limit = strtod(optarg, NULL); break;
 		case 'x': o->reflect = 1; break;
 		case 'c': o->copy = 1; break;
+		case 'D': o->bufs = 1; break;
 		default: usage();
 		}
 	}
@@ -760,6 +799,15 @@ main(int argc, char **argv)
 	d.deadline = rte_rdtsc() + (uint64_t)(o.limit * (double)d.hz);
 	memset(d.payload, 0xa5, sizeof(d.payload));
 	d.copy = (int)o.copy;
+	if (o.bufs) {
+		/* Touched before the run, as a program's buffers are. */
+		d.bufs = aligned_alloc(64, DPP_BUFS_LEN);
+		if (d.bufs == NULL) {
+			fprintf(stderr, "dpdk_pingpong: no memory for -D\n");
+			return 1;
+		}
+		memset(d.bufs, 0x5a, DPP_BUFS_LEN);
+	}
 	if (room > sizeof(d.payload)) {
 		fprintf(stderr, "dpdk_pingpong: frames up to %zu bytes\n",
 				sizeof(d.payload));

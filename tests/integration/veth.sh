@@ -3,7 +3,7 @@
 # (scripts/veth-pair.sh): mx_pingpong over net_af_packet for every size
 # from 0 to 64 KiB (small, medium and rendezvous messages) with every byte
 # verified; the direct-DPDK baseline (dpdk_pingpong) ping-pong and stream
-# over the same kind of pair; mx_pingpong over net_pcap on the veth.
+# (also with program buffers, -D) over the same kind of pair; mx_pingpong over net_pcap on the veth.
 # Passes when each run completes with its full table; asserts no timing.
 # Skipped (77) without root or ip netns.
 #
@@ -50,6 +50,13 @@ check "dpdk_pingpong af_packet ping" 12 '^pingpong,' "$out" $?
 out=$(veth_pair "sink ready" "$build/tests/dpdk_pingpong" sink -- \
 	"$build/tests/dpdk_pingpong" stream -t 0.2 2>&1)
 check "dpdk_pingpong af_packet stream" 1 '^rate,60,[1-9][0-9]*,[1-9]' \
+	"$out" $?
+
+# The ceiling of a buffer per message (scripts/bench-bandwidth.sh
+# DISTINCT=1): full-size frames from and into program buffers.
+out=$(veth_pair "sink ready" "$build/tests/dpdk_pingpong" sink -D -- \
+	"$build/tests/dpdk_pingpong" stream -s 1514 -t 0.2 -D 2>&1)
+check "dpdk_pingpong af_packet stream -D" 1 '^rate,1514,[1-9][0-9]*,[1-9]' \
 	"$out" $?
 
 out=$(VETH_PMD=pcap VETH_ARGS=phy_mac=1 veth_pair "receiver on board" \
