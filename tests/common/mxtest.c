@@ -91,6 +91,18 @@ mxt_isend(mx_endpoint_t ep, mx_endpoint_addr_t to, const void *buf,
 }
 
 mx_status_t
+mxt_ssend(mx_endpoint_t ep, mx_endpoint_addr_t to, const void *buf,
+		uint32_t len, uint64_t match)
+{
+	mx_segment_t s = { (void *)(uintptr_t)buf, len };
+	mx_request_t r;
+	mx_return_t rc = mx_issend(ep, &s, 1, to, match, NULL, &r);
+
+	MXT_CHECK(rc == MX_SUCCESS, "mx_issend: %s", mx_strerror(rc));
+	return mxt_wait(ep, &r);
+}
+
+mx_status_t
 mxt_wait(mx_endpoint_t ep, mx_request_t *r)
 {
 	mx_status_t st;

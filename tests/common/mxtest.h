@@ -48,6 +48,11 @@ mx_status_t mxt_wait(mx_endpoint_t ep, mx_request_t *r);
 mx_status_t mxt_send(mx_endpoint_t ep, mx_endpoint_addr_t to,
 		const void *buf, uint32_t len, uint64_t match);
 
+/* mx_issend of one buffer, then mxt_wait: the synchronous send's status
+ * (success means a receive on the other side matched it). */
+mx_status_t mxt_ssend(mx_endpoint_t ep, mx_endpoint_addr_t to,
+		const void *buf, uint32_t len, uint64_t match);
+
 /* mxt_send, failing unless the send succeeded. */
 void mxt_send_ok(mx_endpoint_t ep, mx_endpoint_addr_t to, const void *buf,
 		uint32_t len, uint64_t match);

@@ -1586,18 +1586,6 @@ peer_killed_and_restarted(void **state)
  * hugepages on a loaded machine).  Nor does a completed standard send
  * say which server took it: the first one may still have been there.
  */
-static mx_status_t
-issend(mx_endpoint_t ep, mx_endpoint_addr_t to, const void *buf,
-		uint32_t len, uint64_t match)
-{
-	mx_segment_t s = { (void *)(uintptr_t)buf, len };
-	mx_request_t r;
-	mx_return_t rc = mx_issend(ep, &s, 1, to, match, NULL, &r);
-
-	CHECK(rc == MX_SUCCESS, "mx_issend: %s", mx_strerror(rc));
-	return mxt_wait(ep, &r);
-}
-
 static void
 srvkill_a1(void)
 {
@@ -1606,7 +1594,7 @@ srvkill_a1(void)
 	uint32_t v = 1;
 
 	/* B has matched DONE: it does not die with us in the ring. */
-	CHECK(issend(ep, to, &v, 4, M_DONE).code == MX_STATUS_SUCCESS,
+	CHECK(mxt_ssend(ep, to, &v, 4, M_DONE).code == MX_STATUS_SUCCESS,
 			"DONE to the client");
 	raise(SIGKILL);
 }
@@ -1652,7 +1640,7 @@ srvkill_b(void)
 		CHECK(rc == MX_SUCCESS, "resolve nodeA:0: %s", mx_strerror(rc));
 		rc = mx_connect(ep, nic, EP_A, FILTER, 20000, &to);
 		CHECK(rc == MX_SUCCESS, "connect: %s", mx_strerror(rc));
-		st = issend(ep, to, me, sizeof(me), M_PARAM);
+		st = mxt_ssend(ep, to, me, sizeof(me), M_PARAM);
 		CHECK(st.code == MX_STATUS_SUCCESS ||
 				st.code == MX_STATUS_ENDPOINT_CLOSED ||
 				st.code == MX_STATUS_ENDPOINT_UNREACHABLE,
