@@ -8,7 +8,11 @@
 #              sides polling (mx_test)
 #   pp-block   the same, both sides in mx_wait
 #   bw-200     200 messages of 1 MiB streamed one way, 16 in flight, each
-#              from and into a buffer of its own (as mx_stream)
+#              from and into a buffer of its own (as mx_stream); and
+#              just before or after it, the baseline: the same bytes in
+#              raw frames that carry program buffers (tests/bench/
+#              dpdk_pingpong stream -D / sink -D: each frame's bytes
+#              copied from and into 16 buffers of 1 MiB, no protocol)
 #   bw-1500    the same, 1500 messages
 #
 #   firstlap.sh <build-dir>
@@ -23,15 +27,22 @@
 # (myri_pingpong -v measures it with /proc/thread-self/schedstat on both
 # sides), or a ping-pong whose 2 KiB average exceeds BUSY_US (10 us;
 # about 2 on a quiet machine).  Runs go on while the test has run less
-# than BUDGET seconds (20; a round of four takes 5-8 s on a quiet
-# machine): ROUNDS rounds (2), then, up to MAX_ROUNDS (6), rounds of the
-# kinds that have fewer than MIN_RUNS (2) counted runs or whose check
-# fails on the runs so far (the two stream kinds together).  Each of the
+# than BUDGET seconds (30; a round of four, with the baselines, takes
+# 4-8 s on a quiet machine): ROUNDS rounds (3), then, up to MAX_ROUNDS
+# (8), rounds of the kinds that have fewer than MIN_RUNS (2) counted
+# runs or whose check fails on the runs so far (the two stream kinds
+# together).  Each of the
 # three checks with enough counted runs is judged: it fails when the
 # median of a ping-pong mode's ratio (1 KiB average / 2 KiB average of
-# the same run) exceeds PP_MAX (1.5), or the ratio of the medians
-# (1500-message MB/s / 200-message MB/s) exceeds BW_MAX (1.2): issue
-# 19's targets.  Exit 1 if a judged check failed, else 77 (with the
+# the same run) exceeds PP_MAX (1.5), or when the stream's ratio exceeds
+# BW_MAX (1.2): issue 19's targets.  The stream's ratio is that of the
+# medians of MX's share of its baseline (MX's MB/s over the raw frames'
+# of the same round), 1500 messages over 200: in this VM's fast state
+# raw frames themselves run a 200 MiB stream at down to 1/1.25 of a
+# 1500 MiB one, which is the machine's, not MX's; and the VM swings
+# between states within seconds, which a share of a baseline taken
+# beside it survives better than a bare MB/s.  Each figure is printed
+# too.  Exit 1 if a judged check failed, else 77 (with the
 # reason) if one could not be judged, else 0.  Before memif's shared
 # memory was prefaulted the ping-pong ratios were about 5.
 set -u
@@ -41,12 +52,14 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 export MEMIF_PAIR_TIMEOUT=${MEMIF_PAIR_TIMEOUT:-60}
 # Distinct names: other tests' processes on this host may be nodeA/nodeB.
 export SERVER_HOST=firstA CLIENT_HOST=firstB
-rounds=${ROUNDS:-2} max_rounds=${MAX_ROUNDS:-6} budget=${BUDGET:-20}
+rounds=${ROUNDS:-3} max_rounds=${MAX_ROUNDS:-8} budget=${BUDGET:-30}
 min_runs=${MIN_RUNS:-2}
 pp_max=${PP_MAX:-1.5} bw_max=${BW_MAX:-1.2}
 busy_us=${BUSY_US:-10} busy_pct=${BUSY_PCT:-10}
-prog=$build/tests/myri_pingpong
-[ -x "$prog" ] || { echo "SKIP: $prog not built"; exit 77; }
+prog=$build/tests/myri_pingpong raw=$build/tests/dpdk_pingpong
+for p in "$prog" "$raw"; do
+	[ -x "$p" ] || { echo "SKIP: $p not built"; exit 77; }
+done
 out=$(mktemp -d /tmp/mxd-firstlap.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
@@ -76,19 +89,32 @@ measure() {
 		END { if (n) printf "%d\n", busy }' "$f"
 }
 
-# one run of a kind: "first second busy" (ping-pong: the two averages,
-# us) or "mbps busy" (stream), or nothing
+# measure_raw <file> <MiB>: MB/s of raw frames carrying that many MiB
+# of program buffers (1500 bytes a frame), or nothing.
+measure_raw() {
+	memif_pair "sink ready" "${spin[@]}" "$raw" sink -D -- \
+		"${cpin[@]}" "$raw" stream -s 1514 -b 32 -D \
+		-n $(($2 * 1048576 / 1500)) -t 10 >"$1" 2>&1
+	awk -F, '/^rate,/ && $6 > 0 { printf "%.1f\n", $6 * 1500 / 1e6 }' "$1"
+}
+
+# one run of a kind in round r: "first second busy" (ping-pong: the two
+# averages, us; stream: MX's MB/s and the baseline's, taken first in
+# even rounds), or nothing
 run_kind() {
-	local v
+	local v w=
 	case $1 in
 	pp-poll) v=$(measure "$2" -l 1024,2048 -N 2000 -p) ;;
 	pp-block) v=$(measure "$2" -l 1024,2048 -N 2000) ;;
-	bw-*) v=$(measure "$2" -l 1048576 -N "${1#bw-}" -s 16) ;;
+	bw-*)	[ $(($3 % 2)) -eq 0 ] && w=$(measure_raw "$2.raw" "${1#bw-}")
+		v=$(measure "$2" -l 1048576 -N "${1#bw-}" -s 16)
+		[ $(($3 % 2)) -eq 1 ] && w=$(measure_raw "$2.raw" "${1#bw-}")
+		[ -n "$w" ] || { cat "$2.raw" >>"$2"; return; } ;;
 	esac
 	set -- $v
 	case $# in
 	5) echo "$2 $4 $5" ;;
-	3) awk "BEGIN { printf \"%.1f %s\\n\", $1 / $2, $3 }" ;;
+	3) awk "BEGIN { printf \"%.1f %s %s\\n\", $1 / $2, $w, $3 }" ;;
 	esac
 }
 
@@ -105,52 +131,54 @@ printf '%-5s %-9s %10s %10s %7s %7s\n' round run "1st|MB/s" 2nd ratio others%
 # one <kind> <round>: runs it, prints its line, counts it or not.
 one() {
 	local k=$1 r=$2 f=$out/$1.$2 v a b others ratio= why=
-	v=$(run_kind "$k" "$f")
+	v=$(run_kind "$k" "$f" "$r")
 	if [ -z "$v" ]; then
 		echo "FAIL: $k (round $r) gave no figure:"
 		sed 's/^/    /' "$f"
 		exit 1
 	fi
-	case $k in
-	pp-*) read -r a b others <<<"$v"
-		ratio=$(awk "BEGIN { printf \"%.2f\", $a / $b }") ;;
-	*) read -r a others <<<"$v"; b= ;;
-	esac
+	read -r a b others <<<"$v"
+	ratio=$(awk "BEGIN { printf \"%.3f\", $a / $b }")
 	printf '%-5s %-9s %10s %10s %7s %7s' "$r" "$k" "$a" "$b" "$ratio" \
 		"$others"
 	if [ "$others" -gt "$busy_pct" ]; then
 		why="others kept the CPUs busy"
-	elif [ -n "$b" ] && gt "$b" "$busy_us"; then
+	elif [ "${k%%-*}" = pp ] && gt "$b" "$busy_us"; then
 		why="the 2 KiB average is over $busy_us us"
 	fi
 	if [ -n "$why" ]; then
 		echo "  (not counted: $why)"
 		nskip[$k]=$((${nskip[$k]:-0} + 1))
-	elif [ -n "$b" ]; then
-		echo
-		runs[$k]+="$a/$b "
 	else
 		echo
-		runs[$k]+="$a "
+		runs[$k]+="$a/$b "
 	fi
 }
 
 kinds=(pp-poll pp-block bw-200 bw-1500)
 counted() { set -- ${runs[$1]:-}; echo $#; }
+# med_ratio <kind>: the median of its counted runs' first/second (a
+# ping-pong's 1 KiB average over its 2 KiB one; a stream's share of its
+# baseline)
+med_ratio() {
+	local fs ratios=()
+	for fs in ${runs[$1]}; do
+		ratios+=("$(awk "BEGIN { print ${fs%/*} / ${fs#*/} }")")
+	done
+	median "${ratios[@]}"
+}
+# the stream's ratio: bw-1500's median share over bw-200's
+bw_ratio() {
+	awk "BEGIN { printf \"%.3f\", $(med_ratio bw-1500) / $(med_ratio bw-200) }"
+}
 # Whether kind $1's check would fail on the runs counted so far: such a
 # kind gets more rounds (up to MAX_ROUNDS, within BUDGET) before it is
 # judged, so that one slow run of a loaded machine does not decide.
 over() {
-	local fs ratios=()
 	case $1 in
 	bw-*)	[ "$(counted bw-200)" -ge 1 ] && [ "$(counted bw-1500)" -ge 1 ] &&
-			gt "$(median ${runs[bw-1500]})" \
-				"$(awk "BEGIN { print $(median ${runs[bw-200]}) * $bw_max }")" ;;
-	pp-*)	[ "$(counted "$1")" -ge 1 ] || return 1
-		for fs in ${runs[$1]}; do
-			ratios+=("$(awk "BEGIN { print ${fs%/*} / ${fs#*/} }")")
-		done
-		gt "$(median "${ratios[@]}")" "$pp_max" ;;
+			gt "$(bw_ratio)" "$bw_max" ;;
+	pp-*)	[ "$(counted "$1")" -ge 1 ] && gt "$(med_ratio "$1")" "$pp_max" ;;
 	esac
 }
 for ((r = 1; r <= max_rounds; r++)); do
@@ -181,11 +209,7 @@ for k in pp-poll pp-block; do
 		unjudged+=("$k ($(tally "$k") runs counted)")
 		continue
 	fi
-	ratios=()
-	for fs in ${runs[$k]}; do
-		ratios+=("$(awk "BEGIN { print ${fs%/*} / ${fs#*/} }")")
-	done
-	m=$(median "${ratios[@]}")
+	m=$(med_ratio "$k")
 	echo "$k: median ratio of the first length to the second $m" \
 		"(at most $pp_max; $(tally "$k") runs counted)"
 	if gt "$m" "$pp_max"; then
@@ -197,12 +221,21 @@ if [ "$(counted bw-200)" -lt "$min_runs" ] ||
 		[ "$(counted bw-1500)" -lt "$min_runs" ]; then
 	unjudged+=("stream ($(tally bw-200) and $(tally bw-1500) runs counted)")
 else
-	short=$(median ${runs[bw-200]}) long=$(median ${runs[bw-1500]})
-	m=$(awk "BEGIN { printf \"%.3f\", $long / $short }")
-	echo "stream: median MB/s 200 messages $short, 1500 messages $long:" \
-		"ratio $m (at most $bw_max)"
+	for k in bw-200 bw-1500; do
+		mx=() base=()
+		for fs in ${runs[$k]}; do
+			mx+=("${fs%/*}") base+=("${fs#*/}")
+		done
+		echo "stream ${k#bw-}: median MB/s $(median "${mx[@]}"), raw" \
+			"frames $(median "${base[@]}"); median share" \
+			"$(med_ratio "$k") ($(tally "$k") runs counted)"
+	done
+	m=$(bw_ratio)
+	echo "stream: the 1500-message share over the 200-message one $m" \
+		"(at most $bw_max)"
 	if gt "$m" "$bw_max"; then
-		echo "FAIL: a 200-message stream runs at 1/$m of a 1500-message one"
+		echo "FAIL: a 200-message stream runs at 1/$m of a" \
+			"1500-message one, against raw frames of the same length"
 		fails=$((fails + 1))
 	fi
 fi
