@@ -49,8 +49,11 @@
 #define MXD_JOBS		64	/* blocks asked per partner, 2^n */
 #define MXD_JOBS_AGAIN		512	/* PULLs asking again queued per partner,
 					 * 2^n: a block asked again is up to 8 */
-#define MXD_PULL_BLOCKS		8	/* blocks in flight per large receive */
-#define MXD_PULL_FRAMES		32	/* frames per block (<= 64) */
+/* Blocks of 64 frames, 4 in flight: the bytes in flight of 8 blocks of 32
+ * with half the PULLs, each of which costs the sender (the limit of a
+ * stream) an rx burst. */
+#define MXD_PULL_BLOCKS		4	/* blocks in flight per large receive */
+#define MXD_PULL_FRAMES		64	/* frames per block (<= 64) */
 #define MXD_RECENT_BUFS		32	/* large receive buffers remembered
 					 * (a window's worth, and more) */
 #define MXD_MCLASSES		4	/* masks hashed at once (match.c) */

@@ -344,6 +344,9 @@ pull_get(struct mx_endpoint *ep)
 		mxd_list_init(&pl->link);
 		mxd_list_init(&pl->plink);
 		pl->handle = (++ep->pull_gen << 12) | i;
+		/* Striping: each pull starts one port on from the last,
+		 * so that messages of one block spread over the ports. */
+		pl->rr = ep->pull_gen;
 		ep->pulls[i] = pl;
 		ep->pull_next = i + 1;
 		return pl;

@@ -1935,6 +1935,18 @@ two_port_boards(void **state)
 		 * reads port 0's PULLs before port 1's and so answers some
 		 * asked later first. */
 		assert_int_equal(b->board->counters[MXD_C_PORT_SUSPECT], 0);
+		/* Messages of one block (some 60 frames) alternate over the
+		 * ports: each pull starts one port on from the last. */
+		tx0 = q[0].tx_frames;
+		tx1 = q[1].tx_frames;
+		for (uint32_t k = 0; k < 4; k++) {
+			r = mxt_recv(b, bi, 80000, 2, MX_MATCH_MASK_NONE);
+			mxt_send_ok(a, ab, bo, 80000, 2);
+			assert_int_equal(mxt_wait(b, &r).xfer_length, 80000);
+		}
+		assert_memory_equal(bi, bo, 80000);
+		assert_true(q[0].tx_frames - tx0 > 100);
+		assert_true(q[1].tx_frames - tx1 > 100);
 		/* A port that loses everything with its link up is suspected
 		 * and the transfer completes by the other. */
 		q[1].lose = 1;
