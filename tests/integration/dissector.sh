@@ -95,7 +95,7 @@ pp_args="-S 0 -E 65536 -N 5 -W 2 -V --no-progress"
 # goes to $dir/<name>.tap, B's output to $dir/<name>/b.log.
 memif_run() {
 	local name=$1 faults=$2 ready=$3 d=$dir/$1
-	local tap a rc=0 acmd=() bcmd=()
+	local tap a rc=0 st why="" acmd=() bcmd=()
 	shift 3
 	while [ "$1" != "--" ]; do acmd+=("$1"); shift; done
 	shift
@@ -119,15 +119,19 @@ memif_run() {
 	MX_DPDK_ARGS="$eal --vdev=net_memif0,role=client,socket=$d/a.sock,mac=02:00:00:00:00:0a" \
 		timeout $limit "${acmd[@]}" >"$d/a.log" 2>&1 &
 	a=$!
-	wait_for "$d/a.log" "$ready" "$a" || rc=1
+	wait_for "$d/a.log" "$ready" "$a" || { rc=1; why+=" A not ready"; }
 	MX_HOSTNAME=nodeB \
 	MX_DPDK_ARGS="$eal --vdev=net_memif0,role=client,socket=$d/b.sock,mac=02:00:00:00:00:0b" \
-		timeout $limit "${bcmd[@]}" >"$d/b.log" 2>&1 || rc=1
-	wait "$a" || rc=1
+		timeout $limit "${bcmd[@]}" >"$d/b.log" 2>&1
+	st=$?; [ $st -eq 0 ] || { rc=1; why+=" B exit $st"; }
+	wait "$a"
+	st=$?; [ $st -eq 0 ] || { rc=1; why+=" A exit $st"; }
 	kill -TERM "$tap" 2>/dev/null
-	wait "$tap" || rc=1
+	wait "$tap"
+	st=$?; [ $st -eq 0 ] || { rc=1; why+=" mxtap exit $st"; }
 	if [ $rc -ne 0 ]; then
-		echo "FAIL: $name: the exchange failed:"
+		# 124: timeout ($limit s); above 128: killed by signal - 128.
+		echo "FAIL: $name: the exchange failed:$why"
 		sed 's/^/  tap: /' "$d/tap.log"
 		sed 's/^/  a: /' "$d/a.log"
 		sed 's/^/  b: /' "$d/b.log"
