@@ -40,6 +40,8 @@
 #include "xmit.h"
 
 #define BACKOFF_MAX	16
+/* A message sent again this recently may still be on its way: not yet. */
+#define FAST_GAP_MIN_NS	20000u
 
 void
 mxd_rtt_sample(struct mxd_rtt *r, uint64_t ns)
@@ -168,22 +170,57 @@ mxd_partner_follow(struct mxd_partner *p, unsigned port,
 	mxd_partner_hdr_stale(p);
 }
 
-/* Sends rec's frames again; 0 when the tx queue has no room for them. */
+/* Bit i set for each of rec's fragments. */
+static uint64_t
+frags_all(const struct mxd_txrec *rec)
+{
+	return rec->nframes >= 64 ? ~0ull : (1ull << rec->nframes) - 1;
+}
+
+/*
+ * Sends again the frames of rec in 'which' (bit i: frame i); 0 when the
+ * tx queue has no room for them.  None: the last frame alone, so that the
+ * receiver answers (a duplicate is acked at once).
+ */
 static int
-resend(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t now)
+resend_frames(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t which,
+		uint64_t now)
 {
 	struct mxd_board *b = p->ep->board;
+	unsigned n;
 
-	if (mxd_partner_room(p) < rec->nframes)
+	if (which == 0)
+		which = 1ull << (rec->nframes - 1);
+	n = (unsigned)__builtin_popcountll(which);
+	if (mxd_partner_room(p) < n)
 		return 0;
-	mxd_board_ref(b, rec->frames, rec->nframes);
-	for (unsigned i = 0; i < rec->nframes; i++)
-		mxd_partner_xmit_on(p, (unsigned)p->port, &rec->frames[i], 1);
+	if (which == frags_all(rec)) {
+		mxd_board_ref(b, rec->frames, rec->nframes);
+		for (unsigned i = 0; i < rec->nframes; i++)
+			mxd_partner_xmit_on(p, (unsigned)p->port,
+					&rec->frames[i], 1);
+	} else {
+		for (uint64_t m = which; m != 0; m &= m - 1) {
+			unsigned i = (unsigned)__builtin_ctzll(m);
+
+			mxd_board_ref(b, &rec->frames[i], 1);
+			mxd_partner_xmit_on(p, (unsigned)p->port,
+					&rec->frames[i], 1);
+		}
+	}
 	rec->sent_at = now;
 	rec->retx++;
 	b->counters[MXD_C_RETX_MSGS]++;
-	b->counters[MXD_C_RETX_FRAMES] += rec->nframes;
+	b->counters[MXD_C_RETX_FRAMES] += n;
+	b->counters[MXD_C_RETX_SPARED] += rec->nframes - n;
 	return 1;
+}
+
+/* Sends again what the receiver does not hold of rec. */
+static int
+resend(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t now)
+{
+	return resend_frames(p, rec, frags_all(rec) & ~rec->have, now);
 }
 
 void
@@ -191,15 +228,94 @@ mxd_retransmit(struct mxd_partner *p, uint64_t now)
 {
 	struct mxd_txrec *rec = p->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
 
+	int sent;
+
 	mxd_probe_sent(p, now);		/* even if the link takes nothing */
 	if (p->backoff >= 2)
 		mxd_reroute(p, now, rec->sent_at);
-	if (resend(p, rec, now))
+	/* A message of several frames of which the receiver said nothing,
+	 * at its first timeout: its last frame alone.  Arrived, it makes
+	 * the receiver name what it holds (or, held already, ack it), and
+	 * only the rest goes again; usually only the tail was lost. */
+	if (rec->retx == 0 && rec->have == 0 && rec->nframes > 1 && p->frags)
+		sent = resend_frames(p, rec, 1ull << (rec->nframes - 1), now);
+	else
+		sent = resend(p, rec, now);
+	if (sent)
 		p->backoff++;
 }
 
-/* A message sent again this recently may still be on its way: not yet. */
-#define FAST_GAP_MIN_NS	20000u
+/*
+ * Sends again the fragments of rec missing below the highest one the
+ * receiver holds: lost (a message's frames take one port, in order);
+ * those above it may still be on their way, and are the timer's.  Returns
+ * 1 when it must look again later (not stamped yet, sent again less than
+ * a round trip ago, no tx room).
+ */
+static int
+frags_resend(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t now)
+{
+	uint64_t below, holes;
+
+	if (rec->have == 0)
+		return 0;
+	below = (2ull << (63 - __builtin_clzll(rec->have))) - 1;
+	holes = below & ~rec->have;
+	if (holes == 0)
+		return 0;
+	if (rec->sent_at == 0)		/* timers.c stamps in order */
+		return 1;
+	if (rec->retx != 0 && now - rec->sent_at < (p->rtt.srtt >
+				FAST_GAP_MIN_NS ? p->rtt.srtt : FAST_GAP_MIN_NS))
+		return 1;
+	if (!resend_frames(p, rec, holes, now))
+		return 1;
+	p->ep->board->counters[MXD_C_FAST_RETX]++;
+	return 0;
+}
+
+void
+mxd_frags_heard(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	uint64_t now = mxd_now_ns();
+	int later = 0;
+
+	for (uint32_t k = 0; k < pkt->u.ack.nfrags; k++) {
+		struct mxd_txrec *rec;
+		uint64_t have;
+		uint32_t seq;
+
+		mxd_wire_get_frags(pkt, k, &seq, &have);
+		rec = p->inflight[seq & (MXD_WIN - 1)];
+		if (mxd_seq_lt(seq, p->tx.acked + 1) ||
+				!mxd_seq_lt(seq, p->tx.next_seq) ||
+				rec == NULL || rec->seq != seq ||
+				rec->nframes < 2)
+			continue;
+		rec->have |= have & frags_all(rec);
+		later |= frags_resend(p, rec, now);
+	}
+	if (later) {
+		p->frags_pending = 1;
+		mxd_timer_watch(p);
+	}
+}
+
+void
+mxd_frags_again(struct mxd_partner *p, uint64_t now)
+{
+	int later = 0;
+
+	p->frags_pending = 0;
+	for (uint32_t seq = p->tx.acked + 1; mxd_seq_lt(seq, p->tx.next_seq);
+			seq++) {
+		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+
+		if (rec != NULL && rec->seq == seq && rec->have != 0)
+			later |= frags_resend(p, rec, now);
+	}
+	p->frags_pending = (uint8_t)later;
+}
 
 void
 mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
