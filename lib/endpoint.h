@@ -71,6 +71,7 @@ struct mxd_txrec {
 	 * not sent again.  Only ever grows: a receiver forgets no fragment
 	 * of a message while the message is in the window. */
 	uint64_t have;
+	uint64_t sent;			/* the frames of its last (re)send */
 	/* A standard-mode send completed when its data was copied here, so
 	 * no request waits for the message: if it is refused or lost for
 	 * good, the partner reports it (send.c: mxd_sends_lost). */

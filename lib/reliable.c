@@ -208,6 +208,7 @@ resend_frames(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t which,
 					&rec->frames[i], 1);
 		}
 	}
+	rec->sent = which;
 	rec->sent_at = now;
 	rec->retx++;
 	b->counters[MXD_C_RETX_MSGS]++;
@@ -246,29 +247,29 @@ mxd_retransmit(struct mxd_partner *p, uint64_t now)
 }
 
 /*
- * Sends again the fragments of rec missing below the highest one the
- * receiver holds: lost (a message's frames take one port, in order);
- * those above it may still be on their way, and are the timer's.  Returns
- * 1 when it must look again later (not stamped yet, sent again less than
- * a round trip ago, no tx room).
+ * Sends again the fragments of rec that the receiver's word shows lost: a
+ * message's frames go one port, in order, and each (re)transmission after
+ * the one before, so once a frame of its last one (rec->sent) is held,
+ * every frame sent before that one and not held was lost: those of the
+ * earlier transmissions, and those of the last below it.  Until a frame
+ * of the last is held there is no word on it (it may be on its way in a
+ * deep queue): the timer's.  Returns 1 when it must look again later (not
+ * stamped yet, no tx room).
  */
 static int
 frags_resend(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t now)
 {
-	uint64_t below, holes;
+	uint64_t got = rec->have & rec->sent, lost;
 
-	if (rec->have == 0)
+	if (got == 0)
 		return 0;
-	below = (2ull << (63 - __builtin_clzll(rec->have))) - 1;
-	holes = below & ~rec->have;
-	if (holes == 0)
+	lost = ~rec->have & frags_all(rec) & (~rec->sent |
+			((2ull << (63 - __builtin_clzll(got))) - 1));
+	if (lost == 0)
 		return 0;
 	if (rec->sent_at == 0)		/* timers.c stamps in order */
 		return 1;
-	if (rec->retx != 0 && now - rec->sent_at < (p->rtt.srtt >
-				FAST_GAP_MIN_NS ? p->rtt.srtt : FAST_GAP_MIN_NS))
-		return 1;
-	if (!resend_frames(p, rec, holes, now))
+	if (!resend_frames(p, rec, lost, now))
 		return 1;
 	p->ep->board->counters[MXD_C_FAST_RETX]++;
 	return 0;
@@ -323,7 +324,7 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 {
 	const uint8_t *last = NULL;	/* the frame just sent again */
 	uint32_t top, gap;
-	uint64_t now;
+	uint64_t now, newest = 0;
 	int later = 0;
 
 	p->sack_pending = 0;
@@ -332,6 +333,14 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 	top = 63u - (uint32_t)__builtin_clzll(bits);	/* highest arrived */
 	now = mxd_now_ns();
 	gap = p->rtt.srtt > FAST_GAP_MIN_NS ? p->rtt.srtt : FAST_GAP_MIN_NS;
+	/* The last (re)send of the latest message known arrived. */
+	for (uint64_t m = bits; m != 0; m &= m - 1) {
+		uint32_t seq = ack + 1 + (uint32_t)__builtin_ctzll(m);
+		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+
+		if (rec != NULL && rec->seq == seq && rec->sent_at > newest)
+			newest = rec->sent_at;
+	}
 	for (uint32_t i = 0; i < top; i++) {
 		uint32_t seq = ack + 1 + i;
 		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
@@ -344,6 +353,12 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		/* A SACK seen again by the timer: what was sent again since
 		 * waits for a newer SACK or the retransmission timer. */
 		if (!fresh && rec->retx != 0)
+			continue;
+		/* Sent again after everything known to have arrived: no word
+		 * on that copy yet (it may wait in a deep queue); sending it
+		 * once more on every ack that repeats the SACK would flood
+		 * the link with duplicates. */
+		if (rec->retx != 0 && rec->sent_at >= newest)
 			continue;
 		/* Sent (again) less than a round trip ago: it may be on its
 		 * way; the timer pass looks again (not stamped yet: a timer

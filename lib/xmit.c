@@ -124,9 +124,15 @@ mxd_partner_ack(struct mxd_partner *p, uint8_t flags)
 	unsigned nf = 0, body = sack ? MXD_SACK_LEN : 0;
 	struct mxd_frame f;
 
-	/* Messages here in part, when the window holds any beyond base. */
-	if (p->frags && p->rx.top != p->rx.base)
-		nf = mxd_rxwin_partial(&p->rx, fseq, fhave, MXD_FRAGS_MAX);
+	/* Messages here in part, when the window holds any beyond base:
+	 * as many as the partner's MTU holds. */
+	if (p->frags && p->rx.top != p->rx.base) {
+		unsigned room = (p->mtu - (unsigned)sizeof(struct mxd_hdr) -
+				MXD_SACK_LEN) / sizeof(struct mxd_frags_rec);
+
+		nf = mxd_rxwin_partial(&p->rx, fseq, fhave, room <
+				MXD_FRAGS_MAX ? room : MXD_FRAGS_MAX);
+	}
 	if (mxd_partner_room(p) == 0 || mxd_partner_frame(p, MXD_T_ACK,
 				(uint16_t)(body + nf *
 				sizeof(struct mxd_frags_rec)), &f) < 0)

@@ -187,13 +187,14 @@ _Static_assert(offsetof(struct mxd_conn_hdr, caps) == 17, "conn caps offset");
 #define MXD_CAP_FRAGS	0x02	/* the sender takes ACKs with MXD_F_FRAGS */
 
 /* ACK flagged MXD_F_FRAGS: one record per message received in part (the
- * first MXD_FRAGS_MAX from the cumulative ack on). */
+ * first MXD_FRAGS_MAX from the cumulative ack on, as many as the MTU
+ * holds: 121 at 1500 bytes). */
 struct mxd_frags_rec {
 	uint32_t seq;		/*  0 the message */
 	uint64_t have;		/*  4 bit i: fragment i is held (never all) */
 } __attribute__((packed));
 _Static_assert(sizeof(struct mxd_frags_rec) == 12, "frags record size");
-#define MXD_FRAGS_MAX	8
+#define MXD_FRAGS_MAX	64	/* as far as a SACK reaches */
 
 /* MXD_T_DISCOVER: announce own name, optionally ask for another's. */
 struct mxd_disc_hdr {

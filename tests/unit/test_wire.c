@@ -685,7 +685,7 @@ ack_frags_roundtrip(void **state)
 		{ MXD_F_SACK, 1, 20, MXD_DROP_LENGTH },
 		{ MXD_F_SACK, 0, 4, MXD_DROP_LENGTH },	/* a short SACK */
 	};
-	uint8_t f[512];
+	uint8_t f[2048];
 	struct mxd_pkt pkt;
 
 	(void)state;
