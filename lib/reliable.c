@@ -325,6 +325,7 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 	const uint8_t *last = NULL;	/* the frame just sent again */
 	uint32_t top, gap;
 	uint64_t now, newest = 0;
+	uint32_t newest_seq = ack;
 	int later = 0;
 
 	p->sack_pending = 0;
@@ -333,13 +334,16 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 	top = 63u - (uint32_t)__builtin_clzll(bits);	/* highest arrived */
 	now = mxd_now_ns();
 	gap = p->rtt.srtt > FAST_GAP_MIN_NS ? p->rtt.srtt : FAST_GAP_MIN_NS;
-	/* The last (re)send of the latest message known arrived. */
+	/* The last (re)send of the latest message known arrived (of those
+	 * sent at the same time, the highest: they left in order). */
 	for (uint64_t m = bits; m != 0; m &= m - 1) {
 		uint32_t seq = ack + 1 + (uint32_t)__builtin_ctzll(m);
 		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
 
-		if (rec != NULL && rec->seq == seq && rec->sent_at > newest)
+		if (rec != NULL && rec->seq == seq && rec->sent_at >= newest) {
 			newest = rec->sent_at;
+			newest_seq = seq;
+		}
 	}
 	for (uint32_t i = 0; i < top; i++) {
 		uint32_t seq = ack + 1 + i;
@@ -358,7 +362,9 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		 * on that copy yet (it may wait in a deep queue); sending it
 		 * once more on every ack that repeats the SACK would flood
 		 * the link with duplicates. */
-		if (rec->retx != 0 && rec->sent_at >= newest)
+		if (rec->retx != 0 && (rec->sent_at > newest ||
+				(rec->sent_at == newest &&
+				 !mxd_seq_lt(seq, newest_seq))))
 			continue;
 		/* Sent (again) less than a round trip ago: it may be on its
 		 * way; the timer pass looks again (not stamped yet: a timer
