@@ -82,6 +82,13 @@ struct mxd_txrec {
 	struct mxd_frame frames[MXD_MAX_FRAGS];
 };
 
+/* Bit i set for each of a message's n frames (a txrec's have, sent). */
+static inline uint64_t
+mxd_frames_mask(unsigned n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
 enum mxd_owner_kind {
 	MXD_OWN_NONE = 0,
 	MXD_OWN_REQ,
@@ -151,7 +158,7 @@ struct mxd_partner {
 	uint64_t sack_bits;
 	uint32_t sack_ack;
 	uint8_t sack_pending;
-	/* Fragments it named wait for their stamp or round trip
+	/* Fragments it named lost wait for their stamp or tx room
 	 * (reliable.c: mxd_frags_heard). */
 	uint8_t frags_pending;
 	int port;			/* board port to use, -1 unknown */

@@ -174,7 +174,7 @@ mxd_partner_follow(struct mxd_partner *p, unsigned port,
 static uint64_t
 frags_all(const struct mxd_txrec *rec)
 {
-	return rec->nframes >= 64 ? ~0ull : (1ull << rec->nframes) - 1;
+	return mxd_frames_mask(rec->nframes);
 }
 
 /*
@@ -228,7 +228,6 @@ void
 mxd_retransmit(struct mxd_partner *p, uint64_t now)
 {
 	struct mxd_txrec *rec = p->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
-
 	int sent;
 
 	mxd_probe_sent(p, now);		/* even if the link takes nothing */

@@ -36,9 +36,9 @@ void mxd_retransmit(struct mxd_partner *p, uint64_t now);
 void mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		int fresh);
 /* p's ACK named the fragments it holds of messages it has in part
- * (MXD_F_FRAGS): they are not sent again; those missing below the highest
- * one held are sent again now (each message at most once a round trip;
- * too soon, or not stamped yet: at the next timer pass). */
+ * (MXD_F_FRAGS): they are not sent again, and those it shows lost (sent
+ * before a frame held) are sent again now (not stamped yet, or no tx
+ * room: at the next timer pass); the rest is the timer's. */
 void mxd_frags_heard(struct mxd_partner *p, const struct mxd_pkt *pkt);
 /* The timer pass's look again at what mxd_frags_heard left for later
  * (p->frags_pending). */
