@@ -11,6 +11,7 @@
 #include "api.h"
 #include "clock.h"
 #include "config.h"
+#include "glue.h"
 #include "progress.h"
 #include "recv.h"
 #include "rndv.h"
@@ -200,6 +201,9 @@ do_close_endpoint(mx_endpoint_t ep)
 	struct closing c = { ep, 0 };
 
 	CHECK_EP(ep, "mx_close_endpoint");
+	/* Peers often go away while an endpoint closes: the memif guard
+	 * must be in front of any handler installed since the last watch. */
+	mxd_glue_guard_check();
 	for (uint32_t i = 0; i < ep->npartners; i++)
 		ep->partners[i]->bye_mark = ep->partners[i]->heard;
 	/* MX_CLOSE_LINGER_MS=0: an abortive close, no wait and no BYE

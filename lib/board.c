@@ -217,6 +217,7 @@ void
 mxd_board_watch(struct mxd_board *b)
 {
 	mxd_board_in_use(b);
+	mxd_glue_guard_check();
 	for (unsigned i = 0; i < b->nports; i++) {
 		struct mxd_link *l = b->port[i];
 		int up = l->started && l->ops->link_up(l);

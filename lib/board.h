@@ -99,8 +99,9 @@ void mxd_boards_fini(struct mxd_lib *lib);
 struct mxd_board *mxd_board_by_nic(uint64_t nic_id);
 int mxd_board_port_up(struct mxd_board *b, unsigned port);
 /* Ports that are down and do not come back by themselves (a memif client
- * whose server went away) are restarted; said once per outage.  Called
- * every MXD_WATCH_MS (timers.c). */
+ * whose server went away) are restarted; said once per outage; the memif
+ * fault guard is put back in front of a signal handler installed since.
+ * Called every MXD_WATCH_MS (timers.c). */
 void mxd_board_watch(struct mxd_board *b);
 /* Refreshes the gauge "frame buffers in use" (the watch does, every
  * MXD_WATCH_MS, and a read of the counters). */

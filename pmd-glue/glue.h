@@ -75,6 +75,12 @@ long mxd_glue_prefault_memif(void);
 #define MXD_GLUE_MEMIF_REGIONS	16
 unsigned mxd_glue_memif_regions(uintptr_t *lo, uintptr_t *hi, unsigned max);
 
+/* Puts the memif ports' fault guard back in front of a SIGSEGV or SIGBUS
+ * handler installed after it (port.c, "bursts that outlive the peer's
+ * memory").  Control path: two sigaction() queries; nothing to do without
+ * a memif port. */
+void mxd_glue_guard_check(void);
+
 /* Records the reason of a failure for mxd_glue_error() (eal.c). */
 void mxd_glue_set_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

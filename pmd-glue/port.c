@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <setjmp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,16 @@ memif_warm_wait(struct mxd_link *l)
  * The frames are lost like any frame to a dead peer, and the next burst
  * finds the port disconnected.  Any other fault goes to the handler that
  * was there before (the default, a sanitizer's, the application's).
+ *
+ * A handler installed after ours takes every fault, the guard's too: a
+ * test framework's that wraps each test (cmocka's sends a fault on any
+ * thread to the test's longjmp or to exit(-1)), or an application's.
+ * mxd_glue_guard_check() puts ours back in front of such a handler, which
+ * then gets what the guard does not take; so does a handler put back with
+ * signal(), which drops our flags: called without SA_SIGINFO, on_fault
+ * does not read si, and it unblocks the signal itself before the jump
+ * (without SA_NODEFER the kernel blocked it, and the jump's mask is not
+ * restored: a second fault in that thread would kill the process).
  */
 struct burst_guard {
 	sigjmp_buf env;
@@ -437,18 +448,32 @@ static __thread struct burst_guard guard
 	__attribute__((tls_model("initial-exec")));
 static struct sigaction old_segv, old_bus;
 static int guard_installed;
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define GUARD_FLAGS	(SA_SIGINFO | SA_NODEFER | SA_ONSTACK)
 
 static void
 on_fault(int sig, siginfo_t *si, void *ctx)
 {
 	struct sigaction *old = sig == SIGSEGV ? &old_segv : &old_bus;
+	struct sigaction cur;
 	struct rte_eth_link el;
 
 	if (guard.armed && (guard.own || (rte_eth_link_get_nowait(guard.port,
 				&el) == 0 &&
 			el.link_status == RTE_ETH_LINK_DOWN))) {
+		sigset_t set;
+
 		guard.armed = 0;
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		siglongjmp(guard.env, 1);
+	}
+	/* Put back with signal(): si and ctx are not there. */
+	if (sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO)) {
+		si = NULL;
+		ctx = NULL;
 	}
 	if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)
 		signal(sig, SIG_DFL);	/* returning repeats the access,
@@ -459,21 +484,50 @@ on_fault(int sig, siginfo_t *si, void *ctx)
 		old->sa_handler(sig);
 }
 
+/* Installs on_fault for sig unless it is there with its flags; a
+ * different handler found there becomes the one faults outside the guard
+ * go to. */
 static void
-guard_install(void)
+guard_assert(int sig, struct sigaction *old)
 {
-	struct sigaction sa;
+	struct sigaction sa, cur;
 
-	if (guard_installed)
+	if (sigaction(sig, NULL, &cur) != 0)
+		return;
+	if (cur.sa_sigaction == on_fault &&
+			(cur.sa_flags & GUARD_FLAGS) == GUARD_FLAGS)
 		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_fault;
 	/* No mask to restore after the jump: the signal is not blocked. */
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+	sa.sa_flags = GUARD_FLAGS;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	sigaction(SIGBUS, &sa, &old_bus);
-	guard_installed = 1;
+	if (cur.sa_sigaction != on_fault)	/* same union member */
+		*old = cur;
+	sigaction(sig, &sa, NULL);
+}
+
+static void
+guard_install(void)
+{
+	pthread_mutex_lock(&guard_lock);
+	if (!guard_installed) {
+		guard_assert(SIGSEGV, &old_segv);
+		guard_assert(SIGBUS, &old_bus);
+		guard_installed = 1;
+	}
+	pthread_mutex_unlock(&guard_lock);
+}
+
+void
+mxd_glue_guard_check(void)
+{
+	pthread_mutex_lock(&guard_lock);
+	if (guard_installed) {
+		guard_assert(SIGSEGV, &old_segv);
+		guard_assert(SIGBUS, &old_bus);
+	}
+	pthread_mutex_unlock(&guard_lock);
 }
 
 static void
