@@ -56,7 +56,7 @@ conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, unsigned port,
 		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->nic_id,
 			p->hs.id, ep->filter, MXD_CONN_OK, p->epoch,
-			(uint16_t)b->mtu, MXD_CAP_PACK);
+			(uint16_t)b->mtu, MXD_CAP_PACK | MXD_CAP_FRAGS);
 	mxd_xmit_send(b, port, p->local, &f);
 	mxd_count(b, MXD_C_CONN_REQ);
 }
@@ -205,7 +205,7 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
 			pkt->u.conn.src_nic, pkt->u.conn.conn_id,
 			ep ? ep->filter : 0, status, p != NULL ? p->epoch : 0,
-			(uint16_t)b->mtu, MXD_CAP_PACK);
+			(uint16_t)b->mtu, MXD_CAP_PACK | MXD_CAP_FRAGS);
 	mxd_answer_send(b, port, local, &f);
 }
 
@@ -269,6 +269,7 @@ partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	p->remote_index = pkt->h.src_peer;
 	mtu_learn(p, pkt->u.conn.mtu);
 	p->pack = (pkt->u.conn.caps & MXD_CAP_PACK) != 0;
+	p->frags = (pkt->u.conn.caps & MXD_CAP_FRAGS) != 0;
 	if (!p->local) {
 		p->port = (int)port;
 		memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);

@@ -67,6 +67,11 @@ struct mxd_txrec {
 	uint32_t nframes;
 	uint64_t sent_at;		/* ns, last (re)transmission */
 	uint32_t retx;			/* times retransmitted */
+	/* Fragments the receiver said it holds (an ACK's MXD_F_FRAGS):
+	 * not sent again.  Only ever grows: a receiver forgets no fragment
+	 * of a message while the message is in the window. */
+	uint64_t have;
+	uint64_t sent;			/* the frames of its last (re)send */
 	/* A standard-mode send completed when its data was copied here, so
 	 * no request waits for the message: if it is refused or lost for
 	 * good, the partner reports it (send.c: mxd_sends_lost). */
@@ -76,6 +81,13 @@ struct mxd_txrec {
 	struct mxd_txrec *pool_next;
 	struct mxd_frame frames[MXD_MAX_FRAGS];
 };
+
+/* Bit i set for each of a message's n frames (a txrec's have, sent). */
+static inline uint64_t
+mxd_frames_mask(unsigned n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
 
 enum mxd_owner_kind {
 	MXD_OWN_NONE = 0,
@@ -146,6 +158,9 @@ struct mxd_partner {
 	uint64_t sack_bits;
 	uint32_t sack_ack;
 	uint8_t sack_pending;
+	/* Fragments it named lost wait for their stamp or tx room
+	 * (reliable.c: mxd_frags_heard). */
+	uint8_t frags_pending;
 	int port;			/* board port to use, -1 unknown */
 	uint8_t mac[MXD_ETH_ALEN];
 	/* The Ethernet and common headers of an EAGER frame to p but for
@@ -165,6 +180,8 @@ struct mxd_partner {
 	uint32_t eager_max;		/* largest eager message to it */
 	uint8_t pack;			/* it takes PACK frames (said at
 					 * connect: MXD_CAP_PACK) */
+	uint8_t frags;			/* it takes ACKs naming fragments
+					 * held (MXD_CAP_FRAGS) */
 	struct mxd_txwin tx;
 	struct mxd_rxwin rx;
 	struct mxd_txrec *inflight[MXD_WIN];

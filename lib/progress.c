@@ -93,8 +93,10 @@ rx_partner_frame(struct mxd_partner *p, unsigned port,
 		mxd_rx_pack(p, pkt);
 		return;
 	case MXD_T_ACK:
+		if (pkt->u.ack.nfrags)
+			mxd_frags_heard(p, pkt);
 		if (pkt->h.flags & MXD_F_SACK)
-			mxd_fast_retransmit(p, pkt->h.ack, pkt->u.sack, 1);
+			mxd_fast_retransmit(p, pkt->h.ack, pkt->u.ack.sack, 1);
 		if (pkt->h.flags & MXD_F_BYE)
 			mxd_partner_lost(p, MX_STATUS_ENDPOINT_CLOSED);
 		else if (pkt->h.flags & MXD_F_PING)

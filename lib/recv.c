@@ -463,9 +463,15 @@ mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
 		break;
 	}
 	mxd_partner_drain(p->ep, p);
-	if (!(pkt->h.flags & MXD_F_CTRL) && sl->complete &&
-			mxd_rxwin_hole(&p->rx))
+	if (pkt->h.flags & MXD_F_CTRL)
+		return;
+	if (sl->complete && mxd_rxwin_hole(&p->rx))
 		sack_prompt(p);
+	else if (!sl->complete && p->frags &&
+			pkt->u.eager.frag_idx == sl->frag_count - 1 &&
+			sl->active && sl->seq == pkt->u.eager.seq)
+		mxd_ack_send(p);	/* the tail is here, not all: say
+					 * which fragments are */
 }
 
 /*

@@ -40,6 +40,8 @@
 #include "xmit.h"
 
 #define BACKOFF_MAX	16
+/* A message sent again this recently may still be on its way: not yet. */
+#define FAST_GAP_MIN_NS	20000u
 
 void
 mxd_rtt_sample(struct mxd_rtt *r, uint64_t ns)
@@ -168,38 +170,152 @@ mxd_partner_follow(struct mxd_partner *p, unsigned port,
 	mxd_partner_hdr_stale(p);
 }
 
-/* Sends rec's frames again; 0 when the tx queue has no room for them. */
+/* Bit i set for each of rec's fragments. */
+static uint64_t
+frags_all(const struct mxd_txrec *rec)
+{
+	return mxd_frames_mask(rec->nframes);
+}
+
+/*
+ * Sends again the frames of rec in 'which' (bit i: frame i); 0 when the
+ * tx queue has no room for them.  None: the last frame alone, so that the
+ * receiver answers (a duplicate is acked at once).
+ */
 static int
-resend(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t now)
+resend_frames(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t which,
+		uint64_t now)
 {
 	struct mxd_board *b = p->ep->board;
+	unsigned n;
 
-	if (mxd_partner_room(p) < rec->nframes)
+	if (which == 0)
+		which = 1ull << (rec->nframes - 1);
+	n = (unsigned)__builtin_popcountll(which);
+	if (mxd_partner_room(p) < n)
 		return 0;
-	mxd_board_ref(b, rec->frames, rec->nframes);
-	for (unsigned i = 0; i < rec->nframes; i++)
-		mxd_partner_xmit_on(p, (unsigned)p->port, &rec->frames[i], 1);
+	if (which == frags_all(rec)) {
+		mxd_board_ref(b, rec->frames, rec->nframes);
+		for (unsigned i = 0; i < rec->nframes; i++)
+			mxd_partner_xmit_on(p, (unsigned)p->port,
+					&rec->frames[i], 1);
+	} else {
+		for (uint64_t m = which; m != 0; m &= m - 1) {
+			unsigned i = (unsigned)__builtin_ctzll(m);
+
+			mxd_board_ref(b, &rec->frames[i], 1);
+			mxd_partner_xmit_on(p, (unsigned)p->port,
+					&rec->frames[i], 1);
+		}
+	}
+	rec->sent = which;
 	rec->sent_at = now;
 	rec->retx++;
 	b->counters[MXD_C_RETX_MSGS]++;
-	b->counters[MXD_C_RETX_FRAMES] += rec->nframes;
+	b->counters[MXD_C_RETX_FRAMES] += n;
+	b->counters[MXD_C_RETX_SPARED] += rec->nframes - n;
 	return 1;
+}
+
+/* Sends again what the receiver does not hold of rec. */
+static int
+resend(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t now)
+{
+	return resend_frames(p, rec, frags_all(rec) & ~rec->have, now);
 }
 
 void
 mxd_retransmit(struct mxd_partner *p, uint64_t now)
 {
 	struct mxd_txrec *rec = p->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
+	int sent;
 
 	mxd_probe_sent(p, now);		/* even if the link takes nothing */
 	if (p->backoff >= 2)
 		mxd_reroute(p, now, rec->sent_at);
-	if (resend(p, rec, now))
+	/* A message of several frames of which the receiver said nothing,
+	 * at its first timeout: its last frame alone.  Arrived, it makes
+	 * the receiver name what it holds (or, held already, ack it), and
+	 * only the rest goes again; usually only the tail was lost. */
+	if (rec->retx == 0 && rec->have == 0 && rec->nframes > 1 && p->frags)
+		sent = resend_frames(p, rec, 1ull << (rec->nframes - 1), now);
+	else
+		sent = resend(p, rec, now);
+	if (sent)
 		p->backoff++;
 }
 
-/* A message sent again this recently may still be on its way: not yet. */
-#define FAST_GAP_MIN_NS	20000u
+/*
+ * Sends again the fragments of rec that the receiver's word shows lost: a
+ * message's frames go one port, in order, and each (re)transmission after
+ * the one before, so once a frame of its last one (rec->sent) is held,
+ * every frame sent before that one and not held was lost: those of the
+ * earlier transmissions, and those of the last below it.  Until a frame
+ * of the last is held there is no word on it (it may be on its way in a
+ * deep queue): the timer's.  Returns 1 when it must look again later (not
+ * stamped yet, no tx room).
+ */
+static int
+frags_resend(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t now)
+{
+	uint64_t got = rec->have & rec->sent, lost;
+
+	if (got == 0)
+		return 0;
+	lost = ~rec->have & frags_all(rec) & (~rec->sent |
+			((2ull << (63 - __builtin_clzll(got))) - 1));
+	if (lost == 0)
+		return 0;
+	if (rec->sent_at == 0)		/* timers.c stamps in order */
+		return 1;
+	if (!resend_frames(p, rec, lost, now))
+		return 1;
+	p->ep->board->counters[MXD_C_FAST_RETX]++;
+	return 0;
+}
+
+void
+mxd_frags_heard(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	uint64_t now = mxd_now_ns();
+	int later = 0;
+
+	for (uint32_t k = 0; k < pkt->u.ack.nfrags; k++) {
+		struct mxd_txrec *rec;
+		uint64_t have;
+		uint32_t seq;
+
+		mxd_wire_get_frags(pkt, k, &seq, &have);
+		rec = p->inflight[seq & (MXD_WIN - 1)];
+		if (mxd_seq_lt(seq, p->tx.acked + 1) ||
+				!mxd_seq_lt(seq, p->tx.next_seq) ||
+				rec == NULL || rec->seq != seq ||
+				rec->nframes < 2)
+			continue;
+		rec->have |= have & frags_all(rec);
+		later |= frags_resend(p, rec, now);
+	}
+	if (later) {
+		p->frags_pending = 1;
+		mxd_timer_watch(p);
+	}
+}
+
+void
+mxd_frags_again(struct mxd_partner *p, uint64_t now)
+{
+	int later = 0;
+
+	p->frags_pending = 0;
+	for (uint32_t seq = p->tx.acked + 1; mxd_seq_lt(seq, p->tx.next_seq);
+			seq++) {
+		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+
+		if (rec != NULL && rec->seq == seq && rec->have != 0)
+			later |= frags_resend(p, rec, now);
+	}
+	p->frags_pending = (uint8_t)later;
+}
 
 void
 mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
@@ -207,7 +323,8 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 {
 	const uint8_t *last = NULL;	/* the frame just sent again */
 	uint32_t top, gap;
-	uint64_t now;
+	uint64_t now, newest = 0;
+	uint32_t newest_seq = ack;
 	int later = 0;
 
 	p->sack_pending = 0;
@@ -216,6 +333,17 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 	top = 63u - (uint32_t)__builtin_clzll(bits);	/* highest arrived */
 	now = mxd_now_ns();
 	gap = p->rtt.srtt > FAST_GAP_MIN_NS ? p->rtt.srtt : FAST_GAP_MIN_NS;
+	/* The last (re)send of the latest message known arrived (of those
+	 * sent at the same time, the highest: they left in order). */
+	for (uint64_t m = bits; m != 0; m &= m - 1) {
+		uint32_t seq = ack + 1 + (uint32_t)__builtin_ctzll(m);
+		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+
+		if (rec != NULL && rec->seq == seq && rec->sent_at >= newest) {
+			newest = rec->sent_at;
+			newest_seq = seq;
+		}
+	}
 	for (uint32_t i = 0; i < top; i++) {
 		uint32_t seq = ack + 1 + i;
 		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
@@ -228,6 +356,14 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		/* A SACK seen again by the timer: what was sent again since
 		 * waits for a newer SACK or the retransmission timer. */
 		if (!fresh && rec->retx != 0)
+			continue;
+		/* Sent again after everything known to have arrived: no word
+		 * on that copy yet (it may wait in a deep queue); sending it
+		 * once more on every ack that repeats the SACK would flood
+		 * the link with duplicates. */
+		if (rec->retx != 0 && (rec->sent_at > newest ||
+				(rec->sent_at == newest &&
+				 !mxd_seq_lt(seq, newest_seq))))
 			continue;
 		/* Sent (again) less than a round trip ago: it may be on its
 		 * way; the timer pass looks again (not stamped yet: a timer

@@ -35,6 +35,14 @@ void mxd_retransmit(struct mxd_partner *p, uint64_t now);
  * pass, which calls again with 'fresh' 0 (p->sack_pending). */
 void mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		int fresh);
+/* p's ACK named the fragments it holds of messages it has in part
+ * (MXD_F_FRAGS): they are not sent again, and those it shows lost (sent
+ * before a frame held) are sent again now (not stamped yet, or no tx
+ * room: at the next timer pass); the rest is the timer's. */
+void mxd_frags_heard(struct mxd_partner *p, const struct mxd_pkt *pkt);
+/* The timer pass's look again at what mxd_frags_heard left for later
+ * (p->frags_pending). */
+void mxd_frags_again(struct mxd_partner *p, uint64_t now);
 /* A liveness probe: an ACK flagged PING, answered at once. */
 void mxd_ping(struct mxd_partner *p, uint64_t now);
 /* p's messages went to a port that lost them: move them to another port

@@ -123,6 +123,8 @@ msg_keep(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 	rec->req = rec->done ? NULL : r;
 	rec->sent_at = 0;
 	rec->retx = 0;
+	rec->have = 0;
+	rec->sent = mxd_frames_mask(n);
 	p->inflight[seq & (MXD_WIN - 1)] = rec;
 }
 

@@ -282,6 +282,8 @@ mxd_counter_name(unsigned c)
 		[MXD_C_TX_PACKED] = "msgs packed",
 		[MXD_C_TX_PACKS] = "packed frames sent",
 		[MXD_C_RX_PACKED] = "packed msgs received",
+		[MXD_C_FRAG_ACKS] = "acks naming fragments held",
+		[MXD_C_RETX_SPARED] = "fragments spared a retransmission",
 		[MXD_C_BUFS_IN_USE] = "frame buffers in use",
 	};
 

@@ -201,6 +201,8 @@ partner_timer(struct mxd_partner *p, uint64_t now)
 		stamp(p, now);
 		if (p->sack_pending)	/* holes too recent at the SACK */
 			mxd_fast_retransmit(p, p->sack_ack, p->sack_bits, 0);
+		if (p->frags_pending)	/* or at the fragments named */
+			mxd_frags_again(p, now);
 		if (retransmit_due(p, now))
 			mxd_retransmit(p, now);
 	} else if (now - p->last_heard >= ping_every &&

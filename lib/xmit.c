@@ -119,14 +119,34 @@ int
 mxd_partner_ack(struct mxd_partner *p, uint8_t flags)
 {
 	uint64_t sack = mxd_rxwin_hole(&p->rx) ? mxd_rxwin_sack(&p->rx) : 0;
+	uint32_t fseq[MXD_FRAGS_MAX];
+	uint64_t fhave[MXD_FRAGS_MAX];
+	unsigned nf = 0, body = sack ? MXD_SACK_LEN : 0;
 	struct mxd_frame f;
 
+	/* Messages here in part, when the window holds any beyond base:
+	 * as many as the partner's MTU holds. */
+	if (p->frags && p->rx.top != p->rx.base) {
+		unsigned room = (p->mtu - (unsigned)sizeof(struct mxd_hdr) -
+				MXD_SACK_LEN) / sizeof(struct mxd_frags_rec);
+
+		nf = mxd_rxwin_partial(&p->rx, fseq, fhave, room <
+				MXD_FRAGS_MAX ? room : MXD_FRAGS_MAX);
+	}
 	if (mxd_partner_room(p) == 0 || mxd_partner_frame(p, MXD_T_ACK,
-				sack ? MXD_SACK_LEN : 0, &f) < 0)
+				(uint16_t)(body + nf *
+				sizeof(struct mxd_frags_rec)), &f) < 0)
 		return -1;
 	if (sack) {
 		mxd_wire_put_sack(f.data + MXD_HDRS_LEN, sack);
 		flags |= MXD_F_SACK;
+	}
+	for (unsigned i = 0; i < nf; i++)
+		mxd_wire_put_frags(f.data + MXD_HDRS_LEN + body, i, fseq[i],
+				fhave[i]);
+	if (nf) {
+		flags |= MXD_F_FRAGS;
+		mxd_count(p->ep->board, MXD_C_FRAG_ACKS);
 	}
 	if (flags)
 		mxd_wire_add_flags(f.data, flags);

@@ -116,3 +116,24 @@ mxd_rxwin_sack(const struct mxd_rxwin *w)
 	}
 	return bits;
 }
+
+unsigned
+mxd_rxwin_partial(const struct mxd_rxwin *w, uint32_t *seq, uint64_t *have,
+		unsigned max)
+{
+	uint32_t n = w->top - w->base;
+	unsigned k = 0;
+
+	if (n > 64)
+		n = 64;
+	for (uint32_t i = 0; i < n && k < max; i++) {
+		const struct mxd_rxslot *sl = SLOT(w, w->base + i);
+
+		if (sl->active && sl->seq == w->base + i && !sl->complete &&
+				sl->frag_count > 1) {
+			seq[k] = sl->seq;
+			have[k++] = sl->have;
+		}
+	}
+	return k;
+}

@@ -85,6 +85,14 @@ void mxd_rxwin_matched(struct mxd_rxwin *w, struct mxd_rxslot *sl);
  */
 uint64_t mxd_rxwin_sack(const struct mxd_rxwin *w);
 
+/*
+ * Messages received in part, from base on (at most 'max', looking at the
+ * first 64 messages): their seq and the bitmap of fragments held, for the
+ * sender to send again only the others.  Returns how many.
+ */
+unsigned mxd_rxwin_partial(const struct mxd_rxwin *w, uint32_t *seq,
+		uint64_t *have, unsigned max);
+
 /* Whether messages after base arrived while base's did not (whole). */
 static inline int
 mxd_rxwin_hole(const struct mxd_rxwin *w)

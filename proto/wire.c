@@ -118,6 +118,50 @@ mxd_wire_put_sack(uint8_t *p, uint64_t bits)
 }
 
 size_t
+mxd_wire_put_frags(uint8_t *p, unsigned i, uint32_t seq, uint64_t have)
+{
+	p += i * sizeof(struct mxd_frags_rec);
+	mxd_put32(p + O(mxd_frags_rec, seq), seq);
+	mxd_put64(p + O(mxd_frags_rec, have), have);
+	return sizeof(struct mxd_frags_rec);
+}
+
+void
+mxd_wire_get_frags(const struct mxd_pkt *pkt, unsigned i, uint32_t *seq,
+		uint64_t *have)
+{
+	const uint8_t *p = pkt->payload + i * sizeof(struct mxd_frags_rec);
+
+	*seq = mxd_get32(p + O(mxd_frags_rec, seq));
+	*have = mxd_get64(p + O(mxd_frags_rec, have));
+}
+
+/* ACK: nothing, a SACK bitmap, fragments records, or both, as flagged. */
+static enum mxd_drop
+parse_ack(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
+{
+	uint32_t rest = len;
+
+	pkt->u.ack.sack = 0;
+	pkt->u.ack.nfrags = 0;
+	if (pkt->h.flags & MXD_F_SACK) {
+		if (rest < MXD_SACK_LEN)
+			return MXD_DROP_LENGTH;
+		pkt->u.ack.sack = mxd_get64(b);
+		b += MXD_SACK_LEN;
+		rest -= MXD_SACK_LEN;
+	}
+	if (!(pkt->h.flags & MXD_F_FRAGS))
+		return rest == 0 ? MXD_DROP_NONE : MXD_DROP_LENGTH;
+	if (rest == 0 || rest % sizeof(struct mxd_frags_rec) != 0 ||
+			rest / sizeof(struct mxd_frags_rec) > MXD_FRAGS_MAX)
+		return MXD_DROP_LENGTH;
+	pkt->u.ack.nfrags = rest / (uint32_t)sizeof(struct mxd_frags_rec);
+	pkt->payload = b;
+	return MXD_DROP_NONE;
+}
+
+size_t
 mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason, uint32_t session)
 {
 	memset(p, 0, sizeof(struct mxd_seq_hdr));
@@ -479,12 +523,7 @@ parse_body(const uint8_t *h, uint32_t body, struct mxd_pkt *pkt)
 {
 	switch (pkt->h.type) {
 	case MXD_T_ACK:
-		if (body == 0 && !(pkt->h.flags & MXD_F_SACK))
-			return MXD_DROP_NONE;
-		if (body != MXD_SACK_LEN || !(pkt->h.flags & MXD_F_SACK))
-			return MXD_DROP_LENGTH;
-		pkt->u.sack = mxd_get64(h);
-		return MXD_DROP_NONE;
+		return parse_ack(h, body, pkt);
 	case MXD_T_CONN_REQ:
 	case MXD_T_CONN_REP:
 		return parse_conn(h, body, pkt);

@@ -41,7 +41,9 @@
 enum mxd_frame_type {
 	MXD_T_EAGER = 1,	/* one fragment of a small/medium message */
 	MXD_T_ACK = 2,		/* explicit cumulative ack; with MXD_F_SACK
-				 * an 8-byte bitmap of messages received */
+				 * an 8-byte bitmap of messages received,
+				 * with MXD_F_FRAGS the fragments held of
+				 * messages received in part */
 	MXD_T_CONN_REQ = 3,	/* connect request, carries filter */
 	MXD_T_CONN_REP = 4,	/* connect reply, carries status */
 	MXD_T_DISCOVER = 5,	/* board name query / announcement */
@@ -127,6 +129,12 @@ _Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
 				 * below the highest bit is sent again at
 				 * once) */
 #define MXD_SACK_LEN	8
+#define MXD_F_FRAGS	0x02	/* ACK: after the SACK (if any), 1 to
+				 * MXD_FRAGS_MAX records struct mxd_frags_rec:
+				 * the fragments the receiver holds of a
+				 * message it has in part; the sender sends
+				 * again only the others.  Only to a partner
+				 * that said MXD_CAP_FRAGS at connect. */
 #define MXD_F_AGAIN	0x02	/* PULL: frames asked again (lost the first
 				 * time): served before the first asks */
 
@@ -176,6 +184,17 @@ _Static_assert(offsetof(struct mxd_conn_hdr, mtu) == 18, "conn mtu offset");
 _Static_assert(offsetof(struct mxd_conn_hdr, caps) == 17, "conn caps offset");
 
 #define MXD_CAP_PACK	0x01	/* the sender takes MXD_T_PACK frames */
+#define MXD_CAP_FRAGS	0x02	/* the sender takes ACKs with MXD_F_FRAGS */
+
+/* ACK flagged MXD_F_FRAGS: one record per message received in part (the
+ * first MXD_FRAGS_MAX from the cumulative ack on, as many as the MTU
+ * holds: 121 at 1500 bytes). */
+struct mxd_frags_rec {
+	uint32_t seq;		/*  0 the message */
+	uint64_t have;		/*  4 bit i: fragment i is held (never all) */
+} __attribute__((packed));
+_Static_assert(sizeof(struct mxd_frags_rec) == 12, "frags record size");
+#define MXD_FRAGS_MAX	64	/* as far as a SACK reaches */
 
 /* MXD_T_DISCOVER: announce own name, optionally ask for another's. */
 struct mxd_disc_hdr {
@@ -324,7 +343,11 @@ struct mxd_pkt {
 	const struct mxd_eth_hdr *eth;
 	struct mxd_hdr_args h;	/* the common header */
 	union {
-		uint64_t sack;		/* ACK with MXD_F_SACK */
+		struct {
+			uint64_t sack;	/* with MXD_F_SACK, else 0 */
+			uint32_t nfrags; /* MXD_F_FRAGS records at
+					  * 'payload', checked */
+		} ack;
 		struct {
 			uint32_t seq;
 			uint32_t msg_len;
@@ -374,7 +397,8 @@ struct mxd_pkt {
 		} pack;		/* records at 'payload' */
 	} u;
 	const uint8_t *payload;	/* eager fragment or pull reply data; a
-				 * PACK's first record */
+				 * PACK's first record; an ACK's first
+				 * fragments record */
 	/* A PULL_REP from mxd_wire_parse_lazy: its check is not verified
 	 * yet; 'crc' is the CRC register over the bytes before the payload
 	 * (csum field zeroed), 'claimed' the check the frame carries. */
@@ -576,6 +600,12 @@ const uint8_t *mxd_wire_pack_next(const uint8_t *rec, struct mxd_pkt *msg);
 
 /* The SACK bitmap of an ACK flagged MXD_F_SACK. */
 size_t mxd_wire_put_sack(uint8_t *p, uint64_t bits);
+/* Record i of an ACK flagged MXD_F_FRAGS (written: i < MXD_FRAGS_MAX;
+ * read: i < pkt->u.ack.nfrags). */
+size_t mxd_wire_put_frags(uint8_t *p, unsigned i, uint32_t seq,
+		uint64_t have);
+void mxd_wire_get_frags(const struct mxd_pkt *pkt, unsigned i,
+		uint32_t *seq, uint64_t *have);
 size_t mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason,
 		uint32_t session);
 size_t mxd_wire_put_rndv(uint8_t *p, uint32_t total_len, uint32_t send_handle,

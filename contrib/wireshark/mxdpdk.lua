@@ -97,6 +97,7 @@ local CSUM_BAD, CSUM_GOOD, CSUM_UNVERIFIED = 0, 1, 2
 
 local MAX_FRAGS = 64
 local PACK_MAX = 256		-- MXD_PACK_MAX
+local FRAGS_MAX = 64		-- MXD_FRAGS_MAX
 local PACK_FLAGS = 0x02 + 0x04 + 0x08	-- SYNC, RNDV, CTRL: a record's own
 local EAGER_CAP = MAX_FRAGS * 16384	-- MXD_WIRE_EAGER_CAP
 local RNDV_DESC_LEN = 16
@@ -113,7 +114,8 @@ local pf = {
 		nil, F_ACK_VALID, "the ack field carries an ack"),
 	f_sync = ProtoField.bool("mxdpdk.flags.sync", "SYNC", 8, nil, F_SYNC,
 		"EAGER: the sender waits for a MATCHED notice (mx_issend); " ..
-		"PULL: AGAIN, frames asked again"),
+		"PULL: AGAIN, frames asked again; ACK: FRAGS, fragments " ..
+		"held follow"),
 	f_rndv = ProtoField.bool("mxdpdk.flags.rndv", "RNDV", 8, nil, F_RNDV,
 		"EAGER: the payload is a rendezvous descriptor"),
 	f_ctrl = ProtoField.bool("mxdpdk.flags.ctrl", "CTRL", 8, nil, F_CTRL,
@@ -128,6 +130,11 @@ local pf = {
 		"ACK: a selective-ack bitmap follows the header"),
 	sack = ProtoField.uint64("mxdpdk.ack.sack", "SACK", base.HEX, nil,
 		nil, "bit i: message ack + 1 + i received whole"),
+	frags_seq = ProtoField.uint32("mxdpdk.ack.frags.seq",
+		"Message received in part", base.DEC),
+	frags_have = ProtoField.uint64("mxdpdk.ack.frags.have",
+		"Fragments held", base.HEX, nil, nil,
+		"bit i: fragment i is held; the others are sent again"),
 	pad = ProtoField.bytes("mxdpdk.pad", "Pad"),
 	src_ep = ProtoField.uint8("mxdpdk.src_ep", "Source endpoint"),
 	dst_ep = ProtoField.uint8("mxdpdk.dst_ep", "Destination endpoint"),
@@ -194,8 +201,9 @@ local pf = {
 		base.DEC, conn_status),
 	conn_mtu = ProtoField.uint16("mxdpdk.conn.mtu", "MTU", base.DEC),
 	conn_caps = ProtoField.uint8("mxdpdk.conn.caps", "Capabilities",
-		base.HEX, nil, nil, "bit 0: the sender takes PACK frames " ..
-		"(0 from older senders: padding)"),
+		base.HEX, nil, nil, "bit 0: the sender takes PACK frames, " ..
+		"bit 1: ACKs naming fragments held (0 from older senders: " ..
+		"padding)"),
 	conn_epoch = ProtoField.uint32("mxdpdk.conn.epoch", "Epoch",
 		base.DEC),
 	conn_dst_nic = ProtoField.uint64("mxdpdk.conn.dst_nic",
@@ -535,15 +543,34 @@ local function dissect_ack(tvb, tree, h)
 	local info = string.format("%s ack=%u",
 		band(h.flags, F_BYE) ~= 0 and "ACK BYE" or
 		band(h.flags, F_PING) ~= 0 and "ACK PING" or "ACK", h.ack)
+	local o, rest = HDR_LEN, h.length
 	if band(h.flags, F_SACK) ~= 0 then
-		if h.length ~= 8 then
+		if rest < 8 then
 			return info .. " SACK (bad length)", "drop: bad length"
 		end
-		local bits = tvb(HDR_LEN, 8):uint64()
-		tree:add(pf.sack, tvb(HDR_LEN, 8))
-		return info .. " SACK=0x" .. bits:tohex(), nil
+		local bits = tvb(o, 8):uint64()
+		tree:add(pf.sack, tvb(o, 8))
+		info = info .. " SACK=0x" .. bits:tohex()
+		o, rest = o + 8, rest - 8
 	end
-	return info, h.length ~= 0 and "drop: bad length" or nil
+	if band(h.flags, F_SYNC) == 0 then	-- FRAGS
+		return info, rest ~= 0 and "drop: bad length" or nil
+	end
+	-- FRAGS: 1 to FRAGS_MAX records of seq (4) and fragments held (8)
+	if rest == 0 or rest % 12 ~= 0 or rest / 12 > FRAGS_MAX then
+		return info .. " FRAGS (bad length)", "drop: bad length"
+	end
+	local texts = {}
+	for i = 0, rest / 12 - 1 do
+		local r = tvb(o + 12 * i, 12)
+		local t = tree:add(r, string.format("Message %u received in part",
+			r(0, 4):uint()))
+		t:add(pf.frags_seq, r(0, 4))
+		t:add(pf.frags_have, r(4, 8))
+		texts[#texts + 1] = string.format("%u:0x%s", r(0, 4):uint(),
+			r(4, 8):uint64():tohex())
+	end
+	return info .. " FRAGS " .. table.concat(texts, " "), nil
 end
 
 local function dissect_conn(tvb, tree, h)

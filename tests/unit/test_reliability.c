@@ -539,6 +539,98 @@ sack_recovers_holes_at_once(void **state)
 	mxd_conf.rto_max_ms = rto_max;
 }
 
+/*
+ * Fragments held are not sent again (MXD_F_FRAGS).  e0's eager frames of
+ * one 32 KiB message (23 fragments at this MTU), fragments in frag_lose
+ * lost the first time each goes.
+ */
+static uint64_t frag_lose, frag_lost;
+
+static int
+drop_frags_once(const uint8_t *f, uint32_t len)
+{
+	unsigned idx;
+
+	if (frame_type(f, len) != MXD_T_EAGER ||
+			len < MXD_HDRS_LEN + sizeof(struct mxd_eager_hdr))
+		return FAKE_PASS;
+	idx = f[MXD_HDRS_LEN + offsetof(struct mxd_eager_hdr, frag_idx)];
+	if (idx < 64 && (frag_lose >> idx & 1) && !(frag_lost >> idx & 1)) {
+		frag_lost |= 1ull << idx;
+		return FAKE_DROP;
+	}
+	return FAKE_PASS;
+}
+
+/* Sends one 32 KiB message losing 'lose' once; returns the frames sent
+ * again, after checking the bytes and that the rest were spared. */
+static uint64_t
+frags_lost_once(uint64_t lose)
+{
+	enum { LEN = 32768 };
+	static uint8_t out[LEN], in[LEN];
+	uint64_t retx0 = e0->board->counters[MXD_C_RETX_FRAMES];
+	uint64_t spared0 = e0->board->counters[MXD_C_RETX_SPARED];
+	uint64_t retx;
+	mx_request_t r, s;
+
+	for (uint32_t i = 0; i < LEN; i++)
+		out[i] = (uint8_t)(i * 7 + lose);
+	memset(in, 0, sizeof(in));
+	frag_lose = lose;
+	frag_lost = 0;
+	pa.tap = drop_frags_once;
+	r = mxt_recv(e1, in, LEN, 0x5eedull, MX_MATCH_MASK_NONE);
+	s = mxt_isend(e0, to1, out, LEN, 0x5eedull);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_SUCCESS);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
+	pa.tap = NULL;
+	assert_true(frag_lost == lose);
+	assert_memory_equal(in, out, LEN);
+	progress_ms(5);			/* the last acks */
+	retx = e0->board->counters[MXD_C_RETX_FRAMES] - retx0;
+	/* What was not sent again, of each resend, was spared. */
+	assert_true(e0->board->counters[MXD_C_RETX_SPARED] - spared0 >=
+			23 - retx);
+	return retx;
+}
+
+/*
+ * A medium message with fragments lost: before, the whole message (23
+ * frames) went again at each retransmission; now the receiver names the
+ * fragments it holds and only the others go.  A hole in the middle is
+ * named as soon as the last fragment arrives (no timeout: with a 2 s
+ * floor the test would take seconds); a lost tail is probed with the
+ * last frame alone at the first timeout; a message lost whole costs its
+ * frames once more, and one probe.
+ */
+static void
+frags_held_not_sent_again(void **state)
+{
+	uint32_t rto = mxd_conf.rto_min_us, rto_max = mxd_conf.rto_max_ms;
+	uint64_t t0, frag_acks0 = e1->board->counters[MXD_C_FRAG_ACKS];
+
+	(void)state;
+	mxd_conf.rto_min_us = 2000000;
+	mxd_conf.rto_max_ms = 5000;
+	t0 = mxd_now_ns();
+	assert_int_equal(frags_lost_once(1ull << 5), 1);
+	assert_int_equal(frags_lost_once(1ull << 3 | 1ull << 9 | 1ull << 17),
+			3);
+	assert_true(mxd_now_ns() - t0 < 500000000ull);	/* not the RTO */
+	assert_true(e1->board->counters[MXD_C_FRAG_ACKS] > frag_acks0);
+	/* The tail: the first timeout's probe (50 ms here, and 400 ms to
+	 * the next, which a slow machine never reaches) is the last frame
+	 * alone. */
+	mxd_conf.rto_min_us = 200000;
+	assert_int_equal(frags_lost_once(1ull << 22), 1);
+	assert_int_equal(frags_lost_once(1ull << 21 | 1ull << 22), 2);
+	/* All of it: the probe, then the 22 others once. */
+	assert_int_equal(frags_lost_once((1ull << 23) - 1), 23);
+	mxd_conf.rto_min_us = rto;
+	mxd_conf.rto_max_ms = rto_max;
+}
+
 /* Every frame, both ways, lost with probability 1/5 (seeded). */
 static uint64_t lossy_rng;
 
@@ -874,6 +966,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(sack_recovers_holes_at_once,
 				setup, teardown),
 		cmocka_unit_test_setup_teardown(rtt_estimate_ignores_recovery,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(frags_held_not_sent_again,
 				setup, teardown),
 		cmocka_unit_test_setup_teardown(connect_timeout_ms, setup,
 				teardown),

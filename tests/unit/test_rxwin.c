@@ -54,6 +54,36 @@ in_order_single_frames(void **state)
 	}
 }
 
+/* Messages held in part, for an ACK to name (MXD_F_FRAGS): from base on,
+ * in order, only those of several fragments not complete, at most max. */
+static void
+partial_messages_named(void **state)
+{
+	uint32_t seq[4];
+	uint64_t have[4];
+
+	(void)state;
+	mxd_rxwin_init(&w, 1);
+	assert_int_equal(mxd_rxwin_partial(&w, seq, have, 4), 0);
+	feed(1, 350, 1, NULL);		/* 4 fragments: 1 and 3 */
+	feed(1, 350, 3, NULL);
+	feed(2, 10, 0, NULL);		/* whole, one fragment */
+	feed(3, 250, 0, NULL);		/* 3 fragments: all */
+	feed(3, 250, 1, NULL);
+	feed(3, 250, 2, NULL);
+	feed(5, 250, 2, NULL);		/* 3 fragments: the last */
+	feed(6, 150, 0, NULL);		/* 2 fragments: the first */
+	assert_int_equal(mxd_rxwin_partial(&w, seq, have, 4), 3);
+	assert_int_equal(seq[0], 1);
+	assert_true(have[0] == 0xa);
+	assert_int_equal(seq[1], 5);
+	assert_true(have[1] == 0x4);
+	assert_int_equal(seq[2], 6);
+	assert_true(have[2] == 0x1);
+	assert_int_equal(mxd_rxwin_partial(&w, seq, have, 1), 1);
+	assert_int_equal(seq[0], 1);
+}
+
 static void
 fragments_any_order(void **state)
 {
@@ -225,6 +255,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(in_order_single_frames),
 		cmocka_unit_test(fragments_any_order),
+		cmocka_unit_test(partial_messages_named),
 		cmocka_unit_test(duplicates_detected),
 		cmocka_unit_test(inconsistent_fragment_refused),
 		cmocka_unit_test(matching_waits_for_order),

@@ -641,6 +641,78 @@ lazy_pull_reply(void **state)
 	assert_int_equal(mxd_wire_parse_lazy(f, n, &pkt), MXD_DROP_CSUM);
 }
 
+/* An ACK with 'flags' and 'body' bytes: a SACK (if flagged) then
+ * fragments records (seq 100 + i, have 0x0f0 << (i % 32)); returns its
+ * length. */
+static size_t
+ack_frame(uint8_t *f, uint8_t flags, uint32_t nrec, uint32_t body)
+{
+	struct mxd_hdr_args a = args;
+	size_t n, at;
+
+	a.type = MXD_T_ACK;
+	a.flags = (uint8_t)(MXD_F_ACK_VALID | flags);
+	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, (uint16_t)body);
+	at = n;
+	if (flags & MXD_F_SACK)
+		at += mxd_wire_put_sack(f + at, 0x8000000000000005ull);
+	for (uint32_t i = 0; i < nrec; i++)
+		mxd_wire_put_frags(f + at, i, 100 + i, 0x0f0ull << (i % 32));
+	mxd_wire_seal(f);
+	return n + body;
+}
+
+/* ACKs naming fragments held (MXD_F_FRAGS): alone and after a SACK, and
+ * every length that does not add up refused. */
+static void
+ack_frags_roundtrip(void **state)
+{
+	const uint32_t rec = sizeof(struct mxd_frags_rec);
+	static const struct {
+		uint8_t flags;
+		uint32_t nrec, body;
+		enum mxd_drop want;
+	} cases[] = {
+		{ MXD_F_FRAGS, 1, 12, MXD_DROP_NONE },
+		{ MXD_F_FRAGS, MXD_FRAGS_MAX, MXD_FRAGS_MAX * 12, MXD_DROP_NONE },
+		{ MXD_F_FRAGS | MXD_F_SACK, 3, 8 + 36, MXD_DROP_NONE },
+		{ MXD_F_FRAGS, 0, 0, MXD_DROP_LENGTH },	/* flag, no record */
+		{ MXD_F_FRAGS | MXD_F_SACK, 0, 8, MXD_DROP_LENGTH },
+		{ MXD_F_FRAGS, 1, 13, MXD_DROP_LENGTH },	/* not whole */
+		{ MXD_F_FRAGS, 0, 6, MXD_DROP_LENGTH },
+		{ MXD_F_FRAGS, MXD_FRAGS_MAX + 1, (MXD_FRAGS_MAX + 1) * 12,
+			MXD_DROP_LENGTH },			/* too many */
+		{ 0, 1, 12, MXD_DROP_LENGTH },		/* records, no flag */
+		{ MXD_F_SACK, 1, 20, MXD_DROP_LENGTH },
+		{ MXD_F_SACK, 0, 4, MXD_DROP_LENGTH },	/* a short SACK */
+	};
+	uint8_t f[2048];
+	struct mxd_pkt pkt;
+
+	(void)state;
+	assert_int_equal(rec, 12);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = ack_frame(f, cases[i].flags, cases[i].nrec,
+				cases[i].body);
+		uint64_t have;
+		uint32_t seq;
+
+		if (mxd_wire_parse(f, n, &pkt) != cases[i].want)
+			fail_msg("case %zu: got %s", i, mxd_drop_name(
+					mxd_wire_parse(f, n, &pkt)));
+		if (cases[i].want != MXD_DROP_NONE)
+			continue;
+		assert_int_equal(pkt.u.ack.nfrags, cases[i].nrec);
+		assert_true(pkt.u.ack.sack == (cases[i].flags & MXD_F_SACK ?
+					0x8000000000000005ull : 0));
+		for (uint32_t k = 0; k < pkt.u.ack.nfrags; k++) {
+			mxd_wire_get_frags(&pkt, k, &seq, &have);
+			assert_int_equal(seq, 100 + k);
+			assert_true(have == 0x0f0ull << (k % 32));
+		}
+	}
+}
+
 static void
 fixed_size_types(void **state)
 {
@@ -743,6 +815,7 @@ main(void)
 		cmocka_unit_test(csum_every_length),
 		cmocka_unit_test(lazy_pull_reply),
 		cmocka_unit_test(fixed_size_types),
+		cmocka_unit_test(ack_frags_roundtrip),
 		cmocka_unit_test(random_bytes_never_accepted_blindly),
 		cmocka_unit_test(seq_compare_wraps),
 		cmocka_unit_test(nic_mac_roundtrip),
