@@ -1429,21 +1429,34 @@ reap(pid_t pid, const char *who)
 	return -1;
 }
 
-static void
-run_pair(void (*a)(void), void (*b)(void))
+/* Names the test's memif socket after tag and starts the server a;
+ * returns once it is ready (or after 30 s). */
+static pid_t
+spawn_server(const char *tag, void (*a)(void))
 {
-	static int n;
-	pid_t pa, pb;
-	int ra, rb;
+	pid_t pa;
 
-	snprintf(sock_path, sizeof(sock_path), "/tmp/mxd-test-%d-%d.sock",
-			(int)getpid(), n++);
+	snprintf(sock_path, sizeof(sock_path), "/tmp/mxd-test-%d-%s.sock",
+			(int)getpid(), tag);
 	snprintf(ready_path, sizeof(ready_path), "%s.ready", sock_path);
 	unlink(sock_path);
 	unlink(ready_path);
 	pa = spawn(a);
 	for (int i = 0; i < 3000 && access(ready_path, F_OK) != 0; i++)
 		usleep(10000);
+	return pa;
+}
+
+static void
+run_pair(void (*a)(void), void (*b)(void))
+{
+	static int n;
+	char tag[16];
+	pid_t pa, pb;
+	int ra, rb;
+
+	snprintf(tag, sizeof(tag), "%d", n++);
+	pa = spawn_server(tag, a);
 	pb = spawn(b);
 	ra = reap(pa, "receiver nodeA");
 	rb = reap(pb, "sender nodeB");
@@ -1553,13 +1566,7 @@ peer_killed_and_restarted(void **state)
 
 	(void)state;
 	setenv("MX_PEER_TIMEOUT_MS", "1000", 1);
-	snprintf(sock_path, sizeof(sock_path), "/tmp/mxd-test-%d-kill.sock",
-			(int)getpid());
-	snprintf(ready_path, sizeof(ready_path), "%s.ready", sock_path);
-	unlink(ready_path);
-	pa = spawn(kill_a);
-	for (int i = 0; i < 3000 && access(ready_path, F_OK) != 0; i++)
-		usleep(10000);
+	pa = spawn_server("kill", kill_a);
 	pb = spawn(kill_b1);
 	assert_int_equal(waitpid(pb, &status, 0), pb);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -1666,13 +1673,7 @@ server_killed_and_restarted(void **state)
 	int status = 0, ra, rb;
 
 	(void)state;
-	snprintf(sock_path, sizeof(sock_path), "/tmp/mxd-test-%d-srvkill.sock",
-			(int)getpid());
-	snprintf(ready_path, sizeof(ready_path), "%s.ready", sock_path);
-	unlink(ready_path);
-	pa = spawn(srvkill_a1);
-	for (int i = 0; i < 3000 && access(ready_path, F_OK) != 0; i++)
-		usleep(10000);
+	pa = spawn_server("srvkill", srvkill_a1);
 	pb = spawn(srvkill_b);
 	assert_int_equal(waitpid(pa, &status, 0), pa);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -1822,13 +1823,7 @@ peer_memory_vanishes(void **state)
 	int status = 0, ra, rb;
 
 	(void)state;
-	snprintf(sock_path, sizeof(sock_path), "/tmp/mxd-test-%d-vanish.sock",
-			(int)getpid());
-	snprintf(ready_path, sizeof(ready_path), "%s.ready", sock_path);
-	unlink(ready_path);
-	pa = spawn(vanish_a);
-	for (int i = 0; i < 3000 && access(ready_path, F_OK) != 0; i++)
-		usleep(10000);
+	pa = spawn_server("vanish", vanish_a);
 	for (unsigned k = 0; k < VANISH_ROUNDS; k++) {
 		vanish_ms = 60 + 17 * k;
 		pb = spawn(vanish_b);
