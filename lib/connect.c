@@ -23,6 +23,10 @@
  * reply with our epoch, which tells a peer that has not heard of our
  * start-over.  Whether windows are "at their start" is never the test:
  * a peer's request sent before our first message may arrive after it.
+ * Every other frame to a partner carries the epoch's low byte in its
+ * common header, so that one sent before a start-over and delayed on
+ * another port is dropped (recv.c) rather than taken for message 1 of
+ * the new epoch, or its ack for an ack of the new messages.
  */
 #include <string.h>
 
@@ -34,6 +38,9 @@
 #include "reliable.h"
 #include "timers.h"
 #include "xmit.h"
+
+/* What we take, said in every request and reply. */
+#define CAPS	(MXD_CAP_PACK | MXD_CAP_FRAGS | MXD_CAP_EPOCH)
 
 /* ---- requests ----------------------------------------------------------- */
 
@@ -56,7 +63,7 @@ conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, unsigned port,
 		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->nic_id,
 			p->hs.id, ep->filter, MXD_CONN_OK, p->epoch,
-			(uint16_t)b->mtu, MXD_CAP_PACK | MXD_CAP_FRAGS);
+			(uint16_t)b->mtu, CAPS);
 	mxd_xmit_send(b, port, p->local, &f);
 	mxd_count(b, MXD_C_CONN_REQ);
 }
@@ -205,7 +212,7 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
 			pkt->u.conn.src_nic, pkt->u.conn.conn_id,
 			ep ? ep->filter : 0, status, p != NULL ? p->epoch : 0,
-			(uint16_t)b->mtu, MXD_CAP_PACK | MXD_CAP_FRAGS);
+			(uint16_t)b->mtu, CAPS);
 	mxd_answer_send(b, port, local, &f);
 }
 
@@ -270,6 +277,7 @@ partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	mtu_learn(p, pkt->u.conn.mtu);
 	p->pack = (pkt->u.conn.caps & MXD_CAP_PACK) != 0;
 	p->frags = (pkt->u.conn.caps & MXD_CAP_FRAGS) != 0;
+	p->epoch_hdr = (pkt->u.conn.caps & MXD_CAP_EPOCH) != 0;
 	if (!p->local) {
 		p->port = (int)port;
 		memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);

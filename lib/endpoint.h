@@ -72,6 +72,9 @@ struct mxd_txrec {
 	 * of a message while the message is in the window. */
 	uint64_t have;
 	uint64_t sent;			/* the frames of its last (re)send */
+	uint64_t have_rto;		/* have at its last timeout */
+	uint8_t rto_still;		/* timeouts in a row that found have
+					 * as the one before left it */
 	/* A standard-mode send completed when its data was copied here, so
 	 * no request waits for the message: if it is refused or lost for
 	 * good, the partner reports it (send.c: mxd_sends_lost). */
@@ -182,6 +185,8 @@ struct mxd_partner {
 					 * connect: MXD_CAP_PACK) */
 	uint8_t frags;			/* it takes ACKs naming fragments
 					 * held (MXD_CAP_FRAGS) */
+	uint8_t epoch_hdr;		/* its frames carry the epoch
+					 * (MXD_CAP_EPOCH) */
 	struct mxd_txwin tx;
 	struct mxd_rxwin rx;
 	struct mxd_txrec *inflight[MXD_WIN];

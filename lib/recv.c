@@ -550,8 +550,12 @@ mxd_rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		refuse(b, pkt, MXD_DROP_PEER);
 		return NULL;
 	}
-	if (p->remote_session == 0 || p->remote_session != pkt->h.src_session) {
-		refuse(b, pkt, MXD_DROP_STALE);	/* an old session, a lost peer */
+	if (p->remote_session == 0 || p->remote_session != pkt->h.src_session ||
+			(p->epoch_hdr && pkt->h.epoch != (uint8_t)p->epoch)) {
+		/* An old session, a lost peer, or a frame sent before one
+		 * side started over (delayed on another port): the new
+		 * epoch numbers its messages from 1 again. */
+		refuse(b, pkt, MXD_DROP_STALE);
 		return NULL;
 	}
 	if (!pkt->unchecked)

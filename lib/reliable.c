@@ -213,7 +213,8 @@ resend_frames(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t which,
 	rec->retx++;
 	b->counters[MXD_C_RETX_MSGS]++;
 	b->counters[MXD_C_RETX_FRAMES] += n;
-	b->counters[MXD_C_RETX_SPARED] += rec->nframes - n;
+	b->counters[MXD_C_RETX_SPARED] += (unsigned)__builtin_popcountll(
+			rec->have & frags_all(rec) & ~which);
 	return 1;
 }
 
@@ -237,8 +238,20 @@ mxd_retransmit(struct mxd_partner *p, uint64_t now)
 	 * at its first timeout: its last frame alone.  Arrived, it makes
 	 * the receiver name what it holds (or, held already, ack it), and
 	 * only the rest goes again; usually only the tail was lost. */
+	/* The receiver's word is trusted, but not for ever: when a second
+	 * timeout in a row finds it as the one before left it (what went
+	 * again in between lost twice over, with the acks, or a receiver
+	 * naming fragments it lacks), the whole message goes again.  A
+	 * wrong record may delay a message; it cannot lose it. */
+	if (rec->have != 0 && rec->have == rec->have_rto)
+		rec->rto_still++;
+	else
+		rec->rto_still = 0;
+	rec->have_rto = rec->have;
 	if (rec->retx == 0 && rec->have == 0 && rec->nframes > 1 && p->frags)
 		sent = resend_frames(p, rec, 1ull << (rec->nframes - 1), now);
+	else if (rec->rto_still >= 2)
+		sent = resend_frames(p, rec, frags_all(rec), now);
 	else
 		sent = resend(p, rec, now);
 	if (sent)
@@ -291,8 +304,15 @@ mxd_frags_heard(struct mxd_partner *p, const struct mxd_pkt *pkt)
 				!mxd_seq_lt(seq, p->tx.next_seq) ||
 				rec == NULL || rec->seq != seq ||
 				rec->nframes < 2)
+			continue;	/* acked since: a late record */
+		/* A message held in part: some of its fragments, not all,
+		 * none past its last. */
+		if (have == 0 || (have & ~frags_all(rec)) != 0 ||
+				have == frags_all(rec)) {
+			mxd_count_drop(p->ep->board, MXD_DROP_FRAG);
 			continue;
-		rec->have |= have & frags_all(rec);
+		}
+		rec->have |= have;
 		later |= frags_resend(p, rec, now);
 	}
 	if (later) {

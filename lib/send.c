@@ -124,6 +124,8 @@ msg_keep(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 	rec->sent_at = 0;
 	rec->retx = 0;
 	rec->have = 0;
+	rec->have_rto = 0;
+	rec->rto_still = 0;
 	rec->sent = mxd_frames_mask(n);
 	p->inflight[seq & (MXD_WIN - 1)] = rec;
 }

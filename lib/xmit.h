@@ -42,6 +42,7 @@ mxd_hdr_fields(const struct mxd_partner *p, uint8_t type,
 
 	a->type = type;
 	a->flags = MXD_F_ACK_VALID;
+	a->epoch = (uint8_t)p->epoch;
 	a->src_ep = (uint8_t)ep->id;
 	a->dst_ep = (uint8_t)p->remote_ep;
 	a->dst_peer = p->remote_index;

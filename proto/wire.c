@@ -440,6 +440,7 @@ parse_common(const uint8_t *h, struct mxd_pkt *pkt)
 {
 	pkt->h.type = h[H(type)];
 	pkt->h.flags = h[H(flags)];
+	pkt->h.epoch = h[H(epoch)];
 	pkt->h.src_ep = h[H(src_ep)];
 	pkt->h.dst_ep = h[H(dst_ep)];
 	pkt->h.dst_peer = mxd_get16(h + H(dst_peer));

@@ -96,7 +96,10 @@ struct mxd_hdr {
 	uint8_t version;	/*  0 MXD_WIRE_VERSION */
 	uint8_t type;		/*  1 enum mxd_frame_type */
 	uint8_t flags;		/*  2 MXD_F_* */
-	uint8_t pad0;		/*  3 zero */
+	uint8_t epoch;		/*  3 to a partner: the low byte of the
+				 *    sender's epoch for it (connect.c); a
+				 *    frame of an earlier epoch is stale.
+				 *    Zero padding before MXD_CAP_EPOCH. */
 	uint8_t src_ep;		/*  4 sender's endpoint id */
 	uint8_t dst_ep;		/*  5 receiver's endpoint id */
 	uint16_t dst_peer;	/*  6 receiver's partner index (MXD_NO_PEER) */
@@ -185,6 +188,9 @@ _Static_assert(offsetof(struct mxd_conn_hdr, caps) == 17, "conn caps offset");
 
 #define MXD_CAP_PACK	0x01	/* the sender takes MXD_T_PACK frames */
 #define MXD_CAP_FRAGS	0x02	/* the sender takes ACKs with MXD_F_FRAGS */
+#define MXD_CAP_EPOCH	0x04	/* the sender's frames carry the epoch in
+				 * their common header: the receiver drops
+				 * those of an earlier one */
 
 /* ACK flagged MXD_F_FRAGS: one record per message received in part (the
  * first MXD_FRAGS_MAX from the cumulative ack on, as many as the MTU
@@ -328,6 +334,7 @@ enum mxd_drop {
 struct mxd_hdr_args {
 	uint8_t type;
 	uint8_t flags;
+	uint8_t epoch;		/* low byte of the partner's epoch; 0 else */
 	uint8_t src_ep;
 	uint8_t dst_ep;
 	uint16_t dst_peer;
@@ -522,7 +529,7 @@ mxd_wire_put_hdr(uint8_t *frame, const uint8_t dst[MXD_ETH_ALEN],
 	h[offsetof(struct mxd_hdr, version)] = MXD_WIRE_VERSION;
 	h[offsetof(struct mxd_hdr, type)] = a->type;
 	h[offsetof(struct mxd_hdr, flags)] = a->flags;
-	h[offsetof(struct mxd_hdr, pad0)] = 0;
+	h[offsetof(struct mxd_hdr, epoch)] = a->epoch;
 	h[offsetof(struct mxd_hdr, src_ep)] = a->src_ep;
 	h[offsetof(struct mxd_hdr, dst_ep)] = a->dst_ep;
 	mxd_put16(h + offsetof(struct mxd_hdr, dst_peer), a->dst_peer);

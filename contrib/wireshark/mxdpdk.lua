@@ -135,7 +135,10 @@ local pf = {
 	frags_have = ProtoField.uint64("mxdpdk.ack.frags.have",
 		"Fragments held", base.HEX, nil, nil,
 		"bit i: fragment i is held; the others are sent again"),
-	pad = ProtoField.bytes("mxdpdk.pad", "Pad"),
+	epoch = ProtoField.uint8("mxdpdk.epoch", "Epoch (low byte)", base.DEC,
+		nil, nil, "to a partner: the low byte of the sender's " ..
+		"epoch for it (a frame of an earlier one is stale); 0 in " ..
+		"other frames and from older senders"),
 	src_ep = ProtoField.uint8("mxdpdk.src_ep", "Source endpoint"),
 	dst_ep = ProtoField.uint8("mxdpdk.dst_ep", "Destination endpoint"),
 	dst_peer = ProtoField.uint16("mxdpdk.dst_peer",
@@ -202,8 +205,8 @@ local pf = {
 	conn_mtu = ProtoField.uint16("mxdpdk.conn.mtu", "MTU", base.DEC),
 	conn_caps = ProtoField.uint8("mxdpdk.conn.caps", "Capabilities",
 		base.HEX, nil, nil, "bit 0: the sender takes PACK frames, " ..
-		"bit 1: ACKs naming fragments held (0 from older senders: " ..
-		"padding)"),
+		"bit 1: ACKs naming fragments held, bit 2: its frames carry " ..
+		"the epoch (0 from older senders: padding)"),
 	conn_epoch = ProtoField.uint32("mxdpdk.conn.epoch", "Epoch",
 		base.DEC),
 	conn_dst_nic = ProtoField.uint64("mxdpdk.conn.dst_nic",
@@ -720,7 +723,7 @@ local function dissect_common(tvb, tree)
 			pf.f_ping, pf.f_fresh, pf.f_bye, pf.f_sack }) do
 		fl:add(f, tvb(2, 1))
 	end
-	t:add(pf.pad, tvb(3, 1))
+	t:add(pf.epoch, tvb(3, 1))
 	t:add(pf.src_ep, tvb(4, 1))
 	t:add(pf.dst_ep, tvb(5, 1))
 	local dp = t:add(pf.dst_peer, tvb(6, 2))

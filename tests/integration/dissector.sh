@@ -172,7 +172,8 @@ fields="frame.number frame.len mxdpdk.version mxdpdk.type
 	mxdpdk.pull.recv_handle mxdpdk.pull.offset mxdpdk.pull.length
 	mxdpdk.pull_rep.recv_handle mxdpdk.pull_rep.offset mxdpdk.pull_rep.len
 	mxdpdk.retransmission mxdpdk.conn.status mxdpdk.disc.name _ws.col.Info
-	mxdpdk.conn.epoch mxdpdk.conn.mtu mxdpdk.ack mxdpdk.flags.ack_valid"
+	mxdpdk.conn.epoch mxdpdk.conn.mtu mxdpdk.ack mxdpdk.flags.ack_valid
+	mxdpdk.epoch"
 
 decode() {	# <name>: $dir/<name>.pcap -> $dir/<name>.tsv
 	local args=() f
@@ -239,6 +240,8 @@ BEGIN {
 	if (type == 5) names[$39] = 1
 	if (type == 4 && $38 == "0" && $41 + 0 >= 1 &&
 			$40 ~ / epoch=[1-9][0-9]*/) conn_ok++
+	# Frames to a partner carry the low byte of its epoch (1 here).
+	if (type == 1 && $45 != "") epochs[$45] = 1
 	# Both sides run the memif default, MTU 1500, and say so.
 	if (type == 3 || type == 4) {
 		conns++
@@ -374,6 +377,8 @@ END {
 	ok("DISCOVER names nodeA:0 nodeB:0", ("nodeA:0" in names) &&
 		("nodeB:0" in names), "")
 	ok("CONN_REP status OK, epoch >= 1", conn_ok > 0, "")
+	ok("EAGER frames carry the low byte of the epoch (1)", (1 in epochs) &&
+		!(0 in epochs), "")
 	ok("CONN_REQ/REP carry their senders MTU (1500)", conns > 0 &&
 		badmtu == "", "frames" badmtu)
 	ok("info column: EAGER seq= len= match=, [bad checksum], " \

@@ -16,8 +16,8 @@ static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 1 };
 static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
 
 static const struct mxd_hdr_args args = {
-	.type = MXD_T_EAGER, .flags = MXD_F_ACK_VALID, .src_ep = 3,
-	.dst_ep = 7, .dst_peer = 0x1234, .src_peer = 0x4321,
+	.type = MXD_T_EAGER, .flags = MXD_F_ACK_VALID, .epoch = 0xa5,
+	.src_ep = 3, .dst_ep = 7, .dst_peer = 0x1234, .src_peer = 0x4321,
 	.filter = 0xdeadbeef, .src_session = 0x11223344,
 	.dst_session = 0x55667788, .ack = 0xfffffffe,
 };
@@ -51,6 +51,8 @@ eager_roundtrip(void **state)
 	(void)state;
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
 	assert_int_equal(pkt.h.type, MXD_T_EAGER);
+	assert_int_equal(pkt.h.epoch, 0xa5);
+	assert_int_equal(f[MXD_ETH_HLEN + 3], 0xa5);	/* byte 3 */
 	assert_int_equal(pkt.h.src_ep, 3);
 	assert_int_equal(pkt.h.dst_ep, 7);
 	assert_int_equal(pkt.h.dst_peer, 0x1234);
