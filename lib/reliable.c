@@ -234,20 +234,20 @@ mxd_retransmit(struct mxd_partner *p, uint64_t now)
 	mxd_probe_sent(p, now);		/* even if the link takes nothing */
 	if (p->backoff >= 2)
 		mxd_reroute(p, now, rec->sent_at);
-	/* A message of several frames of which the receiver said nothing,
-	 * at its first timeout: its last frame alone.  Arrived, it makes
-	 * the receiver name what it holds (or, held already, ack it), and
-	 * only the rest goes again; usually only the tail was lost. */
 	/* The receiver's word is trusted, but not for ever: when a second
 	 * timeout in a row finds it as the one before left it (what went
 	 * again in between lost twice over, with the acks, or a receiver
 	 * naming fragments it lacks), the whole message goes again.  A
 	 * wrong record may delay a message; it cannot lose it. */
-	if (rec->have != 0 && rec->have == rec->have_rto)
-		rec->rto_still++;
-	else
+	if (rec->have == 0 || rec->have != rec->have_rto)
 		rec->rto_still = 0;
+	else if (rec->rto_still < 2)
+		rec->rto_still++;
 	rec->have_rto = rec->have;
+	/* A message of several frames of which the receiver said nothing,
+	 * at its first timeout: its last frame alone.  Arrived, it makes
+	 * the receiver name what it holds (or, held already, ack it), and
+	 * only the rest goes again; usually only the tail was lost. */
 	if (rec->retx == 0 && rec->have == 0 && rec->nframes > 1 && p->frags)
 		sent = resend_frames(p, rec, 1ull << (rec->nframes - 1), now);
 	else if (rec->rto_still >= 2)
