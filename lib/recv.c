@@ -254,7 +254,8 @@ frag_store(struct mx_endpoint *ep, struct mxd_partner *sl_partner,
 
 		if (sl->rndv) {		/* one fragment: the descriptor */
 			sl->owner_kind = MXD_OWN_NONE;
-			mxd_pull_start(r, sl_partner, pkt->payload);
+			mxd_pull_start(r, sl_partner, pkt->payload,
+					MX_STATUS_SUCCESS);
 			return;
 		}
 		mxd_req_scatter(r, off, pkt->payload, len);
@@ -602,12 +603,24 @@ mxd_recv_cancel(struct mx_request *r)
 /*
  * p is lost (or restarted): receives matched to its messages that are not
  * all here fail with 'code', and its incomplete messages are forgotten.
- * Complete messages on the unexpected queue stay: they were received.
+ * Complete messages on the unexpected queue stay: they were received.  But
+ * a large one there is only its announcement, and its send failed with
+ * the loss: a receive that takes it fails with 'code' too, pulling
+ * nothing (a restarted peer may give a new send the same handle).
  */
 void
 mxd_recv_partner_lost(struct mxd_partner *p, mx_status_code_t code)
 {
 	struct mx_endpoint *ep = p->ep;
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->unexp) {
+		struct mxd_unexp *u = mxd_container_of(pos, struct mxd_unexp,
+				link);
+
+		if (u->partner == p && u->rndv && u->fail == 0)
+			u->fail = (uint8_t)code;
+	}
 
 	for (unsigned i = 0; i < MXD_WIN; i++) {
 		struct mxd_rxslot *sl = &p->rx.slot[i];

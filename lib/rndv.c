@@ -7,9 +7,12 @@
  * send handle, frame size), matched in order like any other.  The send
  * stays in the endpoint's table of large sends until the receiver says
  * NOTIFY.  A PULL names the send by its handle and may read only within
- * that send's length, from the partner the send went to; anything else is
- * refused and counted.  Each PULL becomes a job on the partner, served as
- * tx room allows.
+ * that send's length, from the partner the send went to, at most a block;
+ * anything else is refused and counted.  A PULL for a send that ended
+ * without NOTIFY (timed out, or ended by mx_disconnect) is answered GONE,
+ * which fails the receive with MX_STATUS_ABORTED: else it would ask for
+ * ever, its partner alive.  Each PULL becomes a job on the partner, served
+ * as tx room allows.
  *
  * Receiver: when a receive takes an RNDV message (posted, unexpected or
  * held), a pull starts: the bytes the receive can hold are requested in
@@ -28,7 +31,10 @@
  * port suspect for this partner, and striping leaves the port out for a
  * while (doubling each time it fails again): a port that loses everything
  * is routed around.  NOTIFY is a notice (sequenced and acknowledged), so
- * it is never lost either.
+ * it is never lost either.  A large message still unexpected when its
+ * partner is lost or restarts can never be pulled (the sender failed its
+ * send, and a new life may reuse its handle): a receive that takes it
+ * fails with the loss's status (recv.c marks it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +97,9 @@ mxd_rndv_prepare(struct mx_request *r)
 		ep->lsend_next = i + 1;
 		r->partner->lsends++;
 		mxd_timer_watch(r->partner);
-		r->rndv_handle = (++ep->lsend_gen << 12) | i;
+		do	/* never 0: "not prepared" (send.c) */
+			r->rndv_handle = (++ep->lsend_gen << 12) | i;
+		while (r->rndv_handle == 0);
 		mxd_wire_put_rndv(r->desc, r->length, r->rndv_handle,
 				r->partner->pull_frag_max);
 		return 0;
@@ -157,6 +165,29 @@ mxd_rndv_notified(struct mxd_partner *p, uint32_t handle)
 	mxd_req_complete(r, MX_STATUS_SUCCESS);
 }
 
+/*
+ * A PULL from p (alive, this session and epoch) names a send we do not
+ * hold: it ended without NOTIFY, or the handle is wrong.  Say so, on the
+ * port it came by; the receiver checks that the reply names its pull and
+ * that pull's send.  Not sequenced: a GONE lost is asked for again by the
+ * next PULL.
+ */
+static void
+pull_gone(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
+{
+	struct mxd_frame f;
+
+	mxd_count(p->ep->board, MXD_C_PULL_GONE);
+	if (mxd_port_room(p, port) == 0 || mxd_partner_frame_on(p, port,
+				pkt->eth->src, MXD_T_PULL_REP,
+				sizeof(struct mxd_pullrep_hdr), &f) < 0)
+		return;
+	mxd_wire_put_pullrep(f.data + MXD_HDRS_LEN, pkt->u.pull.recv_handle,
+			pkt->u.pull.send_handle);
+	mxd_wire_add_flags(f.data, MXD_F_GONE);
+	mxd_partner_xmit_on(p, port, &f, 0);
+}
+
 void
 mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 {
@@ -164,10 +195,17 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	struct mx_request *r = lsend_lookup(ep, pkt->u.pull.send_handle);
 	struct mxd_pulljob *j;
 
-	/* Only the window of the send it names, for the partner it went to. */
-	if (r == NULL || r->partner != p ||
+	if (r == NULL) {		/* ended, or never was */
+		pull_gone(p, port, pkt);
+		return;
+	}
+	/* Only the window of the send it names, for the partner it went to,
+	 * a block at most. */
+	if (r->partner != p ||
 			pkt->u.pull.offset + (uint64_t)pkt->u.pull.length >
-			r->length || pkt->u.pull.frag > ep->board->pull_frag_max) {
+			r->length || pkt->u.pull.frag > ep->board->pull_frag_max ||
+			pkt->u.pull.length > (uint32_t)MXD_PULL_FRAMES *
+			pkt->u.pull.frag) {
 		mxd_count(ep->board, MXD_C_BAD_PULL);
 		return;
 	}
@@ -281,7 +319,8 @@ jobs_pump(struct mxd_partner *p, struct mxd_pulljob *ring, uint32_t mask,
 
 		/* A send that ended meanwhile has nothing more to give. */
 		while (r != NULL && j->off < j->end) {
-			unsigned left = (j->end - j->off + j->frag - 1) / j->frag;
+			unsigned left = (unsigned)(((uint64_t)j->end - j->off +
+						j->frag - 1) / j->frag);
 			unsigned room = mxd_port_room(p, j->port);
 			unsigned n = room > MXD_TXQ_SIZE - PUMP_DEPTH ?
 				room - (MXD_TXQ_SIZE - PUMP_DEPTH) : 0;
@@ -499,6 +538,18 @@ pull_asks_later(struct mxd_pull *pl)
 		mxd_list_add_tail(&pl->r->ep->pulls_waiting, &pl->link);
 }
 
+/* pl ends before all its bytes came: its receive fails with 'code'. */
+static void
+pull_end(struct mx_endpoint *ep, struct mxd_pull *pl, mx_status_code_t code)
+{
+	struct mx_request *r = pl->r;
+
+	pull_put(ep, pl);
+	mxd_req_complete(r, code);
+	if (!mxd_list_empty(&ep->pulls_waiting))
+		mxd_pulls_ask(ep);	/* room for others' blocks */
+}
+
 static void
 pull_finish(struct mx_endpoint *ep, struct mxd_pull *pl)
 {
@@ -549,7 +600,7 @@ pull_cold(struct mx_endpoint *ep, const struct mx_request *r, uint32_t total)
 
 void
 mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
-		const uint8_t *desc)
+		const uint8_t *desc, mx_status_code_t fail)
 {
 	struct mx_endpoint *ep = r->ep;
 	struct mxd_rndv_desc d;
@@ -559,6 +610,10 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 	r->status.msg_length = d.total_len;
 	r->status.xfer_length = d.total_len < r->length ? d.total_len :
 		r->length;
+	if (fail != MX_STATUS_SUCCESS) {	/* announced by a past life */
+		mxd_req_complete(r, fail);
+		return;
+	}
 	if (p->state == MXD_PS_REFUSED || p->state == MXD_PS_LOST ||
 			p->remote_session == 0) {	/* its sender is gone */
 		mxd_req_complete(r, p->fail ? p->fail :
@@ -652,7 +707,7 @@ block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
 
 	for (unsigned i = 0; i < k->count && runs < 8;) {
 		unsigned j = i;
-		uint32_t off, end;
+		uint64_t off, end;	/* a message may end at 4 GiB */
 
 		if (k->have & (1ull << i)) {
 			i++;
@@ -660,11 +715,12 @@ block_again(struct mxd_pull *pl, struct mxd_pullblk *k, uint64_t now)
 		}
 		while (j < k->count && !(k->have & (1ull << j)))
 			j++;
-		off = k->off + i * (uint32_t)pl->frag;
-		end = k->off + j * (uint32_t)pl->frag;
-		if (end > k->off + k->len)
-			end = k->off + k->len;
-		if (pull_send(pl, k, avoid, off, end - off, MXD_F_AGAIN) < 0)
+		off = (uint64_t)k->off + i * (uint64_t)pl->frag;
+		end = (uint64_t)k->off + j * (uint64_t)pl->frag;
+		if (end > (uint64_t)k->off + k->len)
+			end = (uint64_t)k->off + k->len;
+		if (pull_send(pl, k, avoid, (uint32_t)off, (uint32_t)(end - off),
+					MXD_F_AGAIN) < 0)
 			break;		/* tx full: the next pass */
 		runs++;
 		k->tail = (uint8_t)(j - 1);
@@ -722,6 +778,13 @@ mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 		/* A late reply (asked twice) of a finished pull, or forged. */
 		return rep_drop(ep->board, pkt, (enum mxd_counter)
 				(MXD_C_DROP_BASE + MXD_DROP_STALE));
+	}
+	if (pkt->h.flags & MXD_F_GONE) {
+		if (off != pl->send_handle)	/* not its send: forged */
+			return rep_drop(ep->board, pkt, MXD_C_BAD_PULL);
+		pull_end(ep, pl, MX_STATUS_ABORTED);
+		mxd_count(ep->board, MXD_C_PULLS_ABORTED);
+		return 1;
 	}
 	if ((k = block_of(pl, off)) == NULL) {
 		/* A block finished before this copy of a reply came. */
@@ -821,6 +884,7 @@ mxd_pulls_timer(struct mxd_partner *p, uint64_t now)
 {
 	uint64_t rto = mxd_rtt_rto(&p->pull_rtt);
 	uint64_t again_rto = mxd_rtt_probe(&p->pull_rtt);
+	uint64_t rto_max = mxd_conf.rto_max_ms * 1000000ull;
 	int asked = 0;
 	struct mxd_list *pos, *tmp;
 
@@ -831,13 +895,15 @@ mxd_pulls_timer(struct mxd_partner *p, uint64_t now)
 		for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++) {
 			struct mxd_pullblk *k = &pl->blk[b];
 			uint32_t shift = k->stalls < 6 ? k->stalls : 6;
+			uint64_t wait = k->again && !shift ? again_rto :
+				rto << shift;
 
 			if (k->len == 0 || !k->asked || k->n == k->count)
 				continue;
 			if (k->asked_at == 0) {
 				k->asked_at = now;
-			} else if (now - k->asked_at >= (k->again && !shift ?
-						again_rto : rto << shift)) {
+			} else if (now - k->asked_at >= (wait < rto_max ? wait :
+						rto_max)) {
 				/* Back off only while nothing comes: a block
 				 * that loses some frames is asked again at
 				 * the round-trip timeout each time, and

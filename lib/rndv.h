@@ -66,9 +66,11 @@ void mxd_pulls_pump(struct mx_endpoint *ep);
 
 /* ---- receiver ----------------------------------------------------------- */
 
-/* Receive r took an RNDV message of p (descriptor desc): pull it. */
+/* Receive r took an RNDV message of p (descriptor desc): pull it; or,
+ * 'fail' other than MX_STATUS_SUCCESS (its sender was lost since the
+ * announcement: recv.c), fail r with it at once. */
 void mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
-		const uint8_t *desc);
+		const uint8_t *desc, mx_status_code_t fail);
 /* Sends the PULLs that waited for room. */
 void mxd_pulls_ask(struct mx_endpoint *ep);
 /* A pull reply that came in by 'port': its data placed (and, parsed lazily,

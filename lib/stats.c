@@ -265,6 +265,8 @@ mxd_counter_name(unsigned c)
 		[MXD_C_UNEXP_FULL] = "held: unexpected queue full",
 		[MXD_C_BAD_PULL] = "refused pull frames",
 		[MXD_C_PULL_BUSY] = "pulls refused: queue full",
+		[MXD_C_PULL_GONE] = "pulls for a send that ended (gone)",
+		[MXD_C_PULLS_ABORTED] = "large receives aborted by sender",
 		[MXD_C_RETX_MSGS] = "messages retransmitted",
 		[MXD_C_RETX_FRAMES] = "frames retransmitted",
 		[MXD_C_REPULLS] = "pulls asked again",

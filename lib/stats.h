@@ -33,6 +33,8 @@ enum mxd_counter {
 	MXD_C_UNEXP_FULL,
 	MXD_C_BAD_PULL,
 	MXD_C_PULL_BUSY,
+	MXD_C_PULL_GONE,	/* PULLs for a send that ended: GONE */
+	MXD_C_PULLS_ABORTED,	/* large receives failed by a GONE */
 	MXD_C_RETX_MSGS,	/* messages retransmitted on timeout */
 	MXD_C_RETX_FRAMES,
 	MXD_C_REPULLS,		/* PULLs sent again for missing replies */

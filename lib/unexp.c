@@ -149,7 +149,8 @@ mxd_unexp_deliver(struct mx_endpoint *ep, struct mxd_unexp *u,
 	mx_status_code_t code = MX_STATUS_SUCCESS;
 
 	if (u->rndv) {		/* only the header was kept: pull the rest */
-		mxd_pull_start(r, u->partner, u->buf);
+		mxd_pull_start(r, u->partner, u->buf,
+				(mx_status_code_t)u->fail);
 		mxd_unexp_put(ep, u);
 		return;
 	}

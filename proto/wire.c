@@ -424,7 +424,10 @@ parse_pull(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 static enum mxd_drop
 parse_pullrep(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 {
-	if (len <= sizeof(struct mxd_pullrep_hdr))
+	/* GONE: the header alone; else at least a byte of payload. */
+	if ((pkt->h.flags & MXD_F_GONE) ?
+			len != sizeof(struct mxd_pullrep_hdr) :
+			len <= sizeof(struct mxd_pullrep_hdr))
 		return MXD_DROP_LENGTH;
 	pkt->u.rep.recv_handle = mxd_get32(b + O(mxd_pullrep_hdr, recv_handle));
 	pkt->u.rep.offset = mxd_get32(b + O(mxd_pullrep_hdr, offset));

@@ -140,6 +140,11 @@ _Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
 				 * that said MXD_CAP_FRAGS at connect. */
 #define MXD_F_AGAIN	0x02	/* PULL: frames asked again (lost the first
 				 * time): served before the first asks */
+#define MXD_F_GONE	0x02	/* PULL_REP, no payload: the send the PULL
+				 * named has ended without being pulled
+				 * (timed out, mx_disconnect): the
+				 * offset field carries its handle, and the
+				 * receive fails with MX_STATUS_ABORTED */
 
 /* MXD_T_EAGER: one fragment of a message of at most MXD_MAX_FRAGS frags. */
 struct mxd_eager_hdr {

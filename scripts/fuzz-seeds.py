@@ -52,6 +52,7 @@ seeds = {
     "nack": rec(frame(6, struct.pack(">IB3xII", 1, 1, 0, 0))),
     "pull": rec(frame(8, struct.pack(">IIIIH6x", 4097, 1, 0, 2800, 1400))),
     "pull-rep": rec(frame(9, struct.pack(">II", 4097, 0) + b"p" * 1400)),
+    "pull-gone": rec(frame(9, struct.pack(">II", 1, 4097), flags=0x03)),
     "junk": rec(b"\xa5" * 64, ctl=0),
     "pack": rec(pack([(1, 0, 7, b"abcdefgh"), (2, 2, 8, b"sync"),
                       (3, 0, 9, b""), (4, 8, (1 << 32) | 2, b"")])),

@@ -114,8 +114,8 @@ local pf = {
 		nil, F_ACK_VALID, "the ack field carries an ack"),
 	f_sync = ProtoField.bool("mxdpdk.flags.sync", "SYNC", 8, nil, F_SYNC,
 		"EAGER: the sender waits for a MATCHED notice (mx_issend); " ..
-		"PULL: AGAIN, frames asked again; ACK: FRAGS, fragments " ..
-		"held follow"),
+		"PULL: AGAIN, frames asked again; PULL_REP: GONE, the send " ..
+		"ended; ACK: FRAGS, fragments held follow"),
 	f_rndv = ProtoField.bool("mxdpdk.flags.rndv", "RNDV", 8, nil, F_RNDV,
 		"EAGER: the payload is a rendezvous descriptor"),
 	f_ctrl = ProtoField.bool("mxdpdk.flags.ctrl", "CTRL", 8, nil, F_CTRL,
@@ -246,6 +246,9 @@ local pf = {
 		"Receive handle", base.HEX),
 	rep_off = ProtoField.uint32("mxdpdk.pull_rep.offset", "Offset"),
 	rep_len = ProtoField.uint32("mxdpdk.pull_rep.len", "Payload length"),
+	rep_gone = ProtoField.uint32("mxdpdk.pull_rep.gone", "Send gone",
+		base.HEX, nil, nil, "GONE: the handle of the send the PULL " ..
+		"named, which ended without being pulled"),
 
 	-- analysis
 	retrans = ProtoField.framenum("mxdpdk.retransmission",
@@ -676,7 +679,15 @@ end
 
 local function dissect_pull_rep(tvb, tree, h)
 	local o = HDR_LEN
-	if h.length <= 8 then
+	local gone = band(h.flags, F_SYNC) ~= 0	-- GONE
+	if gone and h.length == 8 then
+		local t = tree:add(tvb(o, 8), "Pull reply: the send is gone")
+		t:add(pf.rep_recv, tvb(o, 4))
+		t:add(pf.rep_gone, tvb(o + 4, 4))
+		return string.format("PULL_REP GONE recv=0x%x handle=0x%x",
+			u32(tvb, o), u32(tvb, o + 4)), nil
+	end
+	if gone or h.length <= 8 then
 		return "PULL_REP (bad length)", "drop: bad length"
 	end
 	local t = tree:add(tvb(o, 8), "Pull reply")

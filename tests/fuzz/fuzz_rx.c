@@ -9,7 +9,7 @@
  * can hurt.  An input is a sequence of records
  *
  *   u8 control   bit 0: address the frame to the live partner (Ethernet,
- *                endpoints, partner indexes, sessions, filter) and seal
+ *                endpoints, partner indexes, sessions, epoch, filter) and seal
  *                its integrity check, so that it reaches the deep paths;
  *                bit 1: deliver to board 0 instead of board 1
  *   u16 length   little-endian, at most 2048
@@ -79,6 +79,7 @@ address(uint8_t *f, uint32_t len, int to)
 	h[4] = (uint8_t)src->id;
 	h[5] = (uint8_t)dst->id;
 	if (p != NULL) {
+		h[3] = (uint8_t)p->epoch;	/* else stale */
 		mxd_put16(h + 6, p->remote_index);
 		mxd_put16(h + 8, p->index);
 	}

@@ -1282,6 +1282,7 @@ forged_pulls_refused(void **state)
 	struct mxd_partner *p = mxd_addr_partner(e1, &to0);
 	struct mxd_hdr_args a;
 	uint64_t before = e0->board->counters[MXD_C_BAD_PULL];
+	uint64_t gone = e0->board->counters[MXD_C_PULL_GONE];
 	uint8_t *out = malloc(50000), in[8];
 	mx_segment_t seg = { out, 50000 };
 	mx_request_t s, r;
@@ -1293,7 +1294,8 @@ forged_pulls_refused(void **state)
 	for (int i = 0; i < 20; i++)
 		mx_progress(e0);
 	/* From e1's partner, correct sessions: a pull of a handle that is
-	 * not a send, and one beyond the send's window. */
+	 * not a send (answered GONE: a send that ended), and one beyond the
+	 * send's window (refused). */
 	for (int k = 0; k < 2; k++) {
 		mxd_hdr_for(p, MXD_T_PULL, &a);
 		n = mxd_wire_put_hdr(f, pa.link.mac, pb.link.mac, &a,
@@ -1306,7 +1308,8 @@ forged_pulls_refused(void **state)
 	}
 	for (int i = 0; i < 20; i++)
 		mx_progress(e0);
-	assert_int_equal(e0->board->counters[MXD_C_BAD_PULL], before + 2);
+	assert_int_equal(e0->board->counters[MXD_C_BAD_PULL], before + 1);
+	assert_int_equal(e0->board->counters[MXD_C_PULL_GONE], gone + 1);
 	r = mxt_recv(e1, in, sizeof(in), 0xd, MX_MATCH_MASK_NONE);
 	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_TRUNCATED);
 	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
@@ -1371,12 +1374,17 @@ pull_jobs_outlive_their_send(void **state)
 	for (int i = 0; i < 20; i++)
 		mx_progress(e0);
 	pa.up = 0;		/* nothing leaves: the tx queue fills */
-	mxd_hdr_for(p, MXD_T_PULL, &a);
-	n = mxd_wire_put_hdr(f, pa.link.mac, pb.link.mac, &a,
-			sizeof(struct mxd_pull_hdr));
-	mxd_wire_put_pull(f + n, s->rndv_handle, 1, 0, 100u * frag, frag);
-	mxd_wire_seal(f);
-	fake_inject(&pa, f, (uint32_t)(n + sizeof(struct mxd_pull_hdr)));
+	for (uint32_t k = 0; k < 2; k++) {	/* two blocks */
+		mxd_hdr_for(p, MXD_T_PULL, &a);
+		n = mxd_wire_put_hdr(f, pa.link.mac, pb.link.mac, &a,
+				sizeof(struct mxd_pull_hdr));
+		mxd_wire_put_pull(f + n, s->rndv_handle, 1,
+				k * MXD_PULL_FRAMES * frag,
+				MXD_PULL_FRAMES * frag, frag);
+		mxd_wire_seal(f);
+		fake_inject(&pa, f, (uint32_t)(n +
+					sizeof(struct mxd_pull_hdr)));
+	}
 	for (int i = 0; i < 20; i++)
 		mx_progress(e0);
 	assert_int_not_equal(q->job_head, q->job_tail);	/* still waiting */

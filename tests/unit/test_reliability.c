@@ -25,6 +25,7 @@
 
 #include "fixture.h"
 #include "reliable.h"
+#include "rndv.h"
 #include "mxtest.h"
 
 #define e0 fx.e0
@@ -546,6 +547,203 @@ late_pull_replies_closed(void **state)
 {
 	(void)state;
 	late_pull_replies(1);
+}
+
+/*
+ * A large message still unexpected when its sender restarts: only its
+ * announcement is here, and the restarted sender's first large send may
+ * take the same handle.  The receive that takes it must fail (the sender
+ * failed the send), pull nothing, and leave the new message to its own
+ * receive; before, it pulled the new message's bytes and reported
+ * success, and the new message's receive waited for ever.
+ */
+static void
+large_unexpected_sender_restarted(void **state)
+{
+	const uint32_t len = 100000;
+	uint8_t *old = malloc(len), *neu = malloc(len), *in = malloc(len);
+	uint32_t linger = mxd_conf.close_linger_ms, result = 0;
+	mx_request_t s, r;
+	mx_endpoint_addr_t a;
+	mx_status_t st;
+
+	(void)state;
+	mxt_pattern(old, len, 1);
+	mxt_pattern(neu, len, 2);
+	memset(in, 0, len);
+	s = mxt_isend(e0, to1, old, len, 5);
+	(void)s;
+	progress_ms(5);
+	assert_int_equal(mx_iprobe(e1, 5, MX_MATCH_MASK_NONE, &st, &result),
+			MX_SUCCESS);
+	assert_int_equal(result, 1);	/* announced, unexpected */
+	mxd_conf.close_linger_ms = 0;	/* abrupt, as a crash */
+	assert_int_equal(mx_close_endpoint(e0), MX_SUCCESS);
+	mxd_conf.close_linger_ms = linger;
+	assert_int_equal(mx_open_endpoint(0, 1, 0xf00d, NULL, 0, &e0),
+			MX_SUCCESS);
+	assert_int_equal(mx_connect(e0, nic1, 2, 0xbeef, 1000, &a),
+			MX_SUCCESS);
+	s = mxt_isend(e0, a, neu, len, 6);
+	progress_ms(5);
+	r = mxt_recv(e1, in, len, 5, MX_MATCH_MASK_NONE);
+	st = mxt_wait(e1, &r);
+	assert_int_equal(st.code, MX_STATUS_ENDPOINT_CLOSED);
+	assert_int_equal(in[0], 0);		/* nothing pulled */
+	assert_int_equal(in[len - 1], 0);
+	r = mxt_recv(e1, in, len, 6, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_SUCCESS);
+	mxt_pattern_expect(in, len, 2);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
+	free(old);
+	free(neu);
+	free(in);
+}
+
+static int
+drop_pull_replies(const uint8_t *f, uint32_t len)
+{
+	return frame_type(f, len) == MXD_T_PULL_REP ? FAKE_DROP : FAKE_PASS;
+}
+
+/*
+ * A large send that ends without being pulled (here its request timeout;
+ * mx_disconnect ends one the same way) while its receiver is
+ * alive: the receiver's PULLs are answered GONE and its receive fails
+ * with MX_STATUS_ABORTED.  Before, the PULLs were refused in silence and
+ * asked again for ever, the partner answering every liveness probe.  Once
+ * with the message still unexpected, once in the middle of the pull.
+ */
+static void
+large_send_ended_receive_aborted(void **state)
+{
+	const uint32_t len = 1 << 20;
+	uint8_t *out = malloc(len), *in = malloc(len);
+	uint64_t gone0 = e0->board->counters[MXD_C_PULL_GONE];
+	mx_request_t s, r;
+
+	(void)state;
+	mxt_pattern(out, len, 3);
+	s = mxt_isend(e0, to1, out, len, 8);
+	assert_int_equal(mx_set_request_timeout(e0, s, 20), MX_SUCCESS);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_TIMEOUT);
+	r = mxt_recv(e1, in, len, 8, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_ABORTED);
+
+	pa.tap = drop_pull_replies;	/* the pull starts, nothing comes */
+	r = mxt_recv(e1, in, len, 9, MX_MATCH_MASK_NONE);
+	s = mxt_isend(e0, to1, out, len, 9);
+	assert_int_equal(mx_set_request_timeout(e0, s, 20), MX_SUCCESS);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_TIMEOUT);
+	pa.tap = NULL;
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_ABORTED);
+	assert_true(mxd_partner_up(mxd_addr_partner(e1, &to0)));
+	assert_true(e0->board->counters[MXD_C_PULL_GONE] >= gone0 + 2);
+	assert_int_equal(e1->board->counters[MXD_C_PULLS_ABORTED], 2);
+	/* The partners still work. */
+	r = mxt_recv(e1, in, len, 10, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to1, out, len, 10);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_SUCCESS);
+	mxt_pattern_expect(in, len, 3);
+	/* mx_disconnect ends it the same way. */
+	s = mxt_isend(e0, to1, out, len, 11);
+	progress_ms(5);
+	assert_int_equal(mx_disconnect(e0, to1), MX_SUCCESS);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_CANCELLED);
+	r = mxt_recv(e1, in, len, 11, MX_MATCH_MASK_NONE);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_ABORTED);
+	free(out);
+	free(in);
+}
+
+/* e1's first PULL: where it starts and how long it is. */
+static uint32_t pull_off, pull_len;
+static int pulls_seen;
+
+static int
+watch_pulls(const uint8_t *f, uint32_t len)
+{
+	if (frame_type(f, len) == MXD_T_PULL && pulls_seen++ == 0) {
+		pull_off = mxd_get32(f + MXD_HDRS_LEN +
+				offsetof(struct mxd_pull_hdr, offset));
+		pull_len = mxd_get32(f + MXD_HDRS_LEN +
+				offsetof(struct mxd_pull_hdr, length));
+	}
+	return FAKE_PASS;
+}
+
+/*
+ * A message of 2^32 - 1 bytes (256 segments over one 16 MiB buffer on
+ * each side) whose last frame is missing: the PULL asking for it again
+ * must end at the message's end.  The end of the run was computed in 32
+ * bits, wrapped past 2^32 and escaped the clamp, and the sender dropped
+ * the PULL (offset + length past 4 GiB) each time: the frame was never
+ * asked for right.  White box: the pull's state is set as if every other
+ * frame had come, and its timer runs.
+ */
+static void
+repull_at_4gib_ends_in_range(void **state)
+{
+	enum { NSEG = 256 };
+	const uint32_t chunk = 16u << 20;
+	uint8_t *sbuf = calloc(1, chunk), *rbuf = calloc(1, chunk);
+	mx_segment_t ss[NSEG], rs[NSEG];
+	struct mxd_partner *p = mxd_addr_partner(e1, &to0);
+	struct mxd_pull *pl = NULL;
+	struct mxd_pullblk *k;
+	uint32_t span, last, result;
+	mx_request_t s, r;
+
+	(void)state;
+	for (int i = 0; i < NSEG; i++) {
+		ss[i] = (mx_segment_t){ sbuf, chunk };
+		rs[i] = (mx_segment_t){ rbuf, chunk };
+	}
+	ss[NSEG - 1].segment_length = chunk - 1;	/* 2^32 - 1 in all */
+	rs[NSEG - 1].segment_length = chunk - 1;
+	pb.tap = drop_all;		/* e1's PULLs: nothing is served */
+	assert_int_equal(mx_irecv(e1, rs, NSEG, 9, MX_MATCH_MASK_NONE, NULL,
+				&r), MX_SUCCESS);
+	assert_int_equal(mx_isend(e0, ss, NSEG, to1, 9, NULL, &s), MX_SUCCESS);
+	progress_ms(5);
+	for (uint32_t i = 0; i < MXD_PULLS_MAX; i++)
+		if (e1->pulls[i] != NULL)
+			pl = e1->pulls[i];
+	assert_non_null(pl);
+	assert_int_equal(pl->total, UINT32_MAX);
+	for (int b = 1; b < MXD_PULL_BLOCKS; b++) {
+		if (pl->blk[b].asked)
+			p->pulls_out--;
+		memset(&pl->blk[b], 0, sizeof(pl->blk[b]));
+	}
+	k = &pl->blk[0];
+	span = (uint32_t)pl->frag * MXD_PULL_FRAMES;
+	last = pl->total % span ? pl->total % span : span;
+	k->off = pl->total - last;
+	k->len = last;
+	k->count = (uint8_t)((last + pl->frag - 1) / pl->frag);
+	k->have = mxd_frames_mask(k->count) & ~(1ull << (k->count - 1));
+	k->n = (uint8_t)(k->count - 1);
+	k->n_asked = k->n;
+	k->asked = 1;
+	k->asked_at = 1;
+	k->tail = (uint8_t)(k->count - 1);
+	pl->next = pl->total;
+	pl->got = k->off + (uint32_t)(k->count - 1) * pl->frag;
+	pulls_seen = 0;
+	pb.tap = watch_pulls;
+	mxd_pulls_timer(p, mxd_now_ns() + 10000000000ull);
+	mxd_board_flush(e1->board);
+	assert_int_equal(pulls_seen, 1);
+	assert_int_equal(pull_off, k->off + (uint32_t)(k->count - 1) *
+			pl->frag);
+	assert_int_equal((uint64_t)pull_off + pull_len, UINT32_MAX);
+	pb.tap = NULL;
+	assert_int_equal(mx_cancel(e0, &s, &result), MX_SUCCESS);
+	mx_close_endpoint(e1);		/* ends the pull; the buffer after */
+	e1 = NULL;
+	free(sbuf);
+	free(rbuf);
 }
 
 /*
@@ -1114,6 +1312,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(late_pull_replies_lost, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(late_pull_replies_closed,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(
+				large_unexpected_sender_restarted, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(
+				large_send_ended_receive_aborted, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(repull_at_4gib_ends_in_range,
 				setup, teardown),
 	};
 
