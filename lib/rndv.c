@@ -896,13 +896,27 @@ mxd_pulls_timer(struct mxd_partner *p, uint64_t now)
 			struct mxd_pullblk *k = &pl->blk[b];
 			uint32_t shift = k->stalls < 6 ? k->stalls : 6;
 			uint64_t wait = k->again && !shift ? again_rto :
-				rto << shift;
+				rto << shift, from;
 
 			if (k->len == 0 || !k->asked || k->n == k->count)
 				continue;
+			/* Overdue counts from its ask or from the last sign
+			 * of its frames, whichever is later: while they come
+			 * the sender is still at its asks, which it serves in
+			 * order (behind a deep queue, over a slow link), and
+			 * asked again now they would only queue twice, and
+			 * again, until the link carries mostly copies (a veth
+			 * pair once moved a stream at a seventh of its rate
+			 * so, one run in six). */
+			if (k->n != k->n_seen) {
+				k->n_seen = k->n;
+				k->moved_at = now;
+			}
+			from = k->moved_at > k->asked_at ? k->moved_at :
+				k->asked_at;
 			if (k->asked_at == 0) {
 				k->asked_at = now;
-			} else if (now - k->asked_at >= (wait < rto_max ? wait :
+			} else if (now - from >= (wait < rto_max ? wait :
 						rto_max)) {
 				/* Back off only while nothing comes: a block
 				 * that loses some frames is asked again at

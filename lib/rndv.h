@@ -23,8 +23,10 @@ struct mxd_pullblk {
 	uint8_t n_asked;		/* n when last asked */
 	uint8_t again;			/* its last PULL asked again (MXD_F_AGAIN:
 					 * the sender serves those first) */
+	uint8_t n_seen;			/* n at the pull timer's last look */
 	uint32_t ask;			/* partner's ask number of its last PULL */
 	uint64_t asked_at;		/* ns, last PULL for it */
+	uint64_t moved_at;		/* ns, the timer last saw n grow */
 };
 
 /* A large receive being pulled. */

@@ -214,15 +214,21 @@ fake_drain(struct fake_port *p)
 }
 
 void
-fake_release(struct fake_port *p)
+fake_release_n(struct fake_port *p, uint32_t n)
 {
 	struct fake_port *q = p->peer;
 	uint32_t i = 0;
 
-	while (i < p->nheld && q->tail - q->head < FAKE_RING)
+	while (i < p->nheld && i < n && q->tail - q->head < FAKE_RING)
 		q->ring[q->tail++ % FAKE_RING] = p->held[i++];
 	p->nheld -= i;
 	memmove(p->held, p->held + i, p->nheld * sizeof(p->held[0]));
+}
+
+void
+fake_release(struct fake_port *p)
+{
+	fake_release_n(p, UINT32_MAX);
 }
 
 void

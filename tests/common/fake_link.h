@@ -44,6 +44,8 @@ long fake_live_buffers(void);
 
 /* Delivers the frames p's tap held, in the order they were sent. */
 void fake_release(struct fake_port *p);
+/* The same for the first n of them at most (a slow link). */
+void fake_release_n(struct fake_port *p, uint32_t n);
 /* Frees frames still waiting in a port's rx ring (and those it held). */
 void fake_drain(struct fake_port *p);
 /* Puts raw bytes in p's rx ring, as if they came from the wire. */
