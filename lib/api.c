@@ -195,12 +195,33 @@ drained(void *arg)
 	return done;
 }
 
-static mx_return_t
-do_close_endpoint(mx_endpoint_t ep)
+/*
+ * Other threads may be blocked on the endpoint (issue 19): the mark ends
+ * their waits at once, with MX_BAD_ENDPOINT ("all pending operations are
+ * cancelled", MX 1.0 III.3.2; see mxd_wait_failed for why not through
+ * the error handler), and the endpoint is freed only once none of them
+ * is inside a call on it (mxd_close_wait).  From an unexpected handler
+ * the close is refused: the pass that runs the handler walks this
+ * endpoint (or another) and would find it freed.
+ */
+mx_return_t
+mxd_close_endpoint(mx_endpoint_t ep)
 {
 	struct closing c = { ep, 0 };
+	int ret;
 
 	CHECK_EP(ep, "mx_close_endpoint");
+	if (mxd_in_pass())
+		return mxd_error(ep, MX_CLOSE_IN_HANDLER, "mx_close_endpoint: "
+				"called from an unexpected handler");
+	ret = mxd_close_mark(ep);
+	if (ret == -MX_BAD_ENDPOINT)	/* its handler goes with it */
+		return mxd_error(NULL, MX_BAD_ENDPOINT, "mx_close_endpoint: "
+				"being closed by another thread");
+	if (ret < 0)
+		return mxd_error(ep, (mx_return_t)-ret, "mx_close_endpoint: "
+				"called from a handler while other threads "
+				"wait on the endpoint");
 	/* Peers often go away while an endpoint closes: the memif guard
 	 * must be in front of any handler installed since the last watch. */
 	mxd_glue_guard_check();
@@ -210,13 +231,14 @@ do_close_endpoint(mx_endpoint_t ep)
 	 * (partners learn by NACK when they next send). */
 	if (mxd_conf.close_linger_ms) {
 		if (!drained(&c))
-			mxd_poll_until(ep, drained, &c,
+			mxd_close_linger(ep, drained, &c,
 					mxd_conf.close_linger_ms);
 		for (uint32_t i = 0; i < ep->npartners; i++)
 			if (reachable(ep->partners[i]))
 				mxd_partner_ack(ep->partners[i], MXD_F_BYE);
 	}
 	mxd_board_flush(ep->board);
+	mxd_close_wait(ep);
 	endpoint_release(ep);
 	return MX_SUCCESS;
 }
@@ -248,6 +270,8 @@ do_connect(mx_endpoint_t ep, uint64_t nic_id, uint32_t endpoint_id,
 				"mx_connect: endpoint id %u", endpoint_id);
 	/* timeout: milliseconds, MX_INFINITE (0) none; mx_wakeup ends it. */
 	ret = mxd_connect_wait(ep, nic_id, endpoint_id, filter, timeout, &p);
+	if (ret == -MX_BUSY || ret == -MX_BAD_ENDPOINT)
+		return mxd_wait_failed(ep, ret, NULL, "mx_connect");
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret,
 				"mx_connect to %012llx endpoint %u",
@@ -312,6 +336,8 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret, "%s: segments", fn);
 	p = mxd_addr_partner_now(ep, &dest);
+	if (p == NULL && mxd_ep_closing(ep))	/* closed while connecting */
+		return mxd_wait_failed(ep, -MX_BAD_ENDPOINT, NULL, fn);
 	if (p == NULL || p->state == MXD_PS_NEW || p->state == MXD_PS_CLOSED)
 		return mxd_error(ep, MX_BAD_ENDPOINT,
 				"%s: address not connected to this endpoint", fn);
@@ -450,11 +476,16 @@ static mx_return_t
 do_wait(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
 		mx_status_t *status, uint32_t *result)
 {
+	int ret;
+
 	CHECK_EP(ep, "mx_wait");
 	if (!mxd_req_valid(ep, request) || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_wait: bad request");
-	*result = req_done(*request) ||
+	ret = req_done(*request) ? 1 :
 		mxd_poll_until(ep, req_done, *request, timeout);
+	if (ret < 0)
+		return mxd_wait_failed(ep, ret, result, "mx_wait");
+	*result = (uint32_t)ret;
 	if (*result)
 		req_finish(request, status);
 	return MX_SUCCESS;
@@ -526,11 +557,15 @@ static mx_return_t
 do_peek(mx_endpoint_t ep, uint32_t timeout, mx_request_t *request,
 		uint32_t *result)
 {
+	int ret = 1;
+
 	CHECK_EP(ep, "mx_peek");
 	if (request == NULL || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_peek: NULL output");
 	if (!any_done(ep))
-		mxd_poll_until(ep, any_done, ep, timeout);
+		ret = mxd_poll_until(ep, any_done, ep, timeout);
+	if (ret < 0)
+		return mxd_wait_failed(ep, ret, result, "mx_peek");
 	peek_result(ep, request, result);
 	return MX_SUCCESS;
 }
@@ -578,7 +613,9 @@ probe(mx_endpoint_t ep, uint32_t timeout, int block, uint64_t match_recv,
 	if (result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_probe: NULL result");
 	if (block) {
-		mxd_poll_until(ep, probe_done, &a, timeout);
+		ret = mxd_poll_until(ep, probe_done, &a, timeout);
+		if (ret < 0)
+			return mxd_wait_failed(ep, ret, result, "mx_probe");
 	} else {
 		mxd_progress(ep);
 		probe_done(&a);
@@ -621,11 +658,25 @@ do_cancel(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 	return MX_SUCCESS;
 }
 
+/* A request of some open endpoint: mx_context names none, so the handle
+ * is looked for in every open endpoint's pool before it is read. */
+static int
+req_anywhere(const struct mx_request *r)
+{
+	for (unsigned i = 0; mxd_lib.initialized && i < mxd_lib.nboards; i++) {
+		const struct mxd_board *b = mxd_lib.boards[i];
+
+		for (uint32_t m = b->ep_open; m != 0; m &= m - 1)
+			if (mxd_req_of(b->ep[__builtin_ctz(m)], r))
+				return 1;
+	}
+	return 0;
+}
+
 static mx_return_t
 do_context(mx_request_t *request, void **context)
 {
-	if (request == NULL || *request == NULL || context == NULL ||
-			(*request)->state == MXD_RS_FREE)
+	if (request == NULL || context == NULL || !req_anywhere(*request))
 		return mxd_error(NULL, MX_BAD_REQUEST, "mx_context: bad request");
 	*context = (*request)->status.context;
 	return MX_SUCCESS;
@@ -639,7 +690,7 @@ MXD_ENTRY(mx_open_endpoint, do_open_endpoint,
 		mx_endpoint_t *endpoint),
 	(board_num, endpoint_id, filter, params_list, params_count, endpoint))
 
-MXD_ENTRY(mx_close_endpoint, do_close_endpoint,
+MXD_ENTRY(mx_close_endpoint, mxd_close_endpoint,
 	(mx_endpoint_t ep),
 	(ep))
 

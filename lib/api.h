@@ -26,24 +26,72 @@
 mx_return_t mxd_error(struct mx_endpoint *ep, mx_return_t rc,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* mx_close_endpoint's body (api.c), for mx_finalize: called at the
+ * finalize's own depth, it can let threads blocked on the endpoint out. */
+mx_return_t mxd_close_endpoint(struct mx_endpoint *ep);
+
+/* Whether r is a request of ep in use (not free), its handle checked
+ * against ep's pool before it is read. */
+static inline int
+mxd_req_of(const struct mx_endpoint *ep, const struct mx_request *r)
+{
+	return r != NULL && mxd_reqpool_owns(&ep->reqs, r) &&
+		r->state != MXD_RS_FREE;
+}
+
 /* Whether *request is a live request of ep (not freed, not forgotten). */
 static inline int
 mxd_req_valid(const struct mx_endpoint *ep, const mx_request_t *request)
 {
-	return request != NULL && *request != NULL && (*request)->ep == ep &&
-		(*request)->state != MXD_RS_FREE && !(*request)->forget;
+	return request != NULL && mxd_req_of(ep, *request) &&
+		!(*request)->forget;
 }
 
 /* ---- blocking waits (wait.c) -------------------------------------------- */
 
 /* Runs progress until done(arg) or timeout_ms (MX_INFINITE: none) passes;
  * spins first, then sleeps between polls.  Returns 1 if done, 0 on
- * timeout or mx_wakeup. */
+ * timeout or mx_wakeup, or without waiting (unless done(arg) at once):
+ *   -MX_BUSY          called from an unexpected handler (no pass runs
+ *                     while one is in progress: it would wait for ever);
+ *   -MX_BAD_ENDPOINT  ep is being closed by another thread.  ep is still
+ *                     allocated until this call leaves the library, but
+ *                     nothing of it may be used after: not even
+ *                     mxd_error(ep) (see mxd_close_wait). */
 int mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 		uint32_t timeout_ms);
+
+/*
+ * mx_close_endpoint under threads blocked on the endpoint (issue 19).
+ * A blocking call counts itself in as a waiter on its endpoint; the
+ * closing thread marks the endpoint (mxd_close_mark), which wakes every
+ * waiter, lingers in mxd_close_linger (which the mark does not end), and
+ * frees the endpoint only after mxd_close_wait, once no other thread is
+ * inside a call on it.  The waiters return MX_BAD_ENDPOINT without the
+ * error handler (mxd_wait_failed).
+ */
+/* 0, -MX_BAD_ENDPOINT if another thread closes ep already, or
+ * -MX_CLOSE_IN_HANDLER if threads wait on ep and this call is nested in
+ * another (it could not let them out). */
+int mxd_close_mark(struct mx_endpoint *ep);
+/* mxd_poll_until for the closing thread's own wait. */
+int mxd_close_linger(struct mx_endpoint *ep, int (*done)(void *), void *arg,
+		uint32_t timeout_ms);
+/* Lets the other threads in until none waits on ep; forgets the mark. */
+void mxd_close_wait(struct mx_endpoint *ep);
+/* Whether ep is marked: a call that waited returns MX_BAD_ENDPOINT. */
+int mxd_ep_closing(const struct mx_endpoint *ep);
+/* Threads in a blocking call on ep (tests). */
+unsigned mxd_ep_waiters(const struct mx_endpoint *ep);
+/* What a blocking call returns when mxd_poll_until (or mxd_connect_wait)
+ * failed with ret: MX_BAD_ENDPOINT with *result 0 and no error handler
+ * (closed under it), else ret through the error handler (in a handler). */
+mx_return_t mxd_wait_failed(struct mx_endpoint *ep, int ret, uint32_t *result,
+		const char *fn);
 /* Connects ep to (nic, remote_ep) and waits (timeout_ms: MX_INFINITE
  * waits for ever) until answered, timed out or mx_wakeup (-MX_TIMEOUT);
- * 0 with *out set, or a negated code. */
+ * 0 with *out set, or a negated code (-MX_BUSY, -MX_BAD_ENDPOINT: as
+ * mxd_poll_until). */
 int mxd_connect_wait(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep,
 		uint32_t filter, uint32_t timeout_ms, struct mxd_partner **out);
 /* The partner of ep an address names, connecting first when it names an

@@ -68,12 +68,15 @@ do_wait_any(mx_endpoint_t ep, uint32_t timeout, uint64_t match_info,
 		uint64_t match_mask, mx_status_t *status, uint32_t *result)
 {
 	struct any_arg a = { ep, match_info, match_mask, NULL };
+	int ret = 1;
 
 	CHECK_EP(ep, "mx_wait_any");
 	if (result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_wait_any: NULL result");
 	if (!any_match(&a))
-		mxd_poll_until(ep, any_match, &a, timeout);
+		ret = mxd_poll_until(ep, any_match, &a, timeout);
+	if (ret < 0)
+		return mxd_wait_failed(ep, ret, result, "mx_wait_any");
 	any_finish(&a, status, result);
 	return MX_SUCCESS;
 }
@@ -262,8 +265,7 @@ do_set_request_timeout(mx_endpoint_t ep, mx_request_t request,
 		ep->req_timeout_ms = ms;
 		return MX_SUCCESS;
 	}
-	if (request->ep != ep || request->state == MXD_RS_FREE ||
-			request->type == MXD_REQ_RECV)
+	if (!mxd_req_of(ep, request) || request->type == MXD_REQ_RECV)
 		return mxd_error(ep, MX_BAD_REQUEST,
 				"mx_set_request_timeout: not a pending send or "
 				"connect of this endpoint");
@@ -343,11 +345,16 @@ static mx_return_t
 do_buffered(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
 		uint32_t *result)
 {
+	int ret;
+
 	CHECK_EP(ep, "mx_buffered");
 	if (!mxd_req_valid(ep, request) || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_buffered: bad request");
-	*result = req_buffered(*request) ||
+	ret = req_buffered(*request) ? 1 :
 		mxd_poll_until(ep, req_buffered, *request, timeout);
+	if (ret < 0)
+		return mxd_wait_failed(ep, ret, result, "mx_buffered");
+	*result = (uint32_t)ret;
 	return MX_SUCCESS;
 }
 
@@ -392,11 +399,12 @@ do_register_unexp_callback(mx_endpoint_t ep, mx_matching_callback_t callback,
 	return MX_SUCCESS;
 }
 
-/* One-sided transfers: no engine support (no remote memory windows). */
+/* One-sided transfers: no engine support (no remote memory windows).
+ * The endpoint is checked as any call's is: a closed one is not read. */
 static mx_return_t
 one_sided(mx_endpoint_t ep, mx_request_t *request, const char *fn)
 {
-	if (ep == NULL || !mxd_lib.initialized)
+	if (!mxd_lib.initialized || !mxd_ep_live(ep))
 		return mxd_error(NULL, MX_BAD_ENDPOINT, "%s: bad endpoint", fn);
 	if (request == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "%s: NULL request", fn);

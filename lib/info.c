@@ -152,9 +152,15 @@ do_get_info(mx_endpoint_t ep, mx_get_info_key_t key, void *in_val,
 {
 	int ret;
 
+	/* The endpoint is optional, but one given must be open: a closed
+	 * one (or any after mx_finalize) is neither read nor given to
+	 * mxd_error, which would read its handler. */
 	if (!mxd_lib.initialized)
-		return mxd_error(ep, MX_NOT_INITIALIZED,
+		return mxd_error(NULL, MX_NOT_INITIALIZED,
 				"mx_get_info: not initialized");
+	if (ep != NULL && !mxd_ep_live(ep))
+		return mxd_error(NULL, MX_BAD_ENDPOINT,
+				"mx_get_info: bad endpoint");
 	ret = get_info(ep, key, in_val, in_len, out_val, out_len);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret, "mx_get_info: key %d",

@@ -410,7 +410,7 @@ do_finalize(void)
 	for (unsigned i = 0; i < lib->nboards; i++)
 		for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++)
 			if (lib->boards[i]->ep[e] != NULL)
-				mx_close_endpoint(lib->boards[i]->ep[e]);
+				mxd_close_endpoint(lib->boards[i]->ep[e]);
 	mxd_boards_fini(lib);
 	mxd_fault_unwrap(lib->links, lib->nlinks);
 	lib->initialized = 0;
@@ -510,6 +510,13 @@ mx_finalize(void)
 {
 	mx_return_t rc;
 
+	/* From an unexpected handler: the pass that runs it walks the boards
+	 * this would free (and on the progression thread, the stop below
+	 * would wait for itself).  A thread in a call holds the library, so
+	 * it may look at the pass. */
+	if (mxd_call_depth() != 0 && mxd_in_pass())
+		return mxd_error(NULL, MX_CLOSE_IN_HANDLER, "mx_finalize: "
+				"called from an unexpected handler");
 	/* Outside the lock: the progress thread may be waiting for it. */
 	if (mxd_lib.initialized)
 		mxd_progress_thread_stop();

@@ -164,6 +164,14 @@ mxd_lock_calls(void)
 		__atomic_load_n(&mxd_lockstate.owner_calls, __ATOMIC_RELAXED);
 }
 
+/* This thread's depth of calls into MX: 0 outside, 1 in a call, more in
+ * a call made from a handler (mxd_poll_pause lets nobody in then). */
+static inline unsigned
+mxd_call_depth(void)
+{
+	return mxd_tls_state & MXD_TS_DEPTH;
+}
+
 /* Between two polls of a blocking call: lets other threads in. */
 void mxd_poll_pause(int sleep);
 

@@ -272,6 +272,12 @@ mxd_progress_any(void)
 	return in_pass ? 0 : pass();
 }
 
+int
+mxd_in_pass(void)
+{
+	return in_pass;
+}
+
 /* ---- the progression thread --------------------------------------------- */
 
 /*

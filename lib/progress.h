@@ -15,6 +15,11 @@
 unsigned mxd_progress(struct mx_endpoint *ep);
 /* The same on behalf of no endpoint (name lookups, the progress thread). */
 unsigned mxd_progress_any(void);
+/* Whether a pass is running: a call made now comes from an unexpected
+ * handler (or callback) inside it, which can neither wait (no pass would
+ * run for it) nor close what the pass walks.  Only meaningful to a thread
+ * inside a call (it holds the library then). */
+int mxd_in_pass(void);
 /* A received frame of board b, port 'port': validated, then acted on. */
 void mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f);
 /* The progression thread (MX_PROGRESSION, by default) or the busy

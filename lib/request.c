@@ -11,13 +11,6 @@
 #include "glue.h"
 #include "request.h"
 
-#define CHUNK	256
-
-struct chunk {
-	struct mxd_list link;
-	struct mx_request r[CHUNK];
-};
-
 void
 mxd_reqpool_init(struct mxd_reqpool *p)
 {
@@ -32,9 +25,10 @@ mxd_reqpool_fini(struct mxd_reqpool *p)
 	struct mxd_list *pos, *tmp;
 
 	mxd_list_foreach(pos, tmp, &p->chunks) {
-		struct chunk *c = mxd_container_of(pos, struct chunk, link);
+		struct mxd_reqchunk *c = mxd_container_of(pos,
+				struct mxd_reqchunk, link);
 
-		for (unsigned i = 0; i < CHUNK; i++)
+		for (unsigned i = 0; i < MXD_REQ_CHUNK; i++)
 			if (c->r[i].segs != c->r[i].seg_inline)
 				free(c->r[i].segs);
 		free(c);
@@ -45,7 +39,7 @@ mxd_reqpool_fini(struct mxd_reqpool *p)
 int
 mxd_reqpool_grow(struct mxd_reqpool *p)
 {
-	struct chunk *c = malloc(sizeof(*c));
+	struct mxd_reqchunk *c = malloc(sizeof(*c));
 
 	if (c == NULL)
 		return -1;
@@ -53,12 +47,12 @@ mxd_reqpool_grow(struct mxd_reqpool *p)
 	mxd_glue_prefault(c, sizeof(*c));
 	memset(c, 0, sizeof(*c));
 	mxd_list_add_tail(&p->chunks, &c->link);
-	for (unsigned i = 0; i < CHUNK; i++) {
+	for (unsigned i = 0; i < MXD_REQ_CHUNK; i++) {
 		c->r[i].segs = c->r[i].seg_inline;
 		c->r[i].pool_next = p->free;
 		p->free = &c->r[i];
 	}
-	p->allocated += CHUNK;
+	p->allocated += MXD_REQ_CHUNK;
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #define MXD_REQUEST_H
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -89,6 +90,37 @@ struct mxd_reqpool {
 	struct mxd_list chunks;
 	uint32_t allocated;
 };
+
+#define MXD_REQ_CHUNK	256	/* requests per chunk */
+
+struct mxd_reqchunk {
+	struct mxd_list link;		/* on the pool's chunks */
+	struct mx_request r[MXD_REQ_CHUNK];
+};
+
+/*
+ * Whether r, a handle from the application, is one of pool p's requests.
+ * Its address is compared with p's chunks before anything of it is read:
+ * a handle of a closed endpoint points into memory freed with its pool.
+ * mx_test and mx_wait check every handle, so this is a few compares per
+ * chunk (one chunk serves 256 requests in flight), no lookup table.
+ */
+static inline int
+mxd_reqpool_owns(const struct mxd_reqpool *p, const struct mx_request *r)
+{
+	uintptr_t a = (uintptr_t)r;
+
+	for (const struct mxd_list *pos = p->chunks.next; pos != &p->chunks;
+			pos = pos->next) {
+		uintptr_t first = (uintptr_t)pos -
+			offsetof(struct mxd_reqchunk, link) +
+			offsetof(struct mxd_reqchunk, r);
+
+		if (a - first < MXD_REQ_CHUNK * sizeof(*r))
+			return (a - first) % sizeof(*r) == 0;
+	}
+	return 0;
+}
 
 void mxd_reqpool_init(struct mxd_reqpool *p);
 void mxd_reqpool_fini(struct mxd_reqpool *p);

@@ -28,6 +28,13 @@
  *     program keeps the CPU for its time slice whenever we yield (one such
  *     yield may just be the kernel catching up with a peer that ran less);
  *   - many yields in a row let nothing run: no peer is busy on this CPU.
+ *
+ * A wait cannot run where no pass runs: inside a pass, in an unexpected
+ * handler, it would wait for ever (MX_INFINITE) or for nothing, so it
+ * looks once and fails.  And a wait lets other threads in, one of which
+ * may close its endpoint: each wait counts itself in on its endpoint, the
+ * close ends the waits and frees the endpoint once they are out (below,
+ * "Closing under waiters").
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -133,8 +140,8 @@ pause_pass(struct mx_endpoint *ep, int nap, unsigned work)
 	return yield;
 }
 
-int
-mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
+static int
+poll_passes(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 		uint32_t timeout_ms)
 {
 	uint64_t start = mxd_now_ns(), now, busy = start, seen = start;
@@ -182,6 +189,122 @@ mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 	}
 }
 
+/*
+ * Closing under waiters.  Threads in a blocking call on each endpoint,
+ * and whether a close has begun, by board and endpoint id (the endpoint's
+ * slot while it is open); read and written under the library lock, as
+ * the endpoint is.  A wait ends at the close's wakeup (wakeup_gen), so
+ * its loop looks at nothing more; one that begins after the mark fails at
+ * once.  The closing thread frees the endpoint only when the count is 0,
+ * under the lock, which every waiter holds from its last look until it
+ * leaves the library: a waiter may still use the endpoint on its way out
+ * (a connect abandons its request), never after.
+ */
+struct ep_waits {
+	uint32_t waiters;	/* threads in mxd_poll_until on it */
+	uint8_t closing;	/* mx_close_endpoint has begun */
+};
+
+static struct ep_waits waits[MXD_MAX_BOARDS][MX_MAX_ENDPOINTS];
+
+static struct ep_waits *
+ep_waits(const struct mx_endpoint *ep)
+{
+	return &waits[ep->board->index][ep->id];
+}
+
+int
+mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
+		uint32_t timeout_ms)
+{
+	struct ep_waits *w = ep_waits(ep);
+	int ret;
+
+	/* No pass runs until the handler returns: look once. */
+	if (mxd_in_pass())
+		return done(arg) ? 1 : -MX_BUSY;
+	if (w->closing)
+		return done(arg) ? 1 : -MX_BAD_ENDPOINT;
+	w->waiters++;
+	ret = poll_passes(ep, done, arg, timeout_ms);
+	w->waiters--;
+	if (ret == 0 && w->closing)
+		return -MX_BAD_ENDPOINT;	/* the close's wakeup */
+	return ret;
+}
+
+int
+mxd_close_mark(struct mx_endpoint *ep)
+{
+	struct ep_waits *w = ep_waits(ep);
+
+	if (w->closing)
+		return -MX_BAD_ENDPOINT;
+	/* Nested (an error handler closing): the lock stays ours until the
+	 * outer call ends, so the waiters could never leave. */
+	if (w->waiters != 0 && mxd_call_depth() > 1)
+		return -MX_CLOSE_IN_HANDLER;
+	w->closing = 1;
+	__atomic_add_fetch(&ep->wakeup_gen, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+mxd_close_linger(struct mx_endpoint *ep, int (*done)(void *), void *arg,
+		uint32_t timeout_ms)
+{
+	return poll_passes(ep, done, arg, timeout_ms);
+}
+
+void
+mxd_close_wait(struct mx_endpoint *ep)
+{
+	struct ep_waits *w = ep_waits(ep);
+
+	while (w->waiters != 0)
+		mxd_poll_pause(1);
+	w->closing = 0;		/* the slot's next endpoint starts afresh */
+}
+
+int
+mxd_ep_closing(const struct mx_endpoint *ep)
+{
+	return ep_waits(ep)->closing;
+}
+
+unsigned
+mxd_ep_waiters(const struct mx_endpoint *ep)
+{
+	return ep_waits(ep)->waiters;
+}
+
+/*
+ * A blocking call whose wait failed (mxd_poll_until < 0).  From an
+ * unexpected handler it is the program's mistake, reported through the
+ * error handler like any other.  Ended by mx_close_endpoint in another
+ * thread, the call was valid when it began, and a program may close an
+ * endpoint on purpose to release its blocked threads, as mx_wakeup does;
+ * the error handler would make that fatal by default
+ * (MX_ERRORS_ARE_FATAL), and the endpoint's own handler goes with the
+ * endpoint.  So MX_BAD_ENDPOINT is returned, not reported, and *result
+ * (if any) is 0: a program that leaves errors to the fatal handler and
+ * does not look at return codes reads a wait that ended with nothing, as
+ * after mx_wakeup.
+ */
+mx_return_t
+mxd_wait_failed(struct mx_endpoint *ep, int ret, uint32_t *result,
+		const char *fn)
+{
+	if (ret == -MX_BAD_ENDPOINT) {
+		if (result != NULL)
+			*result = 0;
+		return MX_BAD_ENDPOINT;
+	}
+	return mxd_error(ep, (mx_return_t)-ret, "%s: called from an "
+			"unexpected handler, where no progress is made: it "
+			"cannot wait", fn);
+}
+
 static int
 req_complete(void *arg)
 {
@@ -195,17 +318,20 @@ mxd_connect_wait(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep,
 	struct mx_request *r = mxd_ep_req(ep, MXD_REQ_CONNECT, NULL);
 	mx_status_code_t code;
 	struct mxd_partner *p;
-	int ret;
+	int ret, waited = 1;
 
 	if (r == NULL)
 		return -MX_NO_RESOURCES;
 	ret = mxd_connect_start(r, nic, remote_ep, filter, timeout_ms);
 	mxd_board_flush(ep->board);
-	/* Bounded by r's deadline (none for MX_INFINITE) and mx_wakeup. */
-	if (ret == 0 && !mxd_poll_until(ep, req_complete, r, MX_INFINITE)) {
+	/* Bounded by r's deadline (none for MX_INFINITE), mx_wakeup and a
+	 * close; fails at once in a handler. */
+	if (ret == 0)
+		waited = mxd_poll_until(ep, req_complete, r, MX_INFINITE);
+	if (waited <= 0) {
 		mxd_connect_abandon(r);
 		mxd_req_put(r);
-		return -MX_TIMEOUT;
+		return waited < 0 ? waited : -MX_TIMEOUT;
 	}
 	code = r->status.code;
 	p = r->partner;
@@ -260,7 +386,9 @@ mxd_naming_resolve(const char *name, uint32_t ms, uint64_t *nic)
 			*nic = p->nic_id;
 			return 0;
 		}
-		if (now >= end)
+		/* In a handler no pass would send the query or take the
+		 * answer: only names known already. */
+		if (now >= end || mxd_in_pass())
 			return -MX_HOST_NOT_FOUND;
 		if (now >= next) {
 			mxd_naming_query(name);

@@ -276,7 +276,10 @@ mx_return_t mx__init_api(int api);
 /**
  * Closes every endpoint still open and releases the library's resources.
  * The EAL and ports stay up for a later mx_init() in the same process.
- * @return MX_SUCCESS (MX_NOT_INITIALIZED if mx_init() was not called).
+ * Threads blocked on an endpoint return as mx_close_endpoint() says.
+ * @return MX_SUCCESS (MX_NOT_INITIALIZED if mx_init() was not called;
+ * MX_CLOSE_IN_HANDLER from an unexpected handler, which runs inside the
+ * library's progress).
  */
 mx_return_t mx_finalize(void);
 
@@ -314,7 +317,12 @@ mx_return_t mx_open_endpoint(uint32_t board_num, uint32_t endpoint_id,
 
 /**
  * Closes an endpoint; its pending requests are cancelled and released.
- * @return MX_SUCCESS, MX_BAD_ENDPOINT.
+ * Calls of other threads blocked on it return MX_BAD_ENDPOINT at once,
+ * with *result 0, without the error handler (the endpoint is freed once
+ * they are out).
+ * @return MX_SUCCESS, MX_BAD_ENDPOINT, MX_CLOSE_IN_HANDLER (from an
+ * unexpected handler, or from an error handler while other threads are
+ * blocked on the endpoint).
  */
 mx_return_t mx_close_endpoint(mx_endpoint_t endpoint);
 
@@ -388,7 +396,10 @@ mx_return_t mx_nic_id_to_board_number(uint64_t nic_id,
  * 1.0 text says seconds); MX_INFINITE waits until answered, and
  * mx_wakeup() ends the wait with MX_TIMEOUT.
  * @return MX_SUCCESS, MX_NIC_NOT_FOUND, MX_CONNECTION_FAILED (endpoint
- * closed), MX_BAD_CONNECTION_KEY, MX_TIMEOUT, MX_NO_RESOURCES.
+ * closed), MX_BAD_CONNECTION_KEY, MX_TIMEOUT, MX_NO_RESOURCES, MX_BUSY
+ * (from an unexpected handler: it cannot wait there), MX_BAD_ENDPOINT
+ * (this endpoint closed by another thread meanwhile: not through the
+ * error handler).
  */
 mx_return_t mx_connect(mx_endpoint_t endpoint, uint64_t nic_id,
 		uint32_t endpoint_id, uint32_t filter, uint32_t timeout,
@@ -460,7 +471,7 @@ mx_return_t mx_ibuffered(mx_endpoint_t endpoint, mx_request_t *request,
  * no limit, until mx_wakeup()) for the request to be buffered.  The
  * request stays pending: complete it with mx_test() or mx_wait().
  * @return MX_SUCCESS (*result 0 on timeout), MX_BAD_ENDPOINT,
- * MX_BAD_REQUEST.
+ * MX_BAD_REQUEST, MX_BUSY (as mx_wait()).
  */
 mx_return_t mx_buffered(mx_endpoint_t endpoint, mx_request_t *request,
 		uint32_t timeout, uint32_t *result);
@@ -475,9 +486,14 @@ mx_return_t mx_test(mx_endpoint_t endpoint, mx_request_t *request,
 
 /**
  * Like mx_test(), but waits up to 'timeout' milliseconds (MX_INFINITE: no
- * limit).  Polls first, then releases the CPU between polls.
+ * limit).  Polls first, then releases the CPU between polls.  From an
+ * unexpected handler, which runs inside the library's progress, it cannot
+ * wait: unless the request is complete already it fails with MX_BUSY.  If
+ * another thread closes the endpoint meanwhile, it returns MX_BAD_ENDPOINT
+ * with *result 0, without the error handler (mx_close_endpoint()); so do
+ * mx_wait_any(), mx_peek(), mx_probe() and mx_buffered().
  * @return MX_SUCCESS (*result 0 on timeout or mx_wakeup()),
- * MX_BAD_ENDPOINT, MX_BAD_REQUEST.
+ * MX_BAD_ENDPOINT, MX_BAD_REQUEST, MX_BUSY.
  */
 mx_return_t mx_wait(mx_endpoint_t endpoint, mx_request_t *request,
 		uint32_t timeout, mx_status_t *status, uint32_t *result);
@@ -496,7 +512,7 @@ mx_return_t mx_test_any(mx_endpoint_t endpoint, uint64_t match_info,
  * Like mx_test_any(), waiting up to 'timeout' ms (MX_INFINITE: no limit,
  * until mx_wakeup()).
  * @return MX_SUCCESS (*result 0 on timeout), MX_BAD_ENDPOINT,
- * MX_BAD_REQUEST.
+ * MX_BAD_REQUEST, MX_BUSY (as mx_wait()).
  */
 mx_return_t mx_wait_any(mx_endpoint_t endpoint, uint32_t timeout,
 		uint64_t match_info, uint64_t match_mask, mx_status_t *status,
@@ -513,7 +529,7 @@ mx_return_t mx_ipeek(mx_endpoint_t endpoint, mx_request_t *request,
 /**
  * Like mx_ipeek(), but waits up to 'timeout' milliseconds (MX_INFINITE:
  * no limit, until mx_wakeup()).
- * @return as mx_ipeek() (*result 0 on timeout).
+ * @return as mx_ipeek() (*result 0 on timeout), MX_BUSY (as mx_wait()).
  */
 mx_return_t mx_peek(mx_endpoint_t endpoint, uint32_t timeout,
 		mx_request_t *request, uint32_t *result);
@@ -530,7 +546,7 @@ mx_return_t mx_iprobe(mx_endpoint_t endpoint, uint64_t match_recv,
 /**
  * Like mx_iprobe(), but waits up to 'timeout' milliseconds (MX_INFINITE:
  * no limit, until mx_wakeup()).
- * @return as mx_iprobe() (*result 0 on timeout).
+ * @return as mx_iprobe() (*result 0 on timeout), MX_BUSY (as mx_wait()).
  */
 mx_return_t mx_probe(mx_endpoint_t endpoint, uint32_t timeout,
 		uint64_t match_recv, uint64_t match_mask, mx_status_t *status,
