@@ -472,20 +472,40 @@ req_done(void *arg)
 	return ((struct mx_request *)arg)->state == MXD_RS_COMPLETE;
 }
 
+/* A request waited on, and which life of its slot it was. */
+struct wait_arg {
+	struct mx_request *r;
+	uint32_t gen;
+};
+
+/* Done, or taken meanwhile by another thread's mx_test or mx_wait (which
+ * freed it: its slot may hold another request now). */
+static int
+wait_done(void *arg)
+{
+	const struct wait_arg *w = arg;
+
+	return w->r->gen != w->gen || req_done(w->r);
+}
+
 static mx_return_t
 do_wait(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,
 		mx_status_t *status, uint32_t *result)
 {
+	struct wait_arg w;
 	int ret;
 
 	CHECK_EP(ep, "mx_wait");
 	if (!mxd_req_valid(ep, request) || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_wait: bad request");
-	ret = req_done(*request) ? 1 :
-		mxd_poll_until(ep, req_done, *request, timeout);
+	w.r = *request;
+	w.gen = w.r->gen;
+	ret = req_done(w.r) ? 1 : mxd_poll_until(ep, wait_done, &w, timeout);
 	if (ret < 0)
 		return mxd_wait_failed(ep, ret, result, "mx_wait");
-	*result = (uint32_t)ret;
+	/* Taken by another thread while this one waited: not this call's to
+	 * complete (nor the request now in its slot), as after a timeout. */
+	*result = ret > 0 && w.r->gen == w.gen;
 	if (*result)
 		req_finish(request, status);
 	return MX_SUCCESS;
@@ -585,6 +605,21 @@ probe_done(void *arg)
 	return a->found != NULL;
 }
 
+/*
+ * A blocked mx_probe's: "if multiple threads are blocked in mx_probe()
+ * on the same endpoint, only one of them will return with success" (MX
+ * 1.0, VII.1.2).  The message one was told of is claimed (with several
+ * threads), and the others go on waiting for one that is not: the next
+ * first match, once a receive has taken the claimed one.
+ */
+static int
+probe_unclaimed(void *arg)
+{
+	struct probe_arg *a = arg;
+
+	return probe_done(a) && !a->found->probed;
+}
+
 static void
 probe_status(const struct probe_arg *a, mx_status_t *status,
 		uint32_t *result)
@@ -613,9 +648,13 @@ probe(mx_endpoint_t ep, uint32_t timeout, int block, uint64_t match_recv,
 	if (result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_probe: NULL result");
 	if (block) {
-		ret = mxd_poll_until(ep, probe_done, &a, timeout);
+		ret = mxd_poll_until(ep, probe_unclaimed, &a, timeout);
 		if (ret < 0)
 			return mxd_wait_failed(ep, ret, result, "mx_probe");
+		if (ret == 0)
+			a.found = NULL;		/* timed out, or a claimed one */
+		else
+			a.found->probed = (uint8_t)mxd_threaded();
 	} else {
 		mxd_progress(ep);
 		probe_done(&a);

@@ -60,6 +60,7 @@ struct mx_request {
 	struct mxd_reqpool *pool;
 	uint8_t type;
 	uint8_t state;
+	uint32_t gen;			/* lives: bumped when freed */
 	uint32_t nseg;
 	uint32_t length;		/* sum of the segments */
 	mx_segment_t *segs;
@@ -171,6 +172,7 @@ mxd_req_put(struct mx_request *r)
 		mxd_req_free_segs(r);
 	r->state = MXD_RS_FREE;
 	r->type = 0;
+	r->gen++;
 	r->pool_next = p->free;
 	p->free = r;
 }

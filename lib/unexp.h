@@ -21,6 +21,8 @@ struct mxd_unexp {
 	uint8_t queued;			/* on the unexpected queue */
 	uint8_t sync;			/* sender waits for MATCHED */
 	uint8_t rndv;			/* buf holds an RNDV descriptor */
+	uint8_t probed;			/* a blocked mx_probe was told of it:
+					 * no other is (threaded only) */
 	uint8_t fail;			/* rndv whose partner was lost: the
 					 * mx_status_code_t a receive taking
 					 * it fails with (nothing to pull) */

@@ -67,6 +67,131 @@ owner_blocked_lets_others_in(void **state)
 	assert_true(mxd_threaded());
 }
 
+/* A thread blocked in mx_probe for match 20: 9 until it returns. */
+static void *
+probe_thread(void *arg)
+{
+	uint32_t *result = arg, res = 9;
+	mx_status_t st;
+
+	mx_probe(fx.e1, MX_INFINITE, 20, MX_MATCH_MASK_NONE, &st, &res);
+	__atomic_store_n(result, res, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int
+probes_back(const uint32_t *res, int n, uint32_t value)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		k += __atomic_load_n(&res[i], __ATOMIC_ACQUIRE) == value;
+	return k;
+}
+
+/*
+ * Two threads blocked in mx_probe on one endpoint, one message arrives:
+ * "only one of them will return with success" (MX 1.0, VII.1.2).  Before,
+ * both did.  The other returns for the next message, once a receive has
+ * taken the first.
+ */
+static void
+one_message_wakes_one_prober(void **state)
+{
+	uint32_t res[2] = { 9, 9 }, v = 6, in;
+	mx_segment_t seg = { &in, 4 };
+	pthread_t t[2];
+	mx_request_t r;
+	mx_status_t st;
+	uint32_t done;
+	uint64_t end;
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, probe_thread, &res[i]);
+	usleep(20000);			/* both blocked (or about to be) */
+	send_one(fx.e0, fx.to1, &v, 4, 20);
+	end = mxd_now_ns() + 5000000000ull;
+	while (probes_back(res, 2, 1) == 0 && mxd_now_ns() < end)
+		usleep(1000);
+	assert_int_equal(probes_back(res, 2, 1), 1);
+	usleep(100000);			/* the other stays blocked */
+	assert_int_equal(probes_back(res, 2, 1), 1);
+	assert_int_equal(probes_back(res, 2, 9), 1);
+	send_one(fx.e0, fx.to1, &v, 4, 20);
+	usleep(50000);			/* the first still comes first */
+	assert_int_equal(probes_back(res, 2, 9), 1);
+	assert_int_equal(mx_irecv(fx.e1, &seg, 1, 20, MX_MATCH_MASK_NONE,
+				NULL, &r), MX_SUCCESS);
+	assert_int_equal(mx_wait(fx.e1, &r, 5000, &st, &done), MX_SUCCESS);
+	assert_int_equal(done, 1);
+	while (probes_back(res, 2, 1) < 2 && mxd_now_ns() < end)
+		usleep(1000);
+	assert_int_equal(probes_back(res, 2, 1), 2);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(mx_irecv(fx.e1, &seg, 1, 20, MX_MATCH_MASK_NONE,
+				NULL, &r), MX_SUCCESS);
+	assert_int_equal(mx_wait(fx.e1, &r, 5000, &st, &done), MX_SUCCESS);
+	assert_int_equal(done, 1);
+}
+
+/* A thread in mx_wait on a request another thread will complete. */
+static mx_request_t shared_req;
+
+static void *
+wait_shared(void *arg)
+{
+	uint32_t *result = arg, res = 9;
+	mx_request_t r = shared_req;
+	mx_status_t st;
+
+	mx_wait(fx.e1, &r, 5000, &st, &res);
+	__atomic_store_n(result, res, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * One thread waits on a receive; another cancels it (which frees it) and
+ * posts a new receive, which takes the freed slot.  The wait must end at
+ * once without a result, not wait on, complete and free the new receive
+ * (before, it waited on the new one: until its message came, when it took
+ * that message from the thread that posted it, or until its timeout).
+ */
+static void
+wait_on_request_taken_by_another(void **state)
+{
+	uint32_t res = 9, v = 7, in = 0, done = 0;
+	mx_segment_t seg = { &in, 4 };
+	mx_request_t r2, old;
+	mx_status_t st;
+	pthread_t t;
+	uint64_t end;
+
+	(void)state;
+	assert_int_equal(mx_irecv(fx.e1, &seg, 1, 30, MX_MATCH_MASK_NONE,
+				NULL, &shared_req), MX_SUCCESS);
+	pthread_create(&t, NULL, wait_shared, &res);
+	usleep(20000);			/* blocked in mx_wait (or about to be) */
+	old = shared_req;
+	assert_int_equal(mx_cancel(fx.e1, &shared_req, &done), MX_SUCCESS);
+	assert_int_equal(done, 1);
+	assert_int_equal(mx_irecv(fx.e1, &seg, 1, 31, MX_MATCH_MASK_NONE,
+				NULL, &r2), MX_SUCCESS);
+	assert_ptr_equal(r2, old);	/* the same slot, a new request */
+	end = mxd_now_ns() + 1000000000ull;
+	while (__atomic_load_n(&res, __ATOMIC_ACQUIRE) == 9 &&
+			mxd_now_ns() < end)
+		usleep(1000);
+	assert_int_equal(__atomic_load_n(&res, __ATOMIC_ACQUIRE), 0);
+	pthread_join(t, NULL);
+	send_one(fx.e0, fx.to1, &v, 4, 31);
+	done = 0;
+	assert_int_equal(mx_wait(fx.e1, &r2, 5000, &st, &done), MX_SUCCESS);
+	assert_int_equal(done, 1);
+	assert_int_equal(in, 7);
+}
+
 struct peeker {
 	pthread_t t;
 	mx_request_t req;
@@ -415,6 +540,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(owner_blocked_lets_others_in,
 				fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(one_completion_wakes_one_peeker,
+				fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(one_message_wakes_one_prober,
+				fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(
+				wait_on_request_taken_by_another,
 				fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(four_threads_both_ways,
 				fixture_setup, fixture_teardown),
