@@ -89,6 +89,12 @@ struct mxd_lib {
 	/* Endpoints holding an ack received, not applied yet (send.c,
 	 * mxd_send_ack_hold): a pass starts by applying them. */
 	unsigned acks_in;
+	/* mx_wakeup's generation per endpoint slot (board index, endpoint
+	 * id), bumped atomically without the library lock: here, not in the
+	 * endpoint, so that a wakeup racing a close never writes into a
+	 * freed endpoint (at worst it wakes the slot's next endpoint's
+	 * waits, which return as after a timeout). */
+	uint32_t wakeup_gen[MXD_MAX_BOARDS][MX_MAX_ENDPOINTS];
 };
 
 extern struct mxd_lib mxd_lib;

@@ -60,11 +60,16 @@ mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
 	return ep;
 }
 
+/* Written under the library lock; mx_wakeup reads them without it
+ * (atomically), hence the atomic stores. */
 void
 mxd_ep_attach(struct mx_endpoint *ep)
 {
-	ep->board->ep[ep->id] = ep;
-	ep->board->ep_open |= 1u << ep->id;
+	struct mxd_board *b = ep->board;
+
+	__atomic_store_n(&b->ep[ep->id], ep, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->ep_open, b->ep_open | 1u << ep->id,
+			__ATOMIC_RELEASE);
 }
 
 void
@@ -73,8 +78,10 @@ mxd_ep_free(struct mx_endpoint *ep)
 	struct mxd_list *pos, *tmp;
 
 	if (ep->board->ep[ep->id] == ep) {
-		ep->board->ep[ep->id] = NULL;
-		ep->board->ep_open &= ~(1u << ep->id);
+		__atomic_store_n(&ep->board->ep_open, ep->board->ep_open &
+				~(1u << ep->id), __ATOMIC_RELEASE);
+		__atomic_store_n(&ep->board->ep[ep->id], NULL,
+				__ATOMIC_RELEASE);
 	}
 	if (mxd_lib.live_hint == ep)
 		mxd_lib.live_hint = NULL;

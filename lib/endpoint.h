@@ -311,8 +311,14 @@ struct mx_endpoint {
 					 * (retransmission, pulls, probes) */
 	uint32_t timer_pass;		/* passes since the last timer check */
 	uint64_t now;			/* ns, at the last timer check */
-	uint32_t wakeup_gen;		/* mx_wakeup: +1 (atomic) */
 };
+
+/* The mx_wakeup generation of ep's slot (board.h, mxd_lib.wakeup_gen). */
+static inline uint32_t *
+mxd_ep_wakeup_gen(const struct mx_endpoint *ep)
+{
+	return &mxd_lib.wakeup_gen[ep->board->index][ep->id];
+}
 
 /* ---- endpoints ---------------------------------------------------------- */
 

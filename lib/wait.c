@@ -147,7 +147,7 @@ poll_passes(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 	uint64_t start = mxd_now_ns(), now, busy = start, seen = start;
 	uint64_t spin = (uint64_t)mxd_conf.spin_us * 1000u;
 	uint64_t limit = (uint64_t)timeout_ms * 1000000u;
-	uint32_t gen = __atomic_load_n(&ep->wakeup_gen, __ATOMIC_ACQUIRE);
+	uint32_t gen = __atomic_load_n(mxd_ep_wakeup_gen(ep), __ATOMIC_ACQUIRE);
 	unsigned passes = 0, worked = 0, naps = 0;
 	int nap = 0, yielded = 0, preempted = 0;
 
@@ -167,7 +167,7 @@ poll_passes(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 		}
 		if (done(arg))
 			return 1;
-		if (__atomic_load_n(&ep->wakeup_gen, __ATOMIC_ACQUIRE) != gen)
+		if (__atomic_load_n(mxd_ep_wakeup_gen(ep), __ATOMIC_ACQUIRE) != gen)
 			return 0;	/* mx_wakeup */
 		worked |= work;
 		if (limit == 0 || ++passes == CLOCK_PASSES) {
@@ -193,7 +193,7 @@ poll_passes(struct mx_endpoint *ep, int (*done)(void *), void *arg,
  * Closing under waiters.  Threads in a blocking call on each endpoint,
  * and whether a close has begun, by board and endpoint id (the endpoint's
  * slot while it is open); read and written under the library lock, as
- * the endpoint is.  A wait ends at the close's wakeup (wakeup_gen), so
+ * the endpoint is.  A wait ends at the close's wakeup (its generation), so
  * its loop looks at nothing more; one that begins after the mark fails at
  * once.  The closing thread frees the endpoint only when the count is 0,
  * under the lock, which every waiter holds from its last look until it
@@ -245,7 +245,7 @@ mxd_close_mark(struct mx_endpoint *ep)
 	if (w->waiters != 0 && mxd_call_depth() > 1)
 		return -MX_CLOSE_IN_HANDLER;
 	w->closing = 1;
-	__atomic_add_fetch(&ep->wakeup_gen, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(mxd_ep_wakeup_gen(ep), 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
