@@ -227,6 +227,13 @@ net_down() {
 		ip netns del "$n"
 	done
 	ip link del "$BR" 2>/dev/null || true
+	# The veths go with their namespace, but the kernel tears it down
+	# later: until their host ends are gone, adding them again fails
+	# ("RTNETLINK answers: File exists", which ended a whole run once).
+	for _ in $(seq 50); do
+		ip -br link | grep -q '^mxmpib' || break
+		sleep 0.1
+	done
 }
 
 ns_up() {	# ns_up r: namespace r, loopback up, no IPv6 chatter
