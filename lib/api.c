@@ -246,28 +246,18 @@ mxd_close_endpoint(mx_endpoint_t ep)
 mx_return_t
 mx_wakeup(mx_endpoint_t ep)
 {
-	/* Outside the library lock (a signal handler may call it): finds
-	 * ep's slot by comparing pointers, and bumps the slot's generation,
-	 * never reading or writing ep itself, which a close in another
-	 * thread may free meanwhile.  Every blocked call on ep sees a new
-	 * generation. */
-	for (unsigned i = 0; mxd_lib.initialized && ep != NULL &&
-			i < mxd_lib.nboards; i++) {
-		const struct mxd_board *b = mxd_lib.boards[i];
+	/* Outside the library lock (a signal handler may call it): bumps
+	 * the generation of ep's slot, never reading or writing ep itself,
+	 * which a close in another thread may free meanwhile.  Every blocked
+	 * call on ep sees a new generation. */
+	struct mxd_ep_slot *s = mxd_lib.initialized ?
+		mxd_ep_open_slot(ep) : NULL;
 
-		for (uint32_t m = __atomic_load_n(&b->ep_open,
-					__ATOMIC_ACQUIRE); m != 0; m &= m - 1) {
-			unsigned id = (unsigned)__builtin_ctz(m);
-
-			if (__atomic_load_n(&b->ep[id], __ATOMIC_ACQUIRE) ==
-					ep) {
-				__atomic_add_fetch(&mxd_lib.wakeup_gen[i][id],
-						1, __ATOMIC_RELEASE);
-				return MX_SUCCESS;
-			}
-		}
-	}
-	return mxd_error(NULL, MX_BAD_ENDPOINT, "mx_wakeup: bad endpoint");
+	if (s == NULL)
+		return mxd_error(NULL, MX_BAD_ENDPOINT,
+				"mx_wakeup: bad endpoint");
+	__atomic_add_fetch(&s->wakeup_gen, 1, __ATOMIC_RELEASE);
+	return MX_SUCCESS;
 }
 
 /* ---- addresses ---------------------------------------------------------- */

@@ -74,6 +74,20 @@ struct mxd_board {
 	uint64_t watch_due;		/* ns: the next mxd_board_watch */
 };
 
+/*
+ * What blocking calls and mx_wakeup keep of an endpoint, by its slot, not
+ * in the endpoint: mx_wakeup bumps the generation without the library
+ * lock (a signal handler may call it), so a wakeup racing a close never
+ * writes into a freed endpoint (at worst it wakes the slot's next
+ * endpoint's waits, which return as after a timeout); and a close frees
+ * the endpoint only once no thread waits on it (wait.c).
+ */
+struct mxd_ep_slot {
+	uint32_t wakeup_gen;	/* mx_wakeup: +1 (atomic) */
+	uint32_t waiters;	/* threads in a blocking call on it */
+	uint8_t closing;	/* mx_close_endpoint has begun */
+};
+
 /* The process's boards and links. */
 struct mxd_lib {
 	int initialized;
@@ -89,12 +103,9 @@ struct mxd_lib {
 	/* Endpoints holding an ack received, not applied yet (send.c,
 	 * mxd_send_ack_hold): a pass starts by applying them. */
 	unsigned acks_in;
-	/* mx_wakeup's generation per endpoint slot (board index, endpoint
-	 * id), bumped atomically without the library lock: here, not in the
-	 * endpoint, so that a wakeup racing a close never writes into a
-	 * freed endpoint (at worst it wakes the slot's next endpoint's
-	 * waits, which return as after a timeout). */
-	uint32_t wakeup_gen[MXD_MAX_BOARDS][MX_MAX_ENDPOINTS];
+	/* Per endpoint slot (board index, endpoint id): what outlives the
+	 * endpoint that holds the slot (wait.c). */
+	struct mxd_ep_slot slot[MXD_MAX_BOARDS][MX_MAX_ENDPOINTS];
 };
 
 extern struct mxd_lib mxd_lib;

@@ -313,11 +313,11 @@ struct mx_endpoint {
 	uint64_t now;			/* ns, at the last timer check */
 };
 
-/* The mx_wakeup generation of ep's slot (board.h, mxd_lib.wakeup_gen). */
-static inline uint32_t *
-mxd_ep_wakeup_gen(const struct mx_endpoint *ep)
+/* The slot of open endpoint ep (board.h). */
+static inline struct mxd_ep_slot *
+mxd_ep_slot(const struct mx_endpoint *ep)
 {
-	return &mxd_lib.wakeup_gen[ep->board->index][ep->id];
+	return &mxd_lib.slot[ep->board->index][ep->id];
 }
 
 /* ---- endpoints ---------------------------------------------------------- */
@@ -338,19 +338,32 @@ mxd_ep_of(const struct mxd_board *b, uint32_t id)
 	return id < MX_MAX_ENDPOINTS ? b->ep[id] : NULL;
 }
 
-/* Whether ep is an endpoint open now: pointers are compared, a closed
- * endpoint's memory is never read (mx_close_endpoint twice). */
-static inline int
-mxd_ep_open_now(const struct mx_endpoint *ep)
+/* The slot of ep if it is an endpoint open now, else NULL: pointers are
+ * compared, a closed endpoint's memory is never read (mx_close_endpoint
+ * twice; mx_wakeup, without the lock, racing a close: hence the atomic
+ * loads, paired with mxd_ep_attach's and mxd_ep_free's stores). */
+static inline struct mxd_ep_slot *
+mxd_ep_open_slot(const struct mx_endpoint *ep)
 {
 	for (unsigned i = 0; ep != NULL && i < mxd_lib.nboards; i++) {
 		const struct mxd_board *b = mxd_lib.boards[i];
 
-		for (uint32_t m = b->ep_open; m != 0; m &= m - 1)
-			if (b->ep[__builtin_ctz(m)] == ep)
-				return 1;
+		for (uint32_t m = __atomic_load_n(&b->ep_open, __ATOMIC_ACQUIRE);
+				m != 0; m &= m - 1) {
+			unsigned id = (unsigned)__builtin_ctz(m);
+
+			if (__atomic_load_n(&b->ep[id], __ATOMIC_ACQUIRE) == ep)
+				return &mxd_lib.slot[i][id];
+		}
 	}
-	return 0;
+	return NULL;
+}
+
+/* Whether ep is an endpoint open now (mxd_ep_open_slot). */
+static inline int
+mxd_ep_open_now(const struct mx_endpoint *ep)
+{
+	return mxd_ep_open_slot(ep) != NULL;
 }
 
 /* The same for a call under the library lock: the endpoint found open

@@ -147,7 +147,8 @@ poll_passes(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 	uint64_t start = mxd_now_ns(), now, busy = start, seen = start;
 	uint64_t spin = (uint64_t)mxd_conf.spin_us * 1000u;
 	uint64_t limit = (uint64_t)timeout_ms * 1000000u;
-	uint32_t gen = __atomic_load_n(mxd_ep_wakeup_gen(ep), __ATOMIC_ACQUIRE);
+	const uint32_t *wgen = &mxd_ep_slot(ep)->wakeup_gen;
+	uint32_t gen = __atomic_load_n(wgen, __ATOMIC_ACQUIRE);
 	unsigned passes = 0, worked = 0, naps = 0;
 	int nap = 0, yielded = 0, preempted = 0;
 
@@ -167,7 +168,7 @@ poll_passes(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 		}
 		if (done(arg))
 			return 1;
-		if (__atomic_load_n(mxd_ep_wakeup_gen(ep), __ATOMIC_ACQUIRE) != gen)
+		if (__atomic_load_n(wgen, __ATOMIC_ACQUIRE) != gen)
 			return 0;	/* mx_wakeup */
 		worked |= work;
 		if (limit == 0 || ++passes == CLOCK_PASSES) {
@@ -191,33 +192,21 @@ poll_passes(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 
 /*
  * Closing under waiters.  Threads in a blocking call on each endpoint,
- * and whether a close has begun, by board and endpoint id (the endpoint's
- * slot while it is open); read and written under the library lock, as
- * the endpoint is.  A wait ends at the close's wakeup (its generation), so
- * its loop looks at nothing more; one that begins after the mark fails at
- * once.  The closing thread frees the endpoint only when the count is 0,
- * under the lock, which every waiter holds from its last look until it
- * leaves the library: a waiter may still use the endpoint on its way out
- * (a connect abandons its request), never after.
+ * and whether a close has begun, are kept in its slot (board.h); read
+ * and written under the library lock, as the endpoint is.  A wait ends
+ * at the close's wakeup (its generation), so its loop looks at nothing
+ * more; one that begins after the mark fails at once.  The closing
+ * thread frees the endpoint only when the count is 0, under the lock,
+ * which every waiter holds from its last look until it leaves the
+ * library: a waiter may still use the endpoint on its way out (a connect
+ * abandons its request), never after.
  */
-struct ep_waits {
-	uint32_t waiters;	/* threads in mxd_poll_until on it */
-	uint8_t closing;	/* mx_close_endpoint has begun */
-};
-
-static struct ep_waits waits[MXD_MAX_BOARDS][MX_MAX_ENDPOINTS];
-
-static struct ep_waits *
-ep_waits(const struct mx_endpoint *ep)
-{
-	return &waits[ep->board->index][ep->id];
-}
 
 int
 mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 		uint32_t timeout_ms)
 {
-	struct ep_waits *w = ep_waits(ep);
+	struct mxd_ep_slot *w = mxd_ep_slot(ep);
 	int ret;
 
 	/* No pass runs until the handler returns: look once. */
@@ -236,7 +225,7 @@ mxd_poll_until(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 int
 mxd_close_mark(struct mx_endpoint *ep)
 {
-	struct ep_waits *w = ep_waits(ep);
+	struct mxd_ep_slot *w = mxd_ep_slot(ep);
 
 	if (w->closing)
 		return -MX_BAD_ENDPOINT;
@@ -245,7 +234,7 @@ mxd_close_mark(struct mx_endpoint *ep)
 	if (w->waiters != 0 && mxd_call_depth() > 1)
 		return -MX_CLOSE_IN_HANDLER;
 	w->closing = 1;
-	__atomic_add_fetch(mxd_ep_wakeup_gen(ep), 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&w->wakeup_gen, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -259,7 +248,7 @@ mxd_close_linger(struct mx_endpoint *ep, int (*done)(void *), void *arg,
 void
 mxd_close_wait(struct mx_endpoint *ep)
 {
-	struct ep_waits *w = ep_waits(ep);
+	struct mxd_ep_slot *w = mxd_ep_slot(ep);
 
 	while (w->waiters != 0)
 		mxd_poll_pause(1);
@@ -269,13 +258,13 @@ mxd_close_wait(struct mx_endpoint *ep)
 int
 mxd_ep_closing(const struct mx_endpoint *ep)
 {
-	return ep_waits(ep)->closing;
+	return mxd_ep_slot(ep)->closing;
 }
 
 unsigned
 mxd_ep_waiters(const struct mx_endpoint *ep)
 {
-	return ep_waits(ep)->waiters;
+	return mxd_ep_slot(ep)->waiters;
 }
 
 /*
