@@ -40,7 +40,13 @@
  * into each (and with -c the rest copied, as above); a short tx_burst (a
  * full memif ring) is retried, nothing is dropped by the sender.  The sink
  * counts what arrives; its count and its time from first to last frame are
- * the truth (af_packet may drop when the receiver's ring is full).  -D
+ * the truth (af_packet may drop when the receiver's ring is full); with
+ * -F n it also prints, once stopped, the time its first n frames took:
+ *
+ *   first,<n>,<secs>
+ *
+ * (from the first data frame, as its rate; tests/integration/firstlap.sh
+ * sets a stream's first lap against the rest with it).  -D
  * (give it to both) makes the frames carry program buffers, the least any
  * transport over a copying port must do with a buffer per message: the
  * streamer copies each frame's bytes from the next place of 16 buffers of
@@ -128,13 +134,14 @@ struct dpp {
 	int copy;			/* -c: copy every frame's bytes */
 	uint8_t *bufs;			/* -D: 16 program buffers of 1 MiB */
 	size_t at;			/* -D: where the next frame's bytes go */
+	uint64_t lap;			/* sink -F: frames of the first lap */
 	uint8_t payload[RTE_ETHER_MAX_JUMBO_FRAME_LEN];	/* copied into frames */
 };
 
 struct opts {
 	const char *mode;
 	uint32_t start, end, iters, warm, burst, frame, reflect, copy, bufs;
-	uint64_t frames;
+	uint64_t frames, lap;
 	double secs, limit;
 };
 
@@ -458,6 +465,7 @@ buf_next(struct dpp *d, uint32_t len)
 struct sink_count {
 	uint64_t frames;
 	uint64_t first, last;	/* tsc of the first and last data frame */
+	uint64_t lap;		/* tsc when the first d->lap had come */
 };
 
 /* Counts one burst; returns the seq of a stop in it, or -1.  Answers a
@@ -494,6 +502,8 @@ sink_burst(struct dpp *d, struct rte_mbuf **m, uint16_t n,
 		if (c->frames == 0)
 			c->first = now;
 		c->last = now;
+		if (c->frames < d->lap && c->frames + data >= d->lap)
+			c->lap = now;
 		c->frames += data;
 	}
 	return stop;
@@ -503,7 +513,7 @@ static int
 sink(struct dpp *d)
 {
 	struct rte_mbuf *m[DPP_BURST_MAX];
-	struct sink_count c = { 0, 0, 0 };
+	struct sink_count c = { 0, 0, 0, 0 };
 
 	while (!timed_out(d)) {
 		uint16_t n = rte_eth_rx_burst(d->port, 0, m, DPP_BURST_MAX);
@@ -517,6 +527,9 @@ sink(struct dpp *d)
 		send_ctl(d, K_REPORT, (uint32_t)stop, c.frames, ns);
 		printf("sink: %" PRIu64 " frames in %.6f s\n", c.frames,
 				ns / 1e9);
+		if (c.lap != 0)
+			printf("first,%" PRIu64 ",%.6f\n", d->lap,
+					tsc_us(d, c.lap - c.first) / 1e6);
 		linger(d, K_REPORT, c.frames, ns);
 		return 0;
 	}
@@ -724,6 +737,7 @@ usage(void)
 		"  all    [-c: copy every frame's bytes, not just headers]\n"
 		"  stream [-s frame] [-n frames] [-t secs] [-b burst]\n"
 		"  stream, sink [-D: frames from/into 16 buffers of 1 MiB]\n"
+		"  sink   [-F frames: also time the first so many]\n"
 		"  all    [-T secs: bound on the whole run, 60]\n"
 		"Without \"--\", EAL arguments come from MX_DPDK_ARGS.\n");
 	exit(2);
@@ -742,7 +756,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->mode = argv[0];
 	o->warm = UINT32_MAX;
 	optind = 0;	/* glibc: start afresh after the EAL's getopt */
-	while ((c = getopt(argc, argv, "S:E:N:W:s:n:t:b:T:xcDh")) != -1) {
+	while ((c = getopt(argc, argv, "S:E:N:W:s:n:t:b:T:F:xcDh")) != -1) {
 		switch (c) {
 		case 'S': o->start = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'E': o->end = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -750,6 +764,7 @@ parse(int argc, char **argv, struct opts *o)
 		case 'W': o->warm = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 's': o->frame = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'n': o->frames = strtoull(optarg, NULL, 0); break;
+		case 'F': o->lap = strtoull(optarg, NULL, 0); break;
 		case 't': o->secs = strtod(optarg, NULL); break;
 		case 'b': o->burst = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'T': o->limit = strtod(optarg, NULL); break;
@@ -799,6 +814,7 @@ main(int argc, char **argv)
 	d.deadline = rte_rdtsc() + (uint64_t)(o.limit * (double)d.hz);
 	memset(d.payload, 0xa5, sizeof(d.payload));
 	d.copy = (int)o.copy;
+	d.lap = o.lap;
 	if (o.bufs) {
 		/* Touched before the run, as a program's buffers are. */
 		d.bufs = aligned_alloc(64, DPP_BUFS_LEN);

@@ -14,10 +14,14 @@
  * With -p both sides poll (mx_test until done) instead of mx_wait.  With
  * -s W the sender streams instead, as Myricom's mx_stream does: W messages
  * in flight one way, each from a buffer of its own (the receiver's W
- * receives too); the line then gives microseconds per message.
+ * receives too); the line then gives microseconds per message, and with
+ * -F K a line "first K <us>" gives them over the first K messages alone
+ * (until their sends completed: the receiver had them): a run's first lap
+ * against the whole run, both from one process in one stretch of time.
  *
  * Before each length (after its sleep) the sender tells the receiver the
- * length and the number of round trips in a small message; the first
+ * length and the number of round trips in a small synchronous message
+ * (mx_issend: the clock starts once the receiver is there); the first
  * length gets -P extra warm-up round trips (2048 by default; -P 0 times
  * the first lap of the rings, as tests/integration/firstlap.sh does).
  * -l gives the lengths (a comma-separated list) instead of the table's.
@@ -37,7 +41,7 @@
  *                            [-N iters] [-W warmup] [-P first_warmup]
  *                            [-z sleep_ms] [-E max_len] [-A us]
  *                            [-R tries] [-l len,len,...] [-p]
- *                            [-s window] [-v]
+ *                            [-s window [-F lap]] [-v]
  *
  * -v prints, per try, the library's counters that moved and both sides'
  * scheduling (time on and off the CPU, CPU number).
@@ -145,14 +149,24 @@ wait_req(mx_request_t *req, const char *what, uint32_t len)
 	}
 }
 
+/* A send; synchronous (mx_issend: done once the receiver has matched it)
+ * if 'sync'. */
+static void
+post_send(int sync, void *buf, uint32_t len, uint64_t match,
+		mx_request_t *req)
+{
+	mx_segment_t seg = { buf, len };
+	mx_return_t rc = (sync ? mx_issend : mx_isend)(ep, &seg, 1, peer,
+			match, NULL, req);
+
+	if (rc != MX_SUCCESS)
+		die(sync ? "mx_issend" : "mx_isend", rc);
+}
+
 static void
 send_msg(void *buf, uint32_t len, uint64_t match, mx_request_t *req)
 {
-	mx_segment_t seg = { buf, len };
-	mx_return_t rc = mx_isend(ep, &seg, 1, peer, match, NULL, req);
-
-	if (rc != MX_SUCCESS)
-		die("mx_isend", rc);
+	post_send(0, buf, len, match, req);
 }
 
 static void
@@ -359,7 +373,7 @@ receiver(void)
 /* ---- sender ------------------------------------------------------------- */
 
 struct opts {
-	uint32_t iters, warmup, prime, nap_ms, max_len, tries;
+	uint32_t iters, warmup, prime, nap_ms, max_len, tries, lap;
 	double allowance;	/* us added to every limit */
 	uint32_t window;	/* -s: stream, this many in flight */
 };
@@ -377,20 +391,29 @@ ping(char *sbuf, char *rbuf, uint32_t len)
 	wait_req(&rreq, "receive", len);
 }
 
-/* 'count' messages one way, 'window' in flight, each from its buffer. */
+/* 'count' messages one way, 'window' in flight, each from its buffer;
+ * *lap_at gets the time at which the first 'lap' sends had completed
+ * (the receiver had them all), if 0 < lap <= count. */
 static void
-stream(char **sbuf, uint32_t window, uint32_t len, uint32_t count)
+stream(char **sbuf, uint32_t window, uint32_t len, uint32_t count,
+		uint32_t lap, double *lap_at)
 {
 	mx_request_t req[MAX_WINDOW];
-	uint32_t i;
+	uint32_t i, done = 0;
 
 	for (i = 0; i < count; i++) {
-		if (i >= window)
+		if (i >= window) {
 			wait_req(&req[i % window], "send", len);
+			if (++done == lap)
+				*lap_at = now_us();
+		}
 		send_msg(sbuf[i % window], len, MATCH_PING, &req[i % window]);
 	}
-	for (i = count > window ? count - window : 0; i < count; i++)
+	for (i = count > window ? count - window : 0; i < count; i++) {
 		wait_req(&req[i % window], "send", len);
+		if (++done == lap)
+			*lap_at = now_us();
+	}
 }
 
 /*
@@ -415,7 +438,7 @@ sender_try(char **sbuf, char *rbuf, const struct opts *o, uint32_t len,
 {
 	static uint32_t before[MAX_COUNTERS], after[MAX_COUNTERS];
 	double limit = 5.0 + o->allowance + len / 1000.0;
-	double start, t, worst = 0, avg, others;
+	double start, t, worst = 0, avg, others, lap_at = 0;
 	struct next n = { len, o->warmup + extra + o->iters };
 	uint64_t run0, wait0, run1, wait1;
 	struct report rep;
@@ -426,13 +449,16 @@ sender_try(char **sbuf, char *rbuf, const struct opts *o, uint32_t len,
 	if (verbose)
 		counters_read(before);
 	sched_sample(&run0, &wait0);
-	send_msg(&n, sizeof(n), MATCH_NEXT, &req);
+	/* Synchronous, so that the clock starts once the receiver is there
+	 * (before the first length it still writes its buffers: 16 MiB for a
+	 * stream, 10-15 ms here, which the first lap timed before). */
+	post_send(1, &n, sizeof(n), MATCH_NEXT, &req);
 	wait_req(&req, "next length", sizeof(n));
 	if (o->window) {	/* timed until the receiver has them all */
 		recv_msg(&rep, sizeof(rep), MATCH_REPORT, &rreq);
-		stream(sbuf, o->window, len, o->warmup + extra);
+		stream(sbuf, o->window, len, o->warmup + extra, 0, NULL);
 		start = now_us();
-		stream(sbuf, o->window, len, o->iters);
+		stream(sbuf, o->window, len, o->iters, o->lap, &lap_at);
 		wait_req(&rreq, "report", sizeof(rep));
 		t = now_us();
 		sched_sample(&run1, &wait1);
@@ -460,6 +486,8 @@ sender_try(char **sbuf, char *rbuf, const struct opts *o, uint32_t len,
 		printf(" (others held the CPU %.0f us of %.0f)", others,
 				t - start);
 	printf("\n");
+	if (lap_at > 0)
+		printf("first %u %10.2f\n", o->lap, (lap_at - start) / o->lap);
 	if (verbose) {
 		printf("    sender: cpu %d, on it %.0f us, waiting %.0f us; "
 				"receiver: cpu %d, on it %.0f us, waiting "
@@ -597,7 +625,7 @@ usage(void)
 			"                     [-W warmup] [-P first_warmup] "
 			"[-z sleep_ms] [-E max_len]\n"
 			"                     [-A us] [-R tries] "
-			"[-l len,len,...] [-p] [-s window] [-v]\n");
+			"[-l len,len,...] [-p] [-s window [-F lap]] [-v]\n");
 	exit(2);
 }
 
@@ -610,7 +638,7 @@ main(int argc, char **argv)
 	mx_return_t rc;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "b:e:d:r:N:W:P:z:E:A:R:l:ps:vh")) != -1) {
+	while ((c = getopt(argc, argv, "b:e:d:r:N:W:P:z:E:A:R:F:l:ps:vh")) != -1) {
 		switch (c) {
 		case 'b': board = (uint32_t)atoi(optarg); break;
 		case 'e': my_ep = (uint32_t)atoi(optarg); break;
@@ -623,6 +651,7 @@ main(int argc, char **argv)
 		case 'E': o.max_len = (uint32_t)atoi(optarg); break;
 		case 'A': o.allowance = atof(optarg); break;
 		case 'R': o.tries = (uint32_t)atoi(optarg); break;
+		case 'F': o.lap = (uint32_t)atoi(optarg); break;
 		case 'l': choose_lengths(optarg, &o); break;
 		case 'p': polling = 1; break;
 		case 's':
