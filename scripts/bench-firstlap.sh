@@ -10,6 +10,10 @@
 #   bw-200     200 messages of 1 MiB streamed one way, 16 in flight, a
 #              buffer each (-s 16, as mx_stream)
 #   bw-1500    the same, 1500 messages
+#   bw-lap     the same, 1500 messages, the first 200 timed too (-F 200):
+#              their time per message over that of all 1500, in one run
+#              (tests/integration/firstlap.sh judges this one, against
+#              raw frames' own first lap)
 #
 #   [ROUNDS=5] [BEFORE=build-dir] scripts/bench-firstlap.sh
 #
@@ -19,10 +23,11 @@
 # waited for a CPU that other programs held (myri_pingpong -v, from both
 # sides' schedstat).  Then, per build and kind, the medians over all runs
 # and over the quiet ones (that share at most QUIET percent, 10): the
-# ping-pong ratio, and the stream's 1500/200-message ratio of median
-# MB/s.  BEFORE names the build directory of another commit (whose
+# ping-pong ratio, the stream's 1500/200-message ratio of median MB/s,
+# and the median first lap of bw-lap.  BEFORE names the build directory of another commit (whose
 # tests/myri_pingpong takes -l, -p and -s): its runs are interleaved with
-# this tree's (A B A B) in every round.  Asserts nothing.
+# this tree's (A B A B) in every round; its myri_pingpong must take -F
+# for bw-lap (77d051f on).  Asserts nothing.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-5} quiet=${QUIET:-10}
@@ -45,13 +50,15 @@ if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
 		spin=(taskset -c "${cpus[0]}") cpin=(taskset -c "${cpus[1]}")
 fi
 
-# run <build dir> <kind> <file>: "first second ratio others" (ping-pong)
-# or "mbps - - others" (stream), or nothing.
+# run <build dir> <kind> <file>: "first second ratio others" (ping-pong;
+# bw-lap: the first 200's and all 1500's us per message) or "mbps - -
+# others" (stream), or nothing.
 run() {
 	local b=$1 k=$2 f=$3 opt
 	case $k in
 	pp-poll) opt="-l 1024,2048 -N 2000 -p" ;;
 	pp-block) opt="-l 1024,2048 -N 2000" ;;
+	bw-lap) opt="-l 1048576 -N 1500 -s 16 -F 200" ;;
 	bw-*) opt="-l 1048576 -N ${k#bw-} -s 16" ;;
 	esac
 	memif_pair "receiver ready" "${spin[@]}" "$b/tests/myri_pingpong" \
@@ -62,7 +69,10 @@ run() {
 			len[++n] = $1; avg[n] = $2
 			b = $(NF - 3) * 100 / $NF
 			if (b > busy) busy = b }
-		END { if (n == 2) printf "%s %s %.2f %d\n", avg[1], avg[2],
+		/^first [0-9]+ / { first = $3 }
+		END { if (n == 1 && first != "") printf "%s %s %.3f %d\n",
+				first, avg[1], first / avg[1], busy
+			else if (n == 2) printf "%s %s %.2f %d\n", avg[1], avg[2],
 				avg[1] / avg[2], busy
 			else if (n == 1) printf "%.1f - - %d\n",
 				len[1] / avg[1], busy }' "$f"
@@ -71,8 +81,8 @@ run() {
 printf '%-5s %-6s %-9s %10s %10s %6s %7s\n' round build run "1KiB|MB/s" \
 	2KiB ratio others%
 for r in $(seq 1 "$rounds"); do
-	kinds="pp-poll pp-block bw-200 bw-1500"
-	[ $((r % 2)) -eq 0 ] && kinds="bw-1500 bw-200 pp-block pp-poll"
+	kinds="pp-poll pp-block bw-200 bw-1500 bw-lap"
+	[ $((r % 2)) -eq 0 ] && kinds="bw-lap bw-1500 bw-200 pp-block pp-poll"
 	for k in $kinds; do
 		for which in $builds; do
 			b=$build
@@ -132,4 +142,8 @@ for which in $builds; do
 	printf '%-6s %-22s %14s %14s\n' "$which" "bw-1500 MB/s" "$la" "$lq"
 	printf '%-6s %-22s %14s %14s\n' "$which" "bw 1500/200" \
 		"$(ratio "$sa" "$la")" "$(ratio "$sq" "$lq")"
+	printf '%-6s %-22s %14s %14s\n' "$which" "bw-lap first 200/all" \
+		"$(figures "$which" bw-lap 100 | median)" \
+		"$(figures "$which" bw-lap "$quiet" | median) ($(figures \
+			"$which" bw-lap "$quiet" | wc -l))"
 done
