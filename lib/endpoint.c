@@ -184,18 +184,64 @@ mxd_partner_fresh(const struct mxd_partner *p)
 	return p->tx.next_seq == 1 && p->rx.base == 1 && p->rx.next_match == 1;
 }
 
-struct mxd_partner *
-mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
+/*
+ * With the table full (MXD_MAX_PARTNERS), a partner the program cannot
+ * know of is reused: never given out as an address, nothing heard from
+ * it but connect requests (p->used), no connect of ours waiting on it,
+ * nothing queued.  Such are what failed connects leave (NIC ids that never
+ * answered) and what connect requests from forged NIC ids make; without
+ * reuse they filled the table for the endpoint's life, and every later
+ * mx_connect failed.  Of them, one not up goes first, then the one heard
+ * from longest ago.  A peer whose request we answered but that has sent
+ * nothing since finds its frames to the old index dropped as stale, and
+ * its sends fail when it gives up on us: we forgot it, as if restarted.
+ */
+static int
+partner_idle(const struct mx_endpoint *ep, const struct mxd_partner *p)
 {
-	struct mxd_partner *p;
+	return !p->used && p->notify_n == 0 && p->lsends == 0 &&
+		p->pulls_out == 0 && ep->ack_held != p &&
+		mxd_list_empty(&p->sendq) && mxd_list_empty(&p->syncq) &&
+		mxd_list_empty(&p->sending) && mxd_list_empty(&p->ackq) &&
+		mxd_list_empty(&p->jobq) && mxd_list_empty(&p->pulls);
+}
 
-	if (ep->npartners == MXD_MAX_PARTNERS)
-		return NULL;
-	p = calloc(1, sizeof(*p));
-	if (p == NULL)
-		return NULL;
+static struct mxd_partner *
+partner_reusable(struct mx_endpoint *ep)
+{
+	uint8_t waited[MXD_MAX_PARTNERS / 8] = { 0 };
+	struct mxd_partner *best = NULL;
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->connects) {
+		const struct mx_request *r = mxd_container_of(pos,
+				struct mx_request, link);
+
+		waited[r->partner->index / 8] |=
+			(uint8_t)(1u << (r->partner->index & 7));
+	}
+	for (uint32_t i = 0; i < ep->npartners; i++) {
+		struct mxd_partner *p = ep->partners[i];
+
+		if ((waited[i / 8] >> (i & 7) & 1) || !partner_idle(ep, p))
+			continue;
+		if (best == NULL || (best->state == MXD_PS_UP &&
+					p->state != MXD_PS_UP) ||
+				((best->state == MXD_PS_UP) ==
+				 (p->state == MXD_PS_UP) &&
+				 p->last_heard < best->last_heard))
+			best = p;
+	}
+	return best;
+}
+
+/* Makes p (zeroed but for its notice buffer) a new partner at 'index'. */
+static void
+partner_init(struct mx_endpoint *ep, struct mxd_partner *p, uint16_t index,
+		uint64_t nic, uint32_t remote_ep)
+{
 	p->ep = ep;
-	p->index = (uint16_t)ep->npartners;
+	p->index = index;
 	p->remote_index = MXD_NO_PEER;
 	p->nic_id = nic;
 	p->remote_ep = remote_ep;
@@ -213,6 +259,35 @@ mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 	mxd_list_init(&p->pulls);
 	mxd_partner_reset(p, 0);
 	mxd_partner_set_mtu(p, 0);
+}
+
+struct mxd_partner *
+mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
+{
+	struct mxd_partner *p;
+
+	if (ep->npartners == MXD_MAX_PARTNERS) {
+		uint64_t *notify;
+		uint32_t cap;
+		uint16_t index;
+
+		if ((p = partner_reusable(ep)) == NULL)
+			return NULL;
+		mxd_list_del(&p->timed);	/* no timer of its own left */
+		notify = p->notify;
+		cap = p->notify_cap;
+		index = p->index;
+		memset(p, 0, sizeof(*p));
+		p->notify = notify;
+		p->notify_cap = cap;
+		partner_init(ep, p, index, nic, remote_ep);
+		mxd_count(ep->board, MXD_C_PARTNER_REUSED);
+		return p;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	partner_init(ep, p, (uint16_t)ep->npartners, nic, remote_ep);
 	ep->partners[ep->npartners++] = p;
 	return p;
 }
@@ -287,5 +362,5 @@ mxd_addr_lookup(const mx_endpoint_addr_t *a)
 
 	if (ep == NULL || idx == 0 || idx > ep->npartners)
 		return NULL;
-	return ep->partners[idx - 1];
+	return mxd_addr_partner(ep, a);
 }

@@ -147,6 +147,10 @@ struct mxd_partner {
 	uint32_t bye_mark;		/* mx_close_endpoint: heard then */
 	uint8_t state;			/* enum mxd_peer_state */
 	uint8_t local;			/* same board, same process */
+	/* The program has its address, or it sent us more than a connect
+	 * request: kept for the endpoint's life (mxd_partner_new may reuse
+	 * a partner without it when the table is full). */
+	uint8_t used;
 	mx_status_code_t fail;		/* REFUSED, LOST: why sends fail */
 	/* A message of a completed send was refused or lost for good: the
 	 * next send or mx_iconnect to the partner fails with this, once,
@@ -444,8 +448,9 @@ mxd_partner_up(const struct mxd_partner *p)
  * recognised instead of trusted.  mxd_addr_partner returns NULL for an
  * address this endpoint has no partner for. */
 static inline void
-mxd_partner_addr(const struct mxd_partner *p, mx_endpoint_addr_t *a)
+mxd_partner_addr(struct mxd_partner *p, mx_endpoint_addr_t *a)
 {
+	p->used = 1;
 	a->stuff[0] = (p->nic_id & 0xffffffffffffull) |
 		((uint64_t)p->remote_ep << 48);
 	a->stuff[1] = ((uint64_t)p->ep->session << 32) | (p->index + 1u);
@@ -455,13 +460,21 @@ static inline struct mxd_partner *
 mxd_addr_partner(struct mx_endpoint *ep, const mx_endpoint_addr_t *a)
 {
 	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
+	uint64_t nic = a->stuff[0] & 0xffffffffffffull;
+	uint32_t id = (uint32_t)(a->stuff[0] >> 48);
 
 	if ((uint32_t)(a->stuff[1] >> 32) == ep->session && idx != 0 &&
-			idx <= ep->npartners)
-		return ep->partners[idx - 1];
+			idx <= ep->npartners) {
+		struct mxd_partner *p = ep->partners[idx - 1];
+
+		/* (a partner given out is never reused: this is a forged
+		 * or corrupt address) */
+		if ((p->nic_id & 0xffffffffffffull) == nic &&
+				p->remote_ep == id)
+			return p;
+	}
 	/* An address another endpoint made (or our own): by NIC and id. */
-	return mxd_partner_find(ep, a->stuff[0] & 0xffffffffffffull,
-			(uint32_t)(a->stuff[0] >> 48));
+	return mxd_partner_find(ep, nic, id);
 }
 /* The partner an address names, in whichever endpoint made it. */
 struct mxd_partner *mxd_addr_lookup(const mx_endpoint_addr_t *a);

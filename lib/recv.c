@@ -561,6 +561,7 @@ mxd_rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 	}
 	if (!pkt->unchecked)
 		mxd_rx_heard(p, port);
+	p->used = 1;	/* more than a connect request: never reused */
 	return p;
 }
 /* ---- posting receives -------------------------------------------------- */

@@ -55,6 +55,8 @@ enum mxd_counter {
 	MXD_C_FRAG_ACKS,	/* ACKs naming fragments held (MXD_F_FRAGS) */
 	MXD_C_RETX_SPARED,	/* fragments not sent again: the receiver
 				 * said it held them */
+	MXD_C_PARTNER_REUSED,	/* partners the program could not know of,
+				 * reused with the table full */
 	MXD_C_BUFS_IN_USE,	/* a gauge: the ports' pools' buffers out
 				 * (mxd_board_in_use) */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */

@@ -1316,6 +1316,122 @@ forged_pulls_refused(void **state)
 	free(out);
 }
 
+/* A connect request to e0 (endpoint 1, filter 0xf00d) from NIC id 'nic',
+ * which no board has, as if it came by e1's port. */
+static void
+forge_conn_req(uint64_t nic, uint32_t n)
+{
+	struct mxd_hdr_args a = {
+		.type = MXD_T_CONN_REQ, .src_ep = 3, .dst_ep = 1,
+		.dst_peer = MXD_NO_PEER, .src_peer = (uint16_t)(n & 0xfff),
+		.filter = 0xf00d, .src_session = 0x5000 + n,
+	};
+	uint8_t f[128];
+	size_t len = mxd_wire_put_hdr(f, pa.link.mac, pb.link.mac, &a,
+			sizeof(struct mxd_conn_hdr));
+
+	mxd_wire_put_conn(f + len, nic, nic0, n + 1, 0x77, MXD_CONN_OK, 1,
+			1500, 0);
+	mxd_wire_seal(f);
+	fake_inject(&pa, f, (uint32_t)(len + sizeof(struct mxd_conn_hdr)));
+}
+
+/* Both boards' passes, so that neither fake ring fills. */
+static void
+progress_both(int passes)
+{
+	for (int i = 0; i < passes; i++) {
+		mx_progress(e0);
+		mx_progress(e1);
+	}
+}
+
+/*
+ * Connect requests from more forged NIC ids than an endpoint holds
+ * partners leave it open to new partners, and the one it uses (e1) is
+ * kept: partners the program cannot know of are reused.  Before, the
+ * table filled and stayed full: every later connect failed.
+ */
+static void
+forged_connects_leave_room(void **state)
+{
+	uint64_t reused = e0->board->counters[MXD_C_PARTNER_REUSED];
+	uint8_t out[64], in[64];
+	mx_endpoint_addr_t a, to2;
+	mx_endpoint_t e2;
+	mx_request_t r;
+
+	(void)state;
+	mxt_pattern(out, sizeof(out), 3);
+	for (uint32_t n = 0; n < MXD_MAX_PARTNERS + 300; n++) {
+		forge_conn_req(0x02aa00000000ull + n, n);
+		if (n % 128 == 127)
+			progress_both(8);
+	}
+	progress_both(8);
+	assert_int_equal(e0->npartners, MXD_MAX_PARTNERS);
+	assert_true(e0->board->counters[MXD_C_PARTNER_REUSED] >= reused + 300);
+	/* The partner in use still is e1. */
+	r = mxt_recv(e1, in, sizeof(in), 5, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to1, out, sizeof(out), 5);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_SUCCESS);
+	assert_memory_equal(in, out, sizeof(out));
+	/* A new endpoint connects to e0, and e0 to it; messages both ways. */
+	assert_int_equal(mx_open_endpoint(1, 3, 0xcafe, NULL, 0, &e2),
+			MX_SUCCESS);
+	assert_int_equal(mx_connect(e2, nic0, 1, 0xf00d, 1000, &a),
+			MX_SUCCESS);
+	assert_int_equal(mx_connect(e0, nic1, 3, 0xcafe, 1000, &to2),
+			MX_SUCCESS);
+	r = mxt_recv(e0, in, sizeof(in), 6, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e2, a, out, sizeof(out), 6);
+	assert_int_equal(mxt_wait(e0, &r).code, MX_STATUS_SUCCESS);
+	r = mxt_recv(e2, in, sizeof(in), 7, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to2, out, sizeof(out), 7);
+	assert_int_equal(mxt_wait(e2, &r).code, MX_STATUS_SUCCESS);
+	assert_int_equal(mx_close_endpoint(e2), MX_SUCCESS);
+}
+
+/*
+ * Connects to more NIC ids that never answer than an endpoint holds
+ * partners: each fails by its timeout, never MX_NO_RESOURCES, and the
+ * endpoint still connects afterwards.  An address given out stays its
+ * partner's, and a forged index in an address is not taken.
+ */
+static void
+failed_connects_leave_room(void **state)
+{
+	uint8_t out[16], in[16];
+	mx_endpoint_addr_t a, bad;
+	mx_request_t r, s;
+
+	(void)state;
+	for (uint32_t n = 0; n < MXD_MAX_PARTNERS + 40; n++) {
+		mx_return_t rc = mx_connect(e0, 0x02bb00000000ull + n, 1,
+				0xf00d, 1, &a);
+
+		if (rc != MX_NIC_NOT_FOUND && rc != MX_TIMEOUT)
+			fail_msg("connect %u: %s", n, mx_strerror(rc));
+	}
+	assert_int_equal(e0->npartners, MXD_MAX_PARTNERS);
+	assert_int_equal(mx_connect(e1, nic0, 1, 0xf00d, 1000, &a),
+			MX_SUCCESS);
+	r = mxt_recv(e0, in, sizeof(in), 8, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e1, a, out, sizeof(out), 8);
+	assert_int_equal(mxt_wait(e0, &r).code, MX_STATUS_SUCCESS);
+	r = mxt_recv(e1, in, sizeof(in), 9, MX_MATCH_MASK_NONE);
+	mxt_send_ok(e0, to1, out, sizeof(out), 9);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_SUCCESS);
+	/* to1 with another partner's index: found by its NIC and id. */
+	bad = to1;
+	bad.stuff[1] = (bad.stuff[1] & ~0xffffull) | 7;
+	r = mxt_recv(e1, in, sizeof(in), 10, MX_MATCH_MASK_NONE);
+	assert_int_equal(mx_isend(e0, NULL, 0, bad, 10, NULL, &s),
+			MX_SUCCESS);
+	assert_int_equal(mxt_wait(e1, &r).code, MX_STATUS_SUCCESS);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
+}
+
 /* A large send fails exactly once: refused, or timed out. */
 static void
 large_send_failures(void **state)
@@ -2102,6 +2218,10 @@ main(void)
 				setup, teardown),
 		cmocka_unit_test_setup_teardown(forged_pulls_refused, setup,
 				teardown),
+		cmocka_unit_test_setup_teardown(forged_connects_leave_room,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(failed_connects_leave_room,
+				setup, teardown),
 		cmocka_unit_test_setup_teardown(large_send_failures, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(pull_jobs_outlive_their_send,
