@@ -47,6 +47,7 @@ mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
 	mxd_list_init(&ep->connects);
 	mxd_list_init(&ep->jobq);
 	mxd_list_init(&ep->pulls_waiting);
+	mxd_list_init(&ep->pulls_deferred);
 	mxd_list_init(&ep->txrec_chunks);
 	mxd_list_init(&ep->acks);
 	mxd_list_init(&ep->timed);

@@ -297,8 +297,12 @@ struct mx_endpoint {
 	struct mxd_list jobq;		/* partners with PULLs to serve */
 	struct mxd_pull **pulls;	/* [MXD_PULLS_MAX] large receives */
 	uint32_t pull_next, pull_gen;
+	uint32_t npulls;		/* slots of pulls taken */
 	struct mxd_pull *pull_free;
 	struct mxd_list pulls_waiting;	/* pulls with PULLs not yet sent */
+	struct mxd_list pulls_deferred;	/* receives that took an RNDV while
+					 * every slot was taken (r->link;
+					 * descriptor in r->desc) */
 	/* Large receive buffers filled lately, and the bytes pulled in all
 	 * once each was (rndv.c, pull_cold): how far back each was
 	 * written, to tell a buffer still in cache from one long gone. */

@@ -199,6 +199,8 @@ ep_work(struct mx_endpoint *ep)
 		mxd_pulls_pump(ep);
 	if (!mxd_list_empty(&ep->pulls_waiting))
 		mxd_pulls_ask(ep);
+	if (!mxd_list_empty(&ep->pulls_deferred))
+		mxd_pulls_start_deferred(ep);
 }
 
 /* After an rx burst: what its frames let go (sends the acks admit, PULLs

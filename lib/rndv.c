@@ -18,7 +18,10 @@
  * held), a pull starts: the bytes the receive can hold are requested in
  * blocks of MXD_PULL_FRAMES frames, MXD_PULL_BLOCKS blocks in flight, and
  * never more than MXD_JOBS blocks outstanding per partner (the sender's
- * job queue), so no PULL is ever refused for lack of room.
+ * job queue), so no PULL is ever refused for lack of room.  A receive that
+ * takes an RNDV while MXD_PULLS_MAX pulls are in progress waits, matched,
+ * for a slot (ep->pulls_deferred, started by the progress pass): before,
+ * it failed with MX_STATUS_NO_RESOURCES while its sender waited for ever.
  * Reply frames are checked against their block (offset, exact length, a
  * bitmap against duplicates) and placed straight into the receive's
  * segments.  When all bytes are in, NOTIFY goes to the sender and the
@@ -368,6 +371,8 @@ mxd_pulls_pump(struct mx_endpoint *ep)
 static struct mxd_pull *
 pull_get(struct mx_endpoint *ep)
 {
+	if (ep->npulls == MXD_PULLS_MAX)
+		return NULL;
 	for (uint32_t n = 0; n < MXD_PULLS_MAX; n++) {
 		uint32_t i = (ep->pull_next + n) & (MXD_PULLS_MAX - 1);
 		struct mxd_pull *pl;
@@ -388,6 +393,7 @@ pull_get(struct mx_endpoint *ep)
 		pl->rr = ep->pull_gen;
 		ep->pulls[i] = pl;
 		ep->pull_next = i + 1;
+		ep->npulls++;
 		return pl;
 	}
 	return NULL;
@@ -405,6 +411,7 @@ pull_put(struct mx_endpoint *ep, struct mxd_pull *pl)
 		if (pl->blk[b].asked)	/* outstanding: no longer ours */
 			pl->p->pulls_out--;
 	ep->pulls[pl->handle & (MXD_PULLS_MAX - 1)] = NULL;
+	ep->npulls--;
 	mxd_list_del(&pl->link);
 	mxd_list_del(&pl->plink);
 	pl->next_free = ep->pull_free;
@@ -620,6 +627,14 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 				MX_STATUS_ENDPOINT_UNREACHABLE);
 		return;
 	}
+	if (ep->npulls == MXD_PULLS_MAX && d.frag_max != 0) {
+		/* Matched: its turn comes when a pull ends. */
+		r->partner = p;
+		memcpy(r->desc, desc, sizeof(r->desc));
+		mxd_list_add_tail(&ep->pulls_deferred, &r->link);
+		mxd_count(ep->board, MXD_C_PULLS_DEFERRED);
+		return;
+	}
 	pl = pull_get(ep);
 	if (pl == NULL || d.frag_max == 0) {
 		/* The sender's send stays open until it gives up. */
@@ -644,6 +659,20 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++)
 		block_next(pl, &pl->blk[b]);
 	pull_asks_later(pl);
+}
+
+void
+mxd_pulls_start_deferred(struct mx_endpoint *ep)
+{
+	while (!mxd_list_empty(&ep->pulls_deferred) &&
+			ep->npulls < MXD_PULLS_MAX) {
+		struct mx_request *r = mxd_container_of(
+				ep->pulls_deferred.next, struct mx_request,
+				link);
+
+		mxd_list_del(&r->link);
+		mxd_pull_start(r, r->partner, r->desc, MX_STATUS_SUCCESS);
+	}
 }
 
 void
@@ -941,7 +970,15 @@ void
 mxd_pulls_fail(struct mxd_partner *p, mx_status_code_t code)
 {
 	struct mx_endpoint *ep = p->ep;
+	struct mxd_list *pos, *tmp;
 
+	mxd_list_foreach(pos, tmp, &ep->pulls_deferred) {
+		struct mx_request *r = mxd_container_of(pos,
+				struct mx_request, link);
+
+		if (r->partner == p)
+			mxd_req_complete(r, code);	/* off the list */
+	}
 	while (!mxd_list_empty(&p->pulls)) {
 		struct mxd_pull *pl = mxd_container_of(p->pulls.next,
 				struct mxd_pull, plink);

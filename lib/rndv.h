@@ -75,6 +75,8 @@ void mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 		const uint8_t *desc, mx_status_code_t fail);
 /* Sends the PULLs that waited for room. */
 void mxd_pulls_ask(struct mx_endpoint *ep);
+/* Starts the pulls of receives that waited for a slot, as slots allow. */
+void mxd_pulls_start_deferred(struct mx_endpoint *ep);
 /* A pull reply that came in by 'port': its data placed (and, parsed lazily,
  * its check verified on the way).  Returns 1 taken, 0 dropped (counted),
  * -1 corrupt (counted). */

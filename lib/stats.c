@@ -287,6 +287,7 @@ mxd_counter_name(unsigned c)
 		[MXD_C_FRAG_ACKS] = "acks naming fragments held",
 		[MXD_C_RETX_SPARED] = "fragments spared a retransmission",
 		[MXD_C_PARTNER_REUSED] = "partners reused (table full)",
+		[MXD_C_PULLS_DEFERRED] = "large receives waiting for a pull slot",
 		[MXD_C_BUFS_IN_USE] = "frame buffers in use",
 	};
 

@@ -57,6 +57,8 @@ enum mxd_counter {
 				 * said it held them */
 	MXD_C_PARTNER_REUSED,	/* partners the program could not know of,
 				 * reused with the table full */
+	MXD_C_PULLS_DEFERRED,	/* large receives that waited for a pull
+				 * slot (MXD_PULLS_MAX in progress) */
 	MXD_C_BUFS_IN_USE,	/* a gauge: the ports' pools' buffers out
 				 * (mxd_board_in_use) */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */

@@ -1432,6 +1432,85 @@ failed_connects_leave_room(void **state)
 	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
 }
 
+/* Every message a rendezvous (MX_RNDV_THRESHOLD=0), read at setup. */
+static int
+setup_rndv_only(void **state)
+{
+	int rc;
+
+	setenv("MX_RNDV_THRESHOLD", "0", 1);
+	rc = fixture_setup(state);
+	unsetenv("MX_RNDV_THRESHOLD");
+	return rc;
+}
+
+static int
+hold_pulls(const uint8_t *f, uint32_t len)
+{
+	return len > MXD_ETH_HLEN + 1 && f[MXD_ETH_HLEN + 1] == MXD_T_PULL ?
+		FAKE_HOLD : FAKE_PASS;
+}
+
+/*
+ * More large receives in progress at once than an endpoint has pull slots
+ * (MXD_PULLS_MAX), from two senders (one has at most MXD_LSEND_MAX large
+ * sends open), e1's PULLs held meanwhile so that none ends: those past
+ * the last slot wait for one, matched, and every message arrives whole
+ * once the PULLs go.  Before, they failed with MX_STATUS_NO_RESOURCES
+ * and their sends never completed.
+ */
+static void
+pulls_past_the_table_wait(void **state)
+{
+	enum { N = MXD_PULLS_MAX + 200, LEN = 64 };
+	uint8_t *in = calloc(N, LEN), *out = malloc((size_t)N * LEN);
+	mx_request_t *r = calloc(N, sizeof(*r)), *s = calloc(N, sizeof(*s));
+	uint64_t deferred = e1->board->counters[MXD_C_PULLS_DEFERRED];
+	mx_endpoint_addr_t from2;
+	mx_endpoint_t e2;
+
+	(void)state;
+	assert_int_equal(mx_open_endpoint(0, 3, 0xf00d, NULL, 0, &e2),
+			MX_SUCCESS);
+	assert_int_equal(mx_connect(e2, nic1, 2, 0xbeef, 1000, &from2),
+			MX_SUCCESS);
+	pb.tap = hold_pulls;
+	for (uint32_t i = 0; i < N; i++)
+		r[i] = mxt_recv(e1, in + (size_t)i * LEN, LEN, i,
+				MX_MATCH_MASK_NONE);
+	for (uint32_t i = 0; i < N; i++) {
+		mxt_pattern(out + (size_t)i * LEN, LEN, i);
+		s[i] = mxt_isend(i % 2 ? e2 : e0, i % 2 ? from2 : to1,
+				out + (size_t)i * LEN, LEN, i);
+	}
+	for (int k = 0; k < 100000 && e1->board->counters[
+			MXD_C_PULLS_DEFERRED] < deferred + 200; k++)
+		progress_both(1);
+	assert_int_equal(e1->npulls, MXD_PULLS_MAX);
+	assert_int_equal(e1->board->counters[MXD_C_PULLS_DEFERRED],
+			deferred + 200);
+	pb.tap = NULL;
+	fake_release(&pb);
+	for (uint32_t i = 0; i < N; i++) {
+		mx_status_t st = mxt_wait(e1, &r[i]);
+
+		if (st.code != MX_STATUS_SUCCESS || st.xfer_length != LEN ||
+				memcmp(in + (size_t)i * LEN,
+					out + (size_t)i * LEN, LEN) != 0)
+			fail_msg("receive %u: %s, %u bytes", i,
+					mx_strstatus(st.code), st.xfer_length);
+	}
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(mxt_wait(i % 2 ? e2 : e0, &s[i]).code,
+				MX_STATUS_SUCCESS);
+	assert_int_equal(e1->npulls, 0);
+	assert_int_equal(mx_close_endpoint(e2), MX_SUCCESS);
+	free(in);
+	free(out);
+	free(r);
+	free(s);
+}
+
 /* A large send fails exactly once: refused, or timed out. */
 static void
 large_send_failures(void **state)
@@ -2222,6 +2301,8 @@ main(void)
 				setup, teardown),
 		cmocka_unit_test_setup_teardown(failed_connects_leave_room,
 				setup, teardown),
+		cmocka_unit_test_setup_teardown(pulls_past_the_table_wait,
+				setup_rndv_only, teardown),
 		cmocka_unit_test_setup_teardown(large_send_failures, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(pull_jobs_outlive_their_send,
