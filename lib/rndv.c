@@ -605,9 +605,10 @@ pull_cold(struct mx_endpoint *ep, const struct mx_request *r, uint32_t total)
 	return cold;
 }
 
-void
-mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
-		const uint8_t *desc, mx_status_code_t fail)
+/* mxd_pull_start; 'waited': r's turn came in ep->pulls_deferred. */
+static void
+pull_start(struct mx_request *r, struct mxd_partner *p, const uint8_t *desc,
+		mx_status_code_t fail, int waited)
 {
 	struct mx_endpoint *ep = r->ep;
 	struct mxd_rndv_desc d;
@@ -627,8 +628,10 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 				MX_STATUS_ENDPOINT_UNREACHABLE);
 		return;
 	}
-	if (ep->npulls == MXD_PULLS_MAX && d.frag_max != 0) {
-		/* Matched: its turn comes when a pull ends. */
+	if (!waited && d.frag_max != 0 && (ep->npulls == MXD_PULLS_MAX ||
+				!mxd_list_empty(&ep->pulls_deferred))) {
+		/* Matched: its turn comes when a pull ends, after those
+		 * that waited before it. */
 		r->partner = p;
 		memcpy(r->desc, desc, sizeof(r->desc));
 		mxd_list_add_tail(&ep->pulls_deferred, &r->link);
@@ -662,6 +665,13 @@ mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 }
 
 void
+mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
+		const uint8_t *desc, mx_status_code_t fail)
+{
+	pull_start(r, p, desc, fail, 0);
+}
+
+void
 mxd_pulls_start_deferred(struct mx_endpoint *ep)
 {
 	while (!mxd_list_empty(&ep->pulls_deferred) &&
@@ -671,7 +681,7 @@ mxd_pulls_start_deferred(struct mx_endpoint *ep)
 				link);
 
 		mxd_list_del(&r->link);
-		mxd_pull_start(r, r->partner, r->desc, MX_STATUS_SUCCESS);
+		pull_start(r, r->partner, r->desc, MX_STATUS_SUCCESS, 1);
 	}
 }
 
