@@ -164,6 +164,7 @@ do_set_endpoint_addr_context(mx_endpoint_addr_t addr, void *context)
 				"connected address nor one of this process's "
 				"endpoints");
 	p->addr_context = context;
+	p->used = 1;	/* the program holds its address: never reused */
 	return MX_SUCCESS;
 }
 

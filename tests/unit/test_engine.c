@@ -1349,20 +1349,24 @@ progress_both(int passes)
 /*
  * Connect requests from more forged NIC ids than an endpoint holds
  * partners leave it open to new partners, and the one it uses (e1) is
- * kept: partners the program cannot know of are reused.  Before, the
- * table filled and stayed full: every later connect failed.
+ * kept, so is the partner holding its own address's context: partners
+ * the program cannot know of are reused.  Before, the table filled and
+ * stayed full: every later connect failed.
  */
 static void
 forged_connects_leave_room(void **state)
 {
 	uint64_t reused = e0->board->counters[MXD_C_PARTNER_REUSED];
 	uint8_t out[64], in[64];
-	mx_endpoint_addr_t a, to2;
+	mx_endpoint_addr_t a, to2, self;
 	mx_endpoint_t e2;
 	mx_request_t r;
+	void *ctx = NULL;
 
 	(void)state;
 	mxt_pattern(out, sizeof(out), 3);
+	mx_get_endpoint_addr(e0, &self);
+	assert_int_equal(mx_set_endpoint_addr_context(self, out), MX_SUCCESS);
 	for (uint32_t n = 0; n < MXD_MAX_PARTNERS + 300; n++) {
 		forge_conn_req(0x02aa00000000ull + n, n);
 		if (n % 128 == 127)
@@ -1371,6 +1375,8 @@ forged_connects_leave_room(void **state)
 	progress_both(8);
 	assert_int_equal(e0->npartners, MXD_MAX_PARTNERS);
 	assert_true(e0->board->counters[MXD_C_PARTNER_REUSED] >= reused + 300);
+	assert_int_equal(mx_get_endpoint_addr_context(self, &ctx), MX_SUCCESS);
+	assert_ptr_equal(ctx, out);
 	/* The partner in use still is e1. */
 	r = mxt_recv(e1, in, sizeof(in), 5, MX_MATCH_MASK_NONE);
 	mxt_send_ok(e0, to1, out, sizeof(out), 5);
