@@ -28,10 +28,11 @@
 # BUSY_PCT percent (10) of the time (myri_pingpong -v measures it with
 # /proc/thread-self/schedstat on both sides), or a ping-pong whose 2 KiB
 # average exceeds BUSY_US (10 us; about 2 on a quiet machine).  Runs go
-# on while the test has run less than BUDGET seconds (30; a round takes
-# 3-6 s on a quiet machine): ROUNDS rounds (3), then, up to MAX_ROUNDS
-# (8), rounds of the kinds that have fewer than MIN_RUNS (2) counted runs
-# or whose check fails on the runs so far.  Each check with enough
+# on while the test has run less than BUDGET seconds (45; a round takes
+# 3-6 s on a quiet machine): ROUNDS rounds (5: a stream's first lap, MX's
+# over raw frames', scatters by 0.3 from run to run), then, up to
+# MAX_ROUNDS (10), rounds of the kinds that have fewer than MIN_RUNS (2)
+# counted runs or whose check fails on the runs so far.  Each check with enough
 # counted runs is judged on the median of its runs' ratios: a ping-pong
 # mode's 1 KiB average over its 2 KiB one, at most PP_MAX (1.5); for the
 # stream, MX's first lap (its time per message over the first 200 over
@@ -56,7 +57,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 export MEMIF_PAIR_TIMEOUT=${MEMIF_PAIR_TIMEOUT:-60}
 # Distinct names: other tests' processes on this host may be nodeA/nodeB.
 export SERVER_HOST=firstA CLIENT_HOST=firstB
-rounds=${ROUNDS:-3} max_rounds=${MAX_ROUNDS:-8} budget=${BUDGET:-30}
+rounds=${ROUNDS:-5} max_rounds=${MAX_ROUNDS:-10} budget=${BUDGET:-45}
 min_runs=${MIN_RUNS:-2}
 pp_max=${PP_MAX:-1.5} bw_max=${BW_MAX:-1.2}
 busy_us=${BUSY_US:-10} busy_pct=${BUSY_PCT:-10}
