@@ -19,9 +19,10 @@
  * blocks of MXD_PULL_FRAMES frames, MXD_PULL_BLOCKS blocks in flight, and
  * never more than MXD_JOBS blocks outstanding per partner (the sender's
  * job queue), so no PULL is ever refused for lack of room.  A receive that
- * takes an RNDV while MXD_PULLS_MAX pulls are in progress waits, matched,
- * for a slot (ep->pulls_deferred, started by the progress pass): before,
- * it failed with MX_STATUS_NO_RESOURCES while its sender waited for ever.
+ * takes an RNDV while MXD_PULLS_MAX pulls are in progress, or when no
+ * memory is left for its pull's record, waits, matched, for a slot
+ * (ep->pulls_deferred, started by the progress pass): before, it failed
+ * with MX_STATUS_NO_RESOURCES while its sender waited for ever.
  * Reply frames are checked against their block (offset, exact length, a
  * bitmap against duplicates) and placed straight into the receive's
  * segments.  When all bytes are in, NOTIFY goes to the sender and the
@@ -605,8 +606,28 @@ pull_cold(struct mx_endpoint *ep, const struct mx_request *r, uint32_t total)
 	return cold;
 }
 
-/* mxd_pull_start; 'waited': r's turn came in ep->pulls_deferred. */
-static void
+/* r waits for a pull slot, or for memory for one: last in line, or
+ * ('waited': its turn had come, but it could not start) first again. */
+static int
+pull_wait(struct mx_request *r, struct mxd_partner *p, const uint8_t *desc,
+		int waited)
+{
+	struct mx_endpoint *ep = r->ep;
+
+	if (waited) {
+		mxd_list_add_tail(ep->pulls_deferred.next, &r->link);
+		return -1;
+	}
+	r->partner = p;
+	memcpy(r->desc, desc, sizeof(r->desc));
+	mxd_list_add_tail(&ep->pulls_deferred, &r->link);
+	mxd_count(ep->board, MXD_C_PULLS_DEFERRED);
+	return -1;
+}
+
+/* mxd_pull_start; 'waited': r's turn came in ep->pulls_deferred.  Returns
+ * -1 if r waits (again), else 0. */
+static int
 pull_start(struct mx_request *r, struct mxd_partner *p, const uint8_t *desc,
 		mx_status_code_t fail, int waited)
 {
@@ -620,32 +641,28 @@ pull_start(struct mx_request *r, struct mxd_partner *p, const uint8_t *desc,
 		r->length;
 	if (fail != MX_STATUS_SUCCESS) {	/* announced by a past life */
 		mxd_req_complete(r, fail);
-		return;
+		return 0;
 	}
 	if (p->state == MXD_PS_REFUSED || p->state == MXD_PS_LOST ||
 			p->remote_session == 0) {	/* its sender is gone */
 		mxd_req_complete(r, p->fail ? p->fail :
 				MX_STATUS_ENDPOINT_UNREACHABLE);
-		return;
+		return 0;
 	}
-	if (!waited && d.frag_max != 0 && (ep->npulls == MXD_PULLS_MAX ||
-				!mxd_list_empty(&ep->pulls_deferred))) {
-		/* Matched: its turn comes when a pull ends, after those
-		 * that waited before it. */
-		r->partner = p;
-		memcpy(r->desc, desc, sizeof(r->desc));
-		mxd_list_add_tail(&ep->pulls_deferred, &r->link);
-		mxd_count(ep->board, MXD_C_PULLS_DEFERRED);
-		return;
-	}
-	pl = pull_get(ep);
-	if (pl == NULL || d.frag_max == 0) {
-		/* The sender's send stays open until it gives up. */
-		if (pl != NULL)
-			pull_put(ep, pl);
+	if (d.frag_max == 0) {
+		/* A descriptor no sender writes: its send stays open until
+		 * it gives up. */
 		mxd_req_complete(r, MX_STATUS_NO_RESOURCES);
-		return;
+		return 0;
 	}
+	/* Matched: its turn comes when a pull ends, after those that waited
+	 * before it; or, with no memory for the pull's record, at a later
+	 * pass. */
+	if (!waited && (ep->npulls == MXD_PULLS_MAX ||
+				!mxd_list_empty(&ep->pulls_deferred)))
+		return pull_wait(r, p, desc, 0);
+	if ((pl = pull_get(ep)) == NULL)
+		return pull_wait(r, p, desc, waited);
 	pl->r = r;
 	pl->p = p;
 	pl->send_handle = d.send_handle;
@@ -657,18 +674,19 @@ pull_start(struct mx_request *r, struct mxd_partner *p, const uint8_t *desc,
 	mxd_timer_watch(p);
 	if (pl->total == 0) {
 		pull_finish(ep, pl);
-		return;
+		return 0;
 	}
 	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++)
 		block_next(pl, &pl->blk[b]);
 	pull_asks_later(pl);
+	return 0;
 }
 
 void
 mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 		const uint8_t *desc, mx_status_code_t fail)
 {
-	pull_start(r, p, desc, fail, 0);
+	(void)pull_start(r, p, desc, fail, 0);
 }
 
 void
@@ -681,7 +699,9 @@ mxd_pulls_start_deferred(struct mx_endpoint *ep)
 				link);
 
 		mxd_list_del(&r->link);
-		pull_start(r, r->partner, r->desc, MX_STATUS_SUCCESS, 1);
+		if (pull_start(r, r->partner, r->desc, MX_STATUS_SUCCESS,
+					1) < 0)
+			return;		/* no memory yet */
 	}
 }
 

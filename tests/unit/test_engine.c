@@ -2009,6 +2009,41 @@ no_resources_when_memory_fails(void **state)
 			32, 8);
 }
 
+/*
+ * No memory for a pull's record when a large message is matched: the
+ * receive waits, and completes whole once memory is back, and so does its
+ * send.  Before, the receive failed with MX_STATUS_NO_RESOURCES and the
+ * send waited for ever.
+ */
+static void
+pull_waits_for_memory(void **state)
+{
+	uint8_t *out = malloc(100000), *in = calloc(1, 100000);
+	uint64_t waited = count1(MXD_C_PULLS_DEFERRED);
+	mx_request_t r, s;
+	mx_status_t st;
+	uint32_t done = 1;
+
+	(void)state;
+	mxt_pattern(out, 100000, 5);
+	r = mxt_recv(e1, in, 100000, 0x77, MX_MATCH_MASK_NONE);
+	s = mxt_isend(e0, to1, out, 100000, 0x77);
+	fail_allocs = 1;
+	for (int i = 0; i < 50; i++)
+		mx_progress(e1);
+	assert_int_equal(mx_test(e1, &r, &st, &done), MX_SUCCESS);
+	fail_allocs = 0;
+	assert_int_equal(done, 0);
+	assert_int_equal(count1(MXD_C_PULLS_DEFERRED), waited + 1);
+	st = mxt_wait(e1, &r);
+	assert_int_equal(st.code, MX_STATUS_SUCCESS);
+	assert_int_equal(st.xfer_length, 100000);
+	assert_memory_equal(in, out, 100000);
+	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_SUCCESS);
+	free(out);
+	free(in);
+}
+
 static void
 pingpong_rounds(unsigned n, uint32_t len)
 {
@@ -2355,6 +2390,8 @@ main(void)
 				teardown),
 		cmocka_unit_test_setup_teardown(no_resources_when_memory_fails,
 				setup, teardown),
+		cmocka_unit_test_setup_teardown(pull_waits_for_memory, setup,
+				teardown),
 		cmocka_unit_test_teardown(two_port_boards, teardown_multi),
 		cmocka_unit_test_teardown(bad_board_specs, teardown_multi),
 		cmocka_unit_test_teardown(peers_file, teardown_multi),
