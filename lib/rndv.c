@@ -372,8 +372,6 @@ mxd_pulls_pump(struct mx_endpoint *ep)
 static struct mxd_pull *
 pull_get(struct mx_endpoint *ep)
 {
-	if (ep->npulls == MXD_PULLS_MAX)
-		return NULL;
 	for (uint32_t n = 0; n < MXD_PULLS_MAX; n++) {
 		uint32_t i = (ep->pull_next + n) & (MXD_PULLS_MAX - 1);
 		struct mxd_pull *pl;
