@@ -4,7 +4,9 @@
 # no timing: the same figure on every run).  Prints the send path, the
 # receive path and a round trip in instructions per message (what each
 # includes: tests/bench/icount.c), and the idle pass that each one-way
-# figure contains once.
+# figure contains once.  Then the same for a large message's full frame
+# (a pull reply) on each side, and how much of that is the payload's
+# copy and check.
 #
 #   [BUILD=dir] [N=2000] scripts/icount.sh           # builds first
 #   scripts/icount.sh --check <build-dir>            # the meson test
@@ -70,28 +72,34 @@ if [ "$optim" != 3 ]; then
 fi
 
 out=$(mktemp /tmp/mxd-icount.XXXXXX)
-trap 'rm -f "$out" "$out.log"' EXIT
+trap 'rm -f "$out" "$out.log" "$out.stdout"' EXIT
 valgrind --tool=callgrind --callgrind-out-file="$out" \
 	--collect-atstart=no --toggle-collect=icount_measure \
-	"$exe" -n "$n" -w "$warm" >/dev/null 2>"$out.log" ||
+	"$exe" -n "$n" -w "$warm" >"$out.stdout" 2>"$out.log" ||
 	{ cat "$out.log"; echo "icount: the run failed"; exit 1; }
+replies=$(awk '/^bulk:/ {print $2}' "$out.stdout")
+[ -n "$replies" ] || { cat "$out.stdout" "$out.log"; echo "icount: no bulk line"; exit 1; }
 
 # Inclusive instructions of each step over its n measured calls.
 ann=$(callgrind_annotate --inclusive=yes --threshold=100 "$out")
 per() {
-	echo "$ann" | awk -v f="$1" -v n="$n" '$0 ~ ":" f " " {
+	echo "$ann" | awk -v f="$1" -v n="${2:-$n}" '$0 ~ ":" f " " {
 		gsub(",", "", $1); printf "%.0f\n", $1 / n; found = 1 }
 		END { if (!found) print "?" }'
 }
 send=$(per icount_send) recv=$(per icount_recv)
 rtt=$(per icount_rtt) idle=$(per icount_idle)
 psend=$(per icount_psend) precv=$(per icount_precv)
+btx=$(per icount_bulk_tx "$replies") brx=$(per icount_bulk_rx "$replies")
+bcopy=$(per icount_bulk_copy)
 echo "send path: $send instructions per 8-byte message"
 echo "receive path: $recv instructions per 8-byte message"
 echo "round trip: $rtt instructions (both sides, two 8-byte messages)"
 echo "idle pass: $idle instructions (both boards; in each one-way figure once)"
 echo "packed send path: $psend instructions per 8-byte message (batches of 40)"
 echo "packed receive path: $precv instructions per 8-byte message (batches of 40)"
+echo "bulk send path: $btx instructions per full frame of a 1 MiB message ($bcopy of them the payload's copy and check)"
+echo "bulk receive path: $brx instructions per full frame of a 1 MiB message ($bcopy of them the payload's copy and check)"
 [ $check = 1 ] || exit 0
 
 # The budget: "<name> <instructions>" lines, '#' comments.
@@ -104,6 +112,8 @@ while read -r name max; do
 	rtt) got=$rtt ;;
 	psend) got=$psend ;;
 	precv) got=$precv ;;
+	btx) got=$btx ;;
+	brx) got=$brx ;;
 	*) echo "icount-budget: unknown line '$name'"; exit 1 ;;
 	esac
 	if [ "$got" = "?" ] || [ "$got" -gt "$max" ]; then

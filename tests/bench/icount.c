@@ -29,6 +29,20 @@
  *                 mx_test's pass sends them all in one PACK frame; the
  *                 receives are posted, then completed.  Divided by the
  *                 messages: what a packed message costs each side.
+ *   icount_bulk_tx, icount_bulk_rx   one progress pass over the
+ *                 sender's board (e0's; the pass skips the other board
+ *                 here), then over the receiver's (e1), while 1 MiB messages
+ *                 go by rendezvous (a window of BULK_WINDOW, each its own
+ *                 receive buffer as Myricom's mx_stream): the sender's
+ *                 pass serves the PULLs that came and sends the replies;
+ *                 the receiver's pass takes the replies, copies and
+ *                 checks them into the receive buffer and asks for more.
+ *                 Divided by the pull replies: what a full frame of a
+ *                 large message costs each side.  icount_bulk_copy is
+ *                 one call of the fused copy and check over a full
+ *                 reply's payload, the part of each side's figure that
+ *                 grows with the bytes (valgrind hides AVX-512, so the
+ *                 SSE4.2 implementation is counted: proto/csum.c).
  *
  * The two ends of a one-way message are apart: the sender's frames are
  * held at its port (the fake link's tap) and handed to the receiver's rx
@@ -55,9 +69,12 @@
  *   icount [-n messages] [-w warm-up]
  */
 #include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "csum.h"
 #include "fixture.h"
 
 #define BENCH_NAME "icount"
@@ -66,6 +83,9 @@
 #define KIND_DATA	(0x2222ull << 48)
 #define KIND_ECHO	(0x2223ull << 48)
 #define RUN_MASK	0xffffffff00000000ull
+
+#define BULK_LEN	(1u << 20)
+#define BULK_WINDOW	4
 
 static uint8_t sbuf[8], rbuf[8];
 
@@ -79,6 +99,21 @@ pass(mx_endpoint_t ep)
 	must(mx_ipeek(ep, &r, &got), "mx_ipeek");
 	if (got)
 		must(MX_BAD_REQUEST, "a request completed unasked");
+}
+
+/* Takes r's completion, which must have come: mx_test's own pass then
+ * comes after the measured ones. */
+static void
+bulk_done(mx_endpoint_t ep, mx_request_t *r)
+{
+	mx_status_t st;
+	uint32_t done;
+
+	must(mx_test(ep, r, &st, &done), "mx_test");
+	if (!done || st.code != MX_STATUS_SUCCESS ||
+			st.xfer_length != BULK_LEN)
+		must(MX_BAD_REQUEST, done ? mx_strstatus(st.code) :
+				"bulk: not done");
 }
 
 /* ---- the measured steps (noinline: callgrind counts each by name) ---- */
@@ -149,6 +184,46 @@ icount_precv(uint32_t seq)
 		complete(fx.e1, &r[i]);
 }
 
+static uint8_t *bulk_src, *bulk_dst[BULK_WINDOW], bulk_frag[2048];
+
+/*
+ * One progress pass over ep's board alone: the library's pass covers
+ * every board of the process, which would mix the sides (a pass that
+ * did not take all its rx ring's frames leaves them to the next, on
+ * either side's step).  The board list is cut to ep's for the call.
+ */
+static void
+board_pass(mx_endpoint_t ep)
+{
+	struct mxd_board *keep[MXD_MAX_BOARDS];
+	unsigned n = mxd_lib.nboards;
+
+	memcpy(keep, mxd_lib.boards, sizeof(keep));
+	mxd_lib.boards[0] = ep->board;
+	mxd_lib.nboards = 1;
+	mxd_progress(ep);
+	memcpy(mxd_lib.boards, keep, sizeof(keep));
+	mxd_lib.nboards = n;
+}
+
+static __attribute__((noinline)) void
+icount_bulk_tx(void)
+{
+	board_pass(fx.e0);
+}
+
+static __attribute__((noinline)) void
+icount_bulk_rx(void)
+{
+	board_pass(fx.e1);
+}
+
+static __attribute__((noipa)) uint32_t
+icount_bulk_copy(uint32_t len)
+{
+	return mxd_crc_copy(0, bulk_frag, bulk_src, len);
+}
+
 /* ---- the runs --------------------------------------------------------- */
 
 /* The sender's port holds what it sends until released. */
@@ -179,6 +254,62 @@ packed_way(uint32_t n, uint32_t *seq)
 		fake_release(&fx.pa);
 		icount_precv(*seq);
 	}
+}
+
+/*
+ * n windows of BULK_WINDOW messages of BULK_LEN: both ports hold what
+ * they send, so each side's pass finds only the other's frames of the
+ * pass before.  *seq counts the pull replies.
+ */
+static void
+bulk_way(uint32_t n, uint32_t *seq)
+{
+	const struct mxd_board *b0 = fx.e0->board;
+
+	for (uint32_t w = 0; w < n; w++) {
+		mx_request_t s[BULK_WINDOW], r[BULK_WINDOW];
+		uint32_t left = 2 * BULK_WINDOW;
+		uint64_t before = b0->counters[MXD_C_TX_FRAMES];
+
+		for (uint32_t i = 0; i < BULK_WINDOW; i++) {
+			mx_segment_t rs = { bulk_dst[i], BULK_LEN };
+			mx_segment_t ss = { bulk_src, BULK_LEN };
+
+			must(mx_irecv(fx.e1, &rs, 1, KIND_DATA | i,
+					MX_MATCH_MASK_NONE, NULL, &r[i]),
+					"mx_irecv");
+			must(mx_isend(fx.e0, &ss, 1, fx.to1, KIND_DATA | i,
+					NULL, &s[i]), "mx_isend");
+		}
+		for (unsigned long k = 0; left != 0; k++) {
+			if (k > 1000000ul)
+				must(MX_BAD_REQUEST, "bulk: no completion");
+			icount_bulk_tx();
+			fake_release(&fx.pa);
+			icount_bulk_rx();
+			fake_release(&fx.pb);
+			left = 0;
+			for (uint32_t i = 0; i < BULK_WINDOW; i++)
+				left += (s[i]->state != MXD_RS_COMPLETE) +
+					(r[i]->state != MXD_RS_COMPLETE);
+		}
+		for (uint32_t i = 0; i < BULK_WINDOW; i++) {
+			bulk_done(fx.e0, &s[i]);
+			bulk_done(fx.e1, &r[i]);
+		}
+		/* the messages' RNDV frames and the final acks are not
+		 * replies: a window sends BULK_WINDOW RNDVs */
+		*seq += (uint32_t)(b0->counters[MXD_C_TX_FRAMES] - before);
+	}
+}
+
+static void
+copies(uint32_t n, uint32_t *seq)
+{
+	uint32_t frag = fx.e0->board->pull_frag_max;
+
+	for (uint32_t i = 0; i < n; i++, ++*seq)
+		icount_bulk_copy(frag);
 }
 
 static void
@@ -213,6 +344,51 @@ settle(void)
 {
 	for (int i = 0; i < 200; i++)
 		pass(fx.e0);
+}
+
+/*
+ * The bulk steps: BULK_WARM windows, then n / 250 measured (8 by
+ * default: 32 MiB, some 23000 pull replies).  Prints "bulk: <replies>
+ * replies, <frag> bytes each": scripts/icount.sh divides by the first.
+ */
+#define BULK_WARM	2
+
+static int
+bulk(uint32_t n)
+{
+	uint32_t windows = n / 250 ? n / 250 : 1, frames = 0, w;
+	uint32_t frag = fx.e0->board->pull_frag_max;
+	uint64_t repulls = fx.e1->board->counters[MXD_C_REPULLS];
+	uint64_t replies = (uint64_t)windows * BULK_WINDOW *
+		((BULK_LEN + frag - 1) / frag);
+
+	bulk_src = malloc(BULK_LEN);
+	for (w = 0; w < BULK_WINDOW; w++)
+		bulk_dst[w] = malloc(BULK_LEN);
+	if (bulk_src == NULL || bulk_dst[BULK_WINDOW - 1] == NULL) {
+		fprintf(stderr, "icount: no memory\n");
+		return -1;
+	}
+	for (uint32_t i = 0; i < BULK_LEN; i++)
+		bulk_src[i] = (uint8_t)(i * 7 + 1);
+	fx.pa.tap = hold;
+	fx.pb.tap = hold;
+	bulk_way(BULK_WARM, &frames);
+	icount_measure(bulk_way, windows, &frames);
+	fx.pa.tap = NULL;
+	fx.pb.tap = NULL;
+	settle();
+	copies(n, &frames);
+	icount_measure(copies, n, &frames);
+	if (fx.e1->board->counters[MXD_C_REPULLS] != repulls ||
+			memcmp(bulk_dst[BULK_WINDOW - 1], bulk_src,
+				BULK_LEN) != 0) {
+		fprintf(stderr, "icount: bulk: replies asked again, or "
+				"the data differ\n");
+		return -1;
+	}
+	printf("bulk: %" PRIu64 " replies, %u bytes each\n", replies, frag);
+	return 0;
 }
 
 int
@@ -258,6 +434,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "icount: the batches were not packed\n");
 		return 1;
 	}
+	if (bulk(n) != 0)
+		return 1;
 	printf("icount: %u messages one way, %u idle passes, %u round trips, "
 			"%u packed messages measured (callgrind: "
 			"scripts/icount.sh)\n", n, n, n, n);
