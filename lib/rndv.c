@@ -286,12 +286,11 @@ job_frames(struct mxd_partner *p, struct mxd_pulljob *j,
 		 * only in its last 4 bytes (the offset) differs in CRC by the
 		 * CRC, from a zero register, of the 4 bytes' difference. */
 		if (i > 0 && len[i] == len[0]) {
-			uint8_t d[4];
+			uint32_t a, b;
 
-			for (unsigned k = 0; k < 4; k++)
-				d[k] = f[i].data[hlen - 4 + k] ^
-					f[0].data[hlen - 4 + k];
-			c ^= mxd_crc_update(0, d, 4);
+			memcpy(&a, f[i].data + hlen - 4, 4);
+			memcpy(&b, f[0].data + hlen - 4, 4);
+			c ^= mxd_crc_word(0, a ^ b);
 		} else if (i > 0) {
 			c = mxd_crc_update(MXD_CRC_INIT, f[i].data, hlen);
 		}

@@ -85,6 +85,14 @@ sw_u64(uint32_t c, uint64_t w)
 		table[1][(w >> 48) & 0xff] ^ table[0][w >> 56];
 }
 
+uint32_t
+mxd_crc_word(uint32_t c, uint32_t w)
+{
+	w ^= c;
+	return table[3][w & 0xff] ^ table[2][(w >> 8) & 0xff] ^
+		table[1][(w >> 16) & 0xff] ^ table[0][w >> 24];
+}
+
 static uint32_t
 sw_update(uint32_t c, const uint8_t *p, size_t len)
 {

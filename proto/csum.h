@@ -42,6 +42,10 @@ uint32_t mxd_crc_update_hole(uint32_t c, const uint8_t *p, size_t len,
 		size_t hole);
 uint32_t mxd_crc_copy(uint32_t c, uint8_t *dst, const uint8_t *src,
 		size_t len);
+/* The register after 4 bytes, given as their little-endian word (by
+ * table, whatever the implementation: for a lone word, where a call
+ * through the implementation's pointer costs more than the word). */
+uint32_t mxd_crc_word(uint32_t c, uint32_t w);
 /*
  * mxd_crc_copy with dst written around the caches (non-temporal stores,
  * where the CPU has them with AVX-512; elsewhere a plain copy): for a
