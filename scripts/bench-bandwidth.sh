@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Streaming bandwidth: mx_bw beside DPDK itself streaming over the same
-# kind of memif pair, in the same run, interleaved (raw, mx, raw, mx, ...)
+# kind of memif pair (or, PORT=af_packet, veth pair), in the same run, interleaved (raw, mx, raw, mx, ...)
 # for ROUNDS rounds; prints each size's median MB/s and the median of the
 # ratios of each mx run to the raw run just before it (this machine's
 # speed drifts between phases; a pair a second apart shares its phase).
@@ -11,7 +11,13 @@
 # protocol on these ports.  Asserts nothing.
 #
 #   [ROUNDS=3] [WINDOW=32] [MTU=1500] [DISTINCT=1] [OUT=dir] \
-#       [PORTS="1 2"] [SIZES="65536:20000 ..."] scripts/bench-bandwidth.sh
+#       [PORTS="1 2"] [SIZES="65536:20000 ..."] [PORT=memif|af_packet] \
+#       scripts/bench-bandwidth.sh
+#
+# PORT=af_packet: both sides in network namespaces over a fresh veth pair,
+# net_af_packet on each end (scripts/veth-pair.sh; root; one port only):
+# a port whose wire (the kernel's) costs more than a copy, as a NIC's
+# does, where memif's wire is itself a copy on the same CPUs.
 #
 # SIZES: length:count pairs, mx_bw's messages per run (about 1-2 GB a run
 # by default: 65536:20000 1048576:1500 16777216:96); PORTS: the boards to
@@ -27,7 +33,11 @@
 # every frame's bytes from or into 16 buffers of 1 MiB, and does nothing
 # else): the most any transport over a copying port can make of a buffer
 # per message, its rate beside raw frames' ("ceiling"), and -D's against
-# it.
+# it; and a plain stream into a sink that copies each frame's bytes into
+# its 16 buffers, by plain stores (sink -D) and by non-temporal ones
+# (sink -Z): a sender that copies nothing, a receiver that does the least
+# a delivery can, the most any transport of a buffer per message could
+# make of these ports ("best case").
 #
 # With OUT, the medians also go to OUT/bandwidth.csv (tool,ports,length,
 # mbps: mx_bw per ports and length, DPDK's frames per length of the mx run
@@ -45,14 +55,21 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-3} window=${WINDOW:-32} mtu=${MTU:-1500}
-distinct=${DISTINCT:-0}
-if [ "$mtu" -gt 2034 ]; then
+distinct=${DISTINCT:-0} port=${PORT:-memif}
+case $port in
+memif) pair=memif_pair ;;
+af_packet) pair=veth_pair; export VETH_PMD=af_packet VETH_MTU=$mtu
+	PORTS=1 ;;
+*) echo "PORT must be memif or af_packet" >&2; exit 2 ;;
+esac
+if [ "$port" = memif ] && [ "$mtu" -gt 2034 ]; then
 	export MX_MTU=$mtu MX_MBUFS=4095
 	export MEMIF_ARGS=bsize=$(( (mtu + 14 + 1023) / 1024 * 1024 ))
 fi
 "$top/scripts/build.sh" >/dev/null
 build=${BUILD:-$top/build}
 . "$top/scripts/memif-pair.sh"
+. "$top/scripts/veth-pair.sh"
 out=$(mktemp -d /tmp/mxd-bw.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 sizes=${SIZES:-"65536:20000 1048576:1500 16777216:96"}
@@ -72,27 +89,34 @@ for r in $(seq 1 "$rounds"); do
 	echo "round $r/$rounds" >&2
 	for ports in $portset; do
 		for sc in $sizes; do
-			memif_pair "sink ready" "$build/tests/dpdk_pingpong" \
+			$pair "sink ready" "$build/tests/dpdk_pingpong" \
 				sink -- "$build/tests/dpdk_pingpong" stream \
 				-s $((mtu + 14)) -b 32 -t 1 |
 				sed "s/^/$ports ${sc%%:*} /" >>"$out/raw"
 			# shellcheck disable=SC2086
-			MEMIF_PORTS=$ports memif_pair "receiver on board" \
+			MEMIF_PORTS=$ports $pair "receiver on board" \
 				"$build/apps/mx_bw" -e 1 -- \
 				"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
 				-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
 				-Q "$window" | sed "s/^/$ports /" >>"$out/mx"
 			[ "$distinct" = 1 ] || continue
-			MEMIF_PORTS=$ports memif_pair "receiver on board" \
+			MEMIF_PORTS=$ports $pair "receiver on board" \
 				"$build/apps/mx_bw" -e 1 -- \
 				"$build/apps/mx_bw" -d nodeA:0 -r 1 -e 2 \
 				-S "${sc%%:*}" -E "${sc%%:*}" -N "${sc##*:}" \
 				-Q "$window" -D | sed "s/^/$ports /" >>"$out/mxd"
 			[ "$ports" = 1 ] || continue
-			memif_pair "sink ready" "$build/tests/dpdk_pingpong" \
+			$pair "sink ready" "$build/tests/dpdk_pingpong" \
 				sink -D -- "$build/tests/dpdk_pingpong" stream \
 				-s $((mtu + 14)) -b 32 -t 1 -D |
 				sed "s/^/$ports ${sc%%:*} /" >>"$out/rawd"
+			for z in D Z; do
+				$pair "sink ready" \
+					"$build/tests/dpdk_pingpong" sink -$z -- \
+					"$build/tests/dpdk_pingpong" stream \
+					-s $((mtu + 14)) -b 32 -t 1 |
+					sed "s/^/$ports ${sc%%:*} /" >>"$out/sink$z"
+			done
 		done
 	done
 done
@@ -101,11 +125,12 @@ done
 python3 - "$out" "${OUT:-}" <<'PY'
 import os, statistics, sys
 out, keep = sys.argv[1], sys.argv[2]
-raw, mx, mxd, rawd = {}, {}, {}, {}
+raw, mx, mxd, rawd, sinkD, sinkZ = {}, {}, {}, {}, {}, {}
 # ports size rate,frame,sent,received,s,rx_fps,tx_fps; raw frames count
 # the bytes after the Ethernet header, those with -D the program's bytes
 # they carry (after dpdk_pingpong's 36-byte header).
-for name, into, hdr in (("raw", raw, 14), ("rawd", rawd, 36)):
+for name, into, hdr in (("raw", raw, 14), ("rawd", rawd, 36),
+                        ("sinkD", sinkD, 36), ("sinkZ", sinkZ, 36)):
     if not os.path.exists(f"{out}/{name}"):
         continue
     for l in open(f"{out}/{name}"):
@@ -123,7 +148,7 @@ for name, into in (("mx", mx), ("mxd", mxd)):
         if len(f) == 7 and f[1].isdigit():
             into.setdefault((int(f[0]), int(f[1])), []).append(float(f[2]))
 allraw = [v for k in raw for v in raw[k]]
-print(f"MTU {os.environ.get('MX_MTU', 'of the port')}")
+print(f"port {os.environ.get('PORT', 'memif')}, MTU {os.environ.get('MTU', '1500')}")
 print(f"raw DPDK frames (dpdk_pingpong), one port: {statistics.median(allraw):.0f} MB/s "
       f"(median of {len(allraw)}, from {min(allraw):.0f} to {max(allraw):.0f})")
 def ratios(v, k):
@@ -150,6 +175,15 @@ for k in sorted(rawd):
           f"{statistics.median(c):.2f} of raw ({' '.join(f'{x:.2f}' for x in c)}); "
           f"-D against it {statistics.median(m):.2f} "
           f"({' '.join(f'{x:.2f}' for x in m)})")
+for name, v in (("plain", sinkD), ("non-temporal", sinkZ)):
+    for k in sorted(v):
+        c = [d / b for d, b in zip(v[k], raw.get(k, []))]
+        m = [x / d for x, d in zip(mxd.get(k, []), v[k])]
+        print(f"best case, {k[1]}, {name} stores: a sender that copies "
+              f"nothing, a receiver that only writes each byte into place "
+              f"{statistics.median(v[k]):.0f} MB/s, {statistics.median(c):.2f}"
+              f" of raw ({' '.join(f'{x:.2f}' for x in c)}); -D against it "
+              f"{statistics.median(m):.2f} ({' '.join(f'{x:.2f}' for x in m)})")
 summary = os.environ.get("SUMMARY")
 for k in sorted(mx) if summary else []:
     if k != (1, 1048576):

@@ -9,7 +9,7 @@
  *   dpdk_pingpong [EAL args --] pong   [-x | -c] [-T secs]
  *   dpdk_pingpong [EAL args --] ping   [-S len] [-E len] [-N iters]
  *                                      [-W warm] [-c] [-T secs]
- *   dpdk_pingpong [EAL args --] sink   [-D] [-T secs]
+ *   dpdk_pingpong [EAL args --] sink   [-D | -Z] [-F frames] [-T secs]
  *   dpdk_pingpong [EAL args --] stream [-s frame] [-n frames] [-t secs]
  *                                      [-b burst] [-c | -D] [-T secs]
  *
@@ -52,8 +52,11 @@
  * streamer copies each frame's bytes from the next place of 16 buffers of
  * 1 MiB, taken in turn, and the sink copies each data frame's bytes into
  * 16 buffers of its own the same way; no header but ours, no check.  Its
- * rate against the plain stream's is the ceiling of mx_bw -D's ratio (the sink's -D alone: that of a sender
- * that copies nothing).  The streamer prints:
+ * rate against the plain stream's is the ceiling of mx_bw -D's ratio.
+ * sink -Z is sink -D by non-temporal stores.  A plain streamer into sink
+ * -D or -Z is the best case of any transport that fills program buffers:
+ * a sender that copies nothing, a receiver that only writes each byte
+ * where it belongs.  The streamer prints:
  *
  *   rate,<frame>,<sent>,<received>,<rx_secs>,<rx_frames_per_s>,<tx_frames_per_s>
  *
@@ -71,6 +74,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
@@ -133,6 +139,7 @@ struct dpp {
 	uint64_t deadline;		/* tsc: -T from the start */
 	int copy;			/* -c: copy every frame's bytes */
 	uint8_t *bufs;			/* -D: 16 program buffers of 1 MiB */
+	int nt;				/* sink -Z: -D by non-temporal stores */
 	size_t at;			/* -D: where the next frame's bytes go */
 	uint64_t lap;			/* sink -F: frames of the first lap */
 	uint8_t payload[RTE_ETHER_MAX_JUMBO_FRAME_LEN];	/* copied into frames */
@@ -140,7 +147,7 @@ struct dpp {
 
 struct opts {
 	const char *mode;
-	uint32_t start, end, iters, warm, burst, frame, reflect, copy, bufs;
+	uint32_t start, end, iters, warm, burst, frame, reflect, copy, bufs, nt;
 	uint64_t frames, lap;
 	double secs, limit;
 };
@@ -462,6 +469,64 @@ buf_next(struct dpp *d, uint32_t len)
 	return p;
 }
 
+/*
+ * The sink's copy into its program buffers: rte_memcpy, or with -Z
+ * non-temporal stores of whole 64-byte lines from the first line boundary
+ * on (AVX-512 where the CPU has it, else SSE2), so that the buffer's lines
+ * are written without being read first, as the library's receive does
+ * with a cold buffer: the cheapest a receiver can fill a program's buffer
+ * out of cache.
+ */
+#if defined(__x86_64__)
+__attribute__((target("avx512f")))
+static uint32_t
+nt_lines512(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i + 64 <= n; i += 64)
+		_mm512_stream_si512((void *)(dst + i), _mm512_loadu_si512(
+					(const void *)(src + i)));
+	return i;
+}
+
+static uint32_t
+nt_lines128(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i + 64 <= n; i += 64)
+		for (uint32_t k = i; k < i + 64; k += 16)
+			_mm_stream_si128((__m128i *)(void *)(dst + k),
+					_mm_loadu_si128((const __m128i *)
+						(const void *)(src + k)));
+	return i;
+}
+#endif
+
+static void
+buf_copy(const struct dpp *d, uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+#if defined(__x86_64__)
+	static int avx512 = -1;
+	uint32_t head = (uint32_t)(-(uintptr_t)dst & 63), i;
+
+	if (!d->nt || len < head + 64) {
+		rte_memcpy(dst, src, len);
+		return;
+	}
+	if (avx512 < 0)
+		avx512 = __builtin_cpu_supports("avx512f");
+	memcpy(dst, src, head);
+	i = head + (avx512 ? nt_lines512 : nt_lines128)(dst + head, src + head,
+			len - head);
+	memcpy(dst + i, src + i, len - i);
+#else
+	(void)d;
+	rte_memcpy(dst, src, len);
+#endif
+}
+
 struct sink_count {
 	uint64_t frames;
 	uint64_t first, last;	/* tsc of the first and last data frame */
@@ -489,7 +554,7 @@ sink_burst(struct dpp *d, struct rte_mbuf **m, uint16_t n,
 				uint32_t len = rte_pktmbuf_data_len(m[i]) -
 					DPP_HDR_LEN;
 
-				rte_memcpy(buf_next(d, len), (uint8_t *)h +
+				buf_copy(d, buf_next(d, len), (uint8_t *)h +
 						sizeof(*h), len);
 			}
 		}
@@ -498,6 +563,10 @@ sink_burst(struct dpp *d, struct rte_mbuf **m, uint16_t n,
 		else if (h->kind == K_STOP)
 			stop = (int)rte_be_to_cpu_32(h->seq);
 	}
+#if defined(__x86_64__)
+	if (d->nt && data > 0)
+		_mm_sfence();
+#endif
 	if (data > 0) {
 		if (c->frames == 0)
 			c->first = now;
@@ -738,6 +807,7 @@ usage(void)
 		"  stream [-s frame] [-n frames] [-t secs] [-b burst]\n"
 		"  stream, sink [-D: frames from/into 16 buffers of 1 MiB]\n"
 		"  sink   [-F frames: also time the first so many]\n"
+		"  sink   [-Z: -D by non-temporal stores]\n"
 		"  all    [-T secs: bound on the whole run, 60]\n"
 		"Without \"--\", EAL arguments come from MX_DPDK_ARGS.\n");
 	exit(2);
@@ -756,7 +826,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->mode = argv[0];
 	o->warm = UINT32_MAX;
 	optind = 0;	/* glibc: start afresh after the EAL's getopt */
-	while ((c = getopt(argc, argv, "S:E:N:W:s:n:t:b:T:F:xcDh")) != -1) {
+	while ((c = getopt(argc, argv, "S:E:N:W:s:n:t:b:T:F:xcDZh")) != -1) {
 		switch (c) {
 		case 'S': o->start = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'E': o->end = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -771,6 +841,7 @@ parse(int argc, char **argv, struct opts *o)
 		case 'x': o->reflect = 1; break;
 		case 'c': o->copy = 1; break;
 		case 'D': o->bufs = 1; break;
+		case 'Z': o->bufs = 1; o->nt = 1; break;
 		default: usage();
 		}
 	}
@@ -814,6 +885,7 @@ main(int argc, char **argv)
 	d.deadline = rte_rdtsc() + (uint64_t)(o.limit * (double)d.hz);
 	memset(d.payload, 0xa5, sizeof(d.payload));
 	d.copy = (int)o.copy;
+	d.nt = (int)o.nt;
 	d.lap = o.lap;
 	if (o.bufs) {
 		/* Touched before the run, as a program's buffers are. */
