@@ -167,23 +167,19 @@ for k in sorted(mx):
         line += f" {statistics.median(mxd[k]):>9.0f} {medd}"
     print(line + "  " + " ".join(f"{x:.2f}" for x in r)
           + (" | " + " ".join(f"{x:.2f}" for x in rd) if rd else ""))
-for k in sorted(rawd):
-    c = [d / b for d, b in zip(rawd[k], raw.get(k, []))]
-    m = [x / d for x, d in zip(mxd.get(k, []), rawd[k])]
-    print(f"ceiling, {k[1]}: raw frames carrying program buffers "
-          f"{statistics.median(rawd[k]):.0f} MB/s, "
-          f"{statistics.median(c):.2f} of raw ({' '.join(f'{x:.2f}' for x in c)}); "
-          f"-D against it {statistics.median(m):.2f} "
-          f"({' '.join(f'{x:.2f}' for x in m)})")
-for name, v in (("plain", sinkD), ("non-temporal", sinkZ)):
+def against(label, v):
+    """A reference's rate, over raw frames and under mx_bw -D, per length."""
     for k in sorted(v):
         c = [d / b for d, b in zip(v[k], raw.get(k, []))]
         m = [x / d for x, d in zip(mxd.get(k, []), v[k])]
-        print(f"best case, {k[1]}, {name} stores: a sender that copies "
-              f"nothing, a receiver that only writes each byte into place "
-              f"{statistics.median(v[k]):.0f} MB/s, {statistics.median(c):.2f}"
-              f" of raw ({' '.join(f'{x:.2f}' for x in c)}); -D against it "
-              f"{statistics.median(m):.2f} ({' '.join(f'{x:.2f}' for x in m)})")
+        print(f"{label % k[1]} {statistics.median(v[k]):.0f} MB/s, "
+              f"{statistics.median(c):.2f} of raw ({' '.join(f'{x:.2f}' for x in c)}); "
+              f"-D against it {statistics.median(m):.2f} "
+              f"({' '.join(f'{x:.2f}' for x in m)})")
+against("ceiling, %d: raw frames carrying program buffers", rawd)
+for name, v in (("plain", sinkD), ("non-temporal", sinkZ)):
+    against(f"best case, %d, {name} stores: a sender that copies nothing, "
+            "a receiver that only writes each byte into place", v)
 summary = os.environ.get("SUMMARY")
 for k in sorted(mx) if summary else []:
     if k != (1, 1048576):
