@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Streaming bandwidth: mx_bw beside DPDK itself streaming over the same
-# kind of memif pair (or, PORT=af_packet, veth pair), in the same run, interleaved (raw, mx, raw, mx, ...)
-# for ROUNDS rounds; prints each size's median MB/s and the median of the
+# kind of memif pair (or, PORT=af_packet, veth pair), in the same run,
+# interleaved (raw, mx, raw, mx, ...) for ROUNDS rounds; prints each size's median MB/s and the median of the
 # ratios of each mx run to the raw run just before it (this machine's
 # speed drifts between phases; a pair a second apart shares its phase).
 # Raw is tests/bench/dpdk_pingpong stream/sink (its own EAL, mempool and
@@ -31,9 +31,8 @@
 # (WINDOW=16 DISTINCT=1).  DISTINCT=1 also streams raw frames that carry
 # program buffers (dpdk_pingpong stream -D / sink -D: each side copies
 # every frame's bytes from or into 16 buffers of 1 MiB, and does nothing
-# else): the most any transport over a copying port can make of a buffer
-# per message, its rate beside raw frames' ("ceiling"), and -D's against
-# it; and a plain stream into a sink that copies each frame's bytes into
+# else): the simplest transport of a buffer per message, its rate beside
+# raw frames' ("ceiling"), and -D's against it; and a plain stream into a sink that copies each frame's bytes into
 # its 16 buffers, by plain stores (sink -D) and by non-temporal ones
 # (sink -Z): a sender that copies nothing, a receiver that does the least
 # a delivery can, the most any transport of a buffer per message could
