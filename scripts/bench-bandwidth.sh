@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Streaming bandwidth: mx_bw beside DPDK itself streaming over the same
 # kind of memif pair (or, PORT=af_packet, veth pair), in the same run,
-# interleaved (raw, mx, raw, mx, ...) for ROUNDS rounds; prints each size's median MB/s and the median of the
-# ratios of each mx run to the raw run just before it (this machine's
+# interleaved (raw, mx, raw, mx, ...) for ROUNDS rounds; prints each
+# size's median MB/s and the median of the ratios of each mx run to the raw run just before it (this machine's
 # speed drifts between phases; a pair a second apart shares its phase).
 # Raw is tests/bench/dpdk_pingpong stream/sink (its own EAL, mempool and
 # bursts, nothing of mx-dpdk: what our pmd-glue costs counts against mx):
@@ -32,11 +32,12 @@
 # program buffers (dpdk_pingpong stream -D / sink -D: each side copies
 # every frame's bytes from or into 16 buffers of 1 MiB, and does nothing
 # else): the simplest transport of a buffer per message, its rate beside
-# raw frames' ("ceiling"), and -D's against it; and a plain stream into a sink that copies each frame's bytes into
-# its 16 buffers, by plain stores (sink -D) and by non-temporal ones
-# (sink -Z): a sender that copies nothing, a receiver that does the least
-# a delivery can, the most any transport of a buffer per message could
-# make of these ports ("best case").
+# raw frames' ("ceiling"), and -D's against it; and a plain stream into
+# a sink that copies each frame's bytes into its 16 buffers, by plain
+# stores (sink -D) and by non-temporal ones (sink -Z): a sender that
+# copies nothing, a receiver that does the least a delivery can, the most
+# any transport of a buffer per message could make of these ports ("best
+# case").
 #
 # With OUT, the medians also go to OUT/bandwidth.csv (tool,ports,length,
 # mbps: mx_bw per ports and length, DPDK's frames per length of the mx run
