@@ -2,8 +2,9 @@
 # Streaming bandwidth: mx_bw beside DPDK itself streaming over the same
 # kind of memif pair (or, PORT=af_packet, veth pair), in the same run,
 # interleaved (raw, mx, raw, mx, ...) for ROUNDS rounds; prints each
-# size's median MB/s and the median of the ratios of each mx run to the raw run just before it (this machine's
-# speed drifts between phases; a pair a second apart shares its phase).
+# size's median MB/s and the median of the ratios of each mx run to the
+# raw run just before it (this machine's speed drifts between phases; a
+# pair a second apart shares its phase).
 # Raw is tests/bench/dpdk_pingpong stream/sink (its own EAL, mempool and
 # bursts, nothing of mx-dpdk: what our pmd-glue costs counts against mx):
 # full-size frames in bursts of 32 for one second, the bytes after the
