@@ -11,7 +11,7 @@
 
 #include "fixture.h"
 #include "mxtest.h"
-#include "stats.h"
+#include "util/stats.h"
 
 static uint32_t drop_pm;	/* per 1000 */
 static uint64_t rng = 1;

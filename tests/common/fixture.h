@@ -8,12 +8,14 @@
 
 #include <stdio.h>
 
-#include "api.h"
-#include "clock.h"
-#include "config.h"
-#include "endpoint.h"
-#include "progress.h"
-#include "xmit.h"
+#include "api/init.h"
+#include "api/wait.h"
+#include "util/lock.h"
+#include "util/clock.h"
+#include "util/config.h"
+#include "partners/endpoint.h"
+#include "progress/progress.h"
+#include "partners/xmit.h"
 #include "fake_link.h"
 
 struct fixture {

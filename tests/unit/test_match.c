@@ -25,10 +25,10 @@
 #include <cmocka.h>
 
 #include "fixture.h"
-#include "match.h"
+#include "engine/match.h"
 #include "mxtest.h"
-#include "recv.h"
-#include "unexp.h"
+#include "engine/recv.h"
+#include "engine/unexp.h"
 
 #define e0 fx.e0
 #define e1 fx.e1

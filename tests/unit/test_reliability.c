@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Failure reporting (issue 13) over the fake links, deterministic: frames
+ * Failure reporting over the fake links, deterministic: frames
  * of the connect handshake held back and delivered late, connect timeouts
  * and wake-ups, closing twice, closing with the link down, the last ack
  * of a session lost: each of these failed before its fix (the first with
  * the old rule, "a FRESH request to a partner past its start resets it").
  * A lost BYE and late pull replies guard behaviour that already held.
  *
- * Standard-mode sends (issue 14): an mx_isend completes once copied, so a
+ * Standard-mode sends: an mx_isend completes once copied, so a
  * message refused or lost after that is counted (MXD_C_SENDS_LOST) and
  * told by the next send or mx_iconnect to the partner: frames dropped
  * until the peer timeout, a restarted peer, a request reused while its
@@ -24,8 +24,9 @@
 #include <cmocka.h>
 
 #include "fixture.h"
-#include "reliable.h"
-#include "rndv.h"
+#include "engine/reliable.h"
+#include "engine/connect.h"
+#include "engine/pull.h"
 #include "mxtest.h"
 
 #define e0 fx.e0
@@ -802,7 +803,7 @@ repull_at_4gib_ends_in_range(void **state)
 }
 
 /*
- * Issue 13, item 3: two messages of a burst are lost.  The receiver's
+ * Two messages of a burst are lost.  The receiver's
  * SACK names them, the sender sends both again at once: everything
  * arrives long before the retransmission timeout (2 s here).
  */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Acknowledgements and notices sent (engine).
+ *
+ * An explicit ACK carries our cumulative ack (and SACK bits) when no
+ * message to the partner carried it in time: after MXD_ACK_EVERY
+ * unacknowledged messages, or when the delayed-ack timer finds it still
+ * owed (engine/timers.c arms it, progress/timers_run.c runs it).  A lost
+ * ACK costs nothing but a retransmission, which is answered with an ACK
+ * at once.
+ *
+ * A notice (MATCHED for a synchronous send, NOTIFY for a large one) is a
+ * message of its own: sequenced, acknowledged and retransmitted like
+ * data (send.c launches it), so it is never lost.  One that finds the
+ * window full or no tx room waits on the partner, in order, and arms the
+ * ack timer due at once: the next pass's look sends what the window and
+ * the tx queue admit.  The waiting list grows (never drops a notice); it
+ * is the one allocation on this path, and only when the window is full.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "partners/xmit.h"
+#include "engine/acks.h"
+#include "engine/send.h"
+#include "engine/timers.h"
+
+void
+mxd_ack_send(struct mxd_partner *p)
+{
+	if (mxd_partner_ack(p, 0) != 0)
+		return;			/* the ack timer tries again */
+	mxd_count(p->ep->board, MXD_C_ACKS_SENT);
+	mxd_timer_ack_paid(p);
+}
+
+void
+mxd_notice(struct mxd_partner *p, uint8_t kind, uint32_t value)
+{
+	uint64_t note = (uint64_t)kind << 32 | value;
+
+	if (p->remote_session == 0)
+		return;		/* a lost partner: nobody waits for it */
+	if (p->notify_n == 0 && mxd_send_notice(p, note))
+		return;
+	/* No room now: the ack pass sends it (in order, with the rest). */
+	if (p->notify_n == p->notify_cap) {
+		uint32_t cap = p->notify_cap ? 2 * p->notify_cap :
+			MXD_NOTIFY_MIN;
+		uint64_t *n = realloc(p->notify, cap * sizeof(*n));
+
+		if (n == NULL) {	/* out of memory */
+			mxd_count(p->ep->board, MXD_C_NOTICE_LOST);
+			return;
+		}
+		p->notify = n;
+		p->notify_cap = cap;
+		mxd_count(p->ep->board, MXD_C_NOTICE_GROW);
+	}
+	p->notify[p->notify_n++] = note;
+	mxd_timer_ack(p, 0);
+}
+
+void
+mxd_notices_flush(struct mxd_partner *p)
+{
+	uint32_t done = 0;
+
+	while (done < p->notify_n && mxd_send_notice(p, p->notify[done]))
+		done++;
+	memmove(p->notify, p->notify + done,
+			(p->notify_n - done) * sizeof(p->notify[0]));
+	p->notify_n -= done;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Matching (engine): which posted receive a message goes to, and which
+ * queued unexpected message a new receive takes, found by hashing rather
+ * than by walking the queues.  See match.c.
+ */
+#ifndef MXD_MATCH_H
+#define MXD_MATCH_H
+
+#include <stdint.h>
+
+#include "partners/endpoint.h"
+
+struct mxd_unexp;
+
+/* MX's rule: a receive (value, mask) accepts a message 'match'. */
+static inline int
+mxd_match(uint64_t match, uint64_t value, uint64_t mask)
+{
+	return (match & mask) == value;
+}
+
+/* Sets up the endpoint's matching (the full mask's class); 0 or -1 when
+ * out of memory.  mxd_match_fini frees it. */
+int mxd_match_init(struct mx_endpoint *ep);
+void mxd_match_fini(struct mx_endpoint *ep);
+
+/* Posts receive r after every receive posted. */
+void mxd_match_post(struct mx_endpoint *ep, struct mx_request *r);
+/* Takes posted receive r off (matched or cancelled). */
+void mxd_match_unpost(struct mx_endpoint *ep, struct mx_request *r);
+/* The earliest posted receive that accepts 'match', or NULL. */
+struct mx_request *mxd_match_posted(struct mx_endpoint *ep, uint64_t match);
+
+/* Message u joined (left) the unexpected queue. */
+void mxd_match_queue(struct mx_endpoint *ep, struct mxd_unexp *u);
+void mxd_match_unqueue(struct mx_endpoint *ep, struct mxd_unexp *u);
+/* The earliest queued message that (value, mask) accepts, or NULL. */
+struct mxd_unexp *mxd_match_unexp(struct mx_endpoint *ep, uint64_t value,
+		uint64_t mask);
+
+#endif /* MXD_MATCH_H */

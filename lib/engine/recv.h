@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receiving (engine): the checks that find a frame's partner, eager
+ * reassembly, in-order matching, posted receives.  See recv.c.
+ */
+#ifndef MXD_RECV_H
+#define MXD_RECV_H
+
+#include <stdint.h>
+
+#include "partners/endpoint.h"
+#include "engine/match.h"
+
+/*
+ * The partner an EAGER/ACK/PULL/PULL_REP frame belongs to, or NULL
+ * (counted; a refused EAGER is answered with a NACK).  A frame whose
+ * check is not verified yet (a lazily parsed PULL_REP) only finds its
+ * partner: the caller calls mxd_rx_heard() once its payload proved intact.
+ */
+struct mxd_partner *mxd_rx_partner(struct mxd_board *b, unsigned port,
+		const struct mxd_pkt *pkt);
+/* A valid frame from p arrived by 'port'. */
+static inline void
+mxd_rx_heard(struct mxd_partner *p, unsigned port)
+{
+	p->last_heard = p->ep->now;
+	p->heard++;
+	p->heard_on[port] = p->ep->now;
+	p->silent[port] = 0;
+}
+
+/* An EAGER fragment (or notice) from p. */
+void mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt);
+/* A PACK frame of p: its messages, one by one, as EAGER frames of one
+ * fragment each. */
+void mxd_rx_pack(struct mxd_partner *p, const struct mxd_pkt *pkt);
+/* Posts receive r: matches the unexpected queue or waits on the posted
+ * queue. */
+void mxd_recv_post(struct mx_request *r);
+/* Takes posted receive r off the posted queue (mx_cancel). */
+void mxd_recv_cancel(struct mx_request *r);
+/* Matches what became matchable on p (after progression resumed, or
+ * room came back in the unexpected queue). */
+void mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p);
+/* Receives from p that cannot complete any more fail (p lost). */
+void mxd_recv_partner_lost(struct mxd_partner *p, mx_status_code_t code);
+
+#endif /* MXD_RECV_H */

@@ -1,0 +1,732 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sending: eager messages, acknowledgements, the send window.
+ *
+ * An eager message is cut into fragments of the partner's frag_max bytes
+ * (the smaller of the two sides' MTUs, learnt at connect),
+ * each copied once from the user's buffers into a frame.  The frames are
+ * kept (one extra reference, in a txrec) until the partner acknowledges
+ * the message's sequence number, and sent again meanwhile (reliable.c).
+ *
+ * When a send completes (MX 1.0, mx_isend: MPI standard mode):
+ *   mx_isend, eager   as soon as its data is in the frames.  The request
+ *                     is done with; the txrec alone carries the message
+ *                     (rec->req NULL, rec->done set) until acknowledged.
+ *   mx_issend         once the partner acknowledged it and matched it
+ *                     (MATCHED); "buffered" (mx_ibuffered) meanwhile.
+ *   large (rndv)      once the receiver pulled it all (NOTIFY, rndv.c).
+ * A send waiting on its partner's send queue (window full, no tx room)
+ * completes when it leaves the queue, its data copied.
+ *
+ * A failure (NACK: endpoint closed, bad filter; partner lost) fails the
+ * sends still pending with its status.  A message whose send completed
+ * already cannot fail its request any more: it is counted
+ * (MXD_C_SENDS_LOST) and its reason kept on the partner (p->unreported);
+ * the next mx_isend, mx_issend or mx_iconnect towards that partner fails
+ * with it, once (mxd_send_report), unless the peer started over since (a
+ * new session: what its past life lost is only counted, and the first
+ * message to its new life goes).  No error handler is called for it.
+ *
+ * A send that finds the window full or the tx queue without room waits on
+ * its partner's send queue, in order, and is pumped by the next pass
+ * (after every ack of its rx burst) or tx room.  Acks ride on every frame
+ * to the partner; an explicit ACK goes out after MXD_ACK_EVERY
+ * unacknowledged messages, or MX_ACK_DELAY_US after the first when no
+ * reply carried the ack (timers.c).
+ *
+ * Packing: the messages that wait together on the send queue leave it
+ * together -- the small ones at its head in one PACK frame, as many as
+ * the partner's MTU and the window hold -- each with its own sequence
+ * number and txrec, acknowledged, retransmitted (the whole frame) and
+ * matched as if it had come alone.  A small send also waits there when
+ * MX_PACK_AFTER (32) messages to its partner are unacknowledged: the
+ * pipe is full, and it leaves at the next pass with what is posted
+ * meanwhile.  A message with nothing queued before it and fewer in
+ * flight goes as it always did, in an EAGER frame, at once: nothing
+ * waits for company, and a ping-pong's latency is untouched; packing
+ * happens when the partner (or the link) is behind, where frames per
+ * message matter.  A partner that did not say MXD_CAP_PACK at connect
+ * gets none.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "csum.h"
+#include "util/clock.h"
+#include "util/config.h"
+#include "partners/xmit.h"
+#include "engine/reliable.h"
+#include "engine/rndv.h"
+#include "engine/send.h"
+#include "engine/timers.h"
+
+/* Bytes of r's message on the wire: its data, or an RNDV descriptor. */
+static uint32_t
+wire_len(const struct mx_request *r)
+{
+	return r->rndv ? (uint32_t)sizeof(struct mxd_rndv_desc) : r->length;
+}
+
+/* Payloads up to this are copied first and checked with the headers. */
+#define SMALL_COPY	64
+
+/* Writes fragment i of request r (sequence seq; header flags and ack)
+ * into frame f. */
+static void
+eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
+		unsigned i, uint8_t flags, uint32_t ack, struct mxd_frame *f)
+{
+	uint32_t total = wire_len(r), off = i * p->frag_max, len = total - off;
+	uint8_t *d = f->data;
+
+	if (len > p->frag_max)
+		len = p->frag_max;
+	d += mxd_partner_eager_hdr(p, d, flags,
+			(uint16_t)(sizeof(struct mxd_eager_hdr) + len), ack);
+	d += mxd_wire_put_eager(d, seq, total, r->match_recv, p->frag_max,
+			(uint8_t)i);
+	if (r->rndv) {
+		memcpy(d, r->desc + off, len);
+		mxd_wire_seal(f->data);
+	} else if (len <= SMALL_COPY) {
+		/* A few bytes: copied, then checked with the headers in one
+		 * call (a pass of its own over them would cost more). */
+		mxd_req_gather(r, off, d, len);
+		mxd_wire_seal_crc(f->data, mxd_crc_update(MXD_CRC_INIT,
+					f->data, (size_t)(d + len - f->data)));
+	} else {
+		/* Copied and checked in one pass over the data. */
+		uint32_t c = mxd_crc_update(MXD_CRC_INIT, f->data,
+				(size_t)(d - f->data));
+
+		mxd_wire_seal_crc(f->data, mxd_req_gather_crc(r, off, d, len,
+					c));
+	}
+	f->len = (uint32_t)(d + len - f->data);
+	mxd_frame_pad(f);
+}
+
+/*
+ * A message's frames are in the record: keep them (the reference the
+ * caller took) until acknowledged.  The record keeps the send r only if
+ * r waits for the ack (issend, large); a standard-mode send completes
+ * now (msg_taken) and the record remembers only that it did.  sent_at is
+ * stamped by the next timer pass, which keeps the clock off this path.
+ */
+static void
+msg_keep(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
+		uint32_t seq, struct mx_request *r)
+{
+	rec->nframes = n;
+	rec->seq = seq;
+	rec->done = r != NULL && !r->sync && !r->rndv;
+	rec->req = rec->done ? NULL : r;
+	rec->sent_at = 0;
+	rec->retx = 0;
+	rec->have = 0;
+	rec->have_rto = 0;
+	rec->rto_still = 0;
+	rec->sent = mxd_frames_mask(n);
+	p->inflight[seq & (MXD_WIN - 1)] = rec;
+}
+
+/*
+ * A message's frames are built and sealed: send them, keep them until
+ * acknowledged, and start the partner's retransmission timer.  'now':
+ * a send call's message (mxd_send_post), which the call flushes at once
+ * anyway: a lone frame goes to the PMD here (mxd_partner_xmit_now), so
+ * that the bookkeeping after it overlaps with its way to the peer.
+ */
+static void
+msg_launch(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
+		uint32_t seq, struct mx_request *r, int now)
+{
+	struct mxd_board *b = p->ep->board;
+
+	mxd_board_ref(b, rec->frames, n);
+	if (now && n == 1)
+		mxd_partner_xmit_now(p, (unsigned)p->port, &rec->frames[0]);
+	else
+		for (unsigned i = 0; i < n; i++)
+			mxd_partner_xmit_on(p, (unsigned)p->port,
+					&rec->frames[i], 1);
+	msg_keep(p, rec, n, seq, r);
+	mxd_timer_watch(p);
+}
+
+/* r's message is in frames (sequence seq, record rec): r leaves the send
+ * queue, and completes if it waits for nothing more. */
+static void
+msg_taken(struct mx_request *r, const struct mxd_txrec *rec, uint32_t seq)
+{
+	mxd_count(r->ep->board, MXD_C_TX_MSGS);
+	r->seq = seq;
+	r->status.msg_length = r->status.xfer_length = r->length;
+	mxd_list_del(&r->link);		/* off the send queue, if on it */
+	if (rec->done)			/* standard mode: buffers free, done */
+		mxd_req_complete(r, MX_STATUS_SUCCESS);
+	else if (r->rndv)		/* buffers read until NOTIFY */
+		mxd_req_set_state(r, MXD_RS_RNDV);
+	else				/* issend: waits for ack and MATCHED */
+		mxd_req_set_state(r, MXD_RS_BUFFERED);
+}
+
+int
+mxd_send_notice(struct mxd_partner *p, uint64_t note)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_board *b = ep->board;
+	struct mxd_hdr_args a;
+	struct mxd_txrec *rec;
+	struct mxd_frame *f;
+	uint32_t seq;
+	uint8_t *d;
+
+	if (mxd_txwin_full(&p->tx) || mxd_partner_room(p) == 0)
+		return 0;
+	rec = mxd_txrec_get(ep);
+	if (rec == NULL)
+		return 0;
+	if (mxd_partner_alloc(p, (unsigned)p->port, rec->frames, 1) != 0) {
+		mxd_txrec_put(ep, rec);
+		return 0;
+	}
+	seq = mxd_txwin_take(&p->tx);
+	mxd_hdr_for(p, MXD_T_EAGER, &a);
+	a.flags |= MXD_F_CTRL;
+	f = &rec->frames[0];
+	d = f->data;
+	d += mxd_wire_put_hdr(d, p->mac, b->port[p->port]->mac, &a,
+			sizeof(struct mxd_eager_hdr));
+	d += mxd_wire_put_eager(d, seq, 0, note, p->frag_max, 0);
+	f->len = (uint32_t)(d - f->data);
+	mxd_frame_pad(f);
+	mxd_wire_seal(f->data);
+	msg_launch(p, rec, 1, seq, NULL, 0);
+	return 1;
+}
+
+/* Sends r now if window and tx room allow; returns 1 if sent.  'now':
+ * from the send call (msg_launch). */
+static int
+eager_try(struct mx_request *r, int now)
+{
+	struct mxd_partner *p = r->partner;
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_txrec *rec;
+	uint32_t seq, ack;
+	uint8_t flags = 0;
+	unsigned n;
+
+	/* Posted before a reconnect lowered the partner's MTU: too many
+	 * fragments now, so it goes as a large message. */
+	if (!r->rndv && r->length > p->eager_max)
+		r->rndv = 1;
+	n = mxd_frag_count(wire_len(r), p->frag_max);
+	if (mxd_txwin_full(&p->tx) || mxd_partner_room(p) < n)
+		return 0;
+	if (r->rndv && r->rndv_handle == 0 && mxd_rndv_prepare(r) < 0)
+		return 0;
+	rec = mxd_txrec_get(ep);
+	if (rec == NULL)
+		return 0;
+	if (mxd_partner_alloc(p, (unsigned)p->port, rec->frames, n) != 0) {
+		mxd_txrec_put(ep, rec);
+		return 0;
+	}
+	seq = mxd_txwin_take(&p->tx);
+	ack = mxd_ack_for(p, MXD_T_EAGER);
+	if (r->sync)
+		flags |= MXD_F_SYNC;
+	if (r->rndv)
+		flags |= MXD_F_RNDV;
+	for (unsigned i = 0; i < n; i++)
+		eager_fill(p, r, seq, i, flags, ack, &rec->frames[i]);
+	msg_launch(p, rec, n, seq, r, now);
+	mxd_timer_ack_paid(p);		/* the frame carried it: after it */
+	msg_taken(r, rec, seq);
+	return 1;
+}
+
+/* ---- packing --------------------------------------------------------------
+ *
+ * A message that goes alone goes as it always did, in EAGER frames of its
+ * own, at once: nothing ever waits for company.  Messages that wait
+ * together on the partner's send queue (its window was full, the tx
+ * queue had no room, or MX_PACK_AFTER messages were in flight: goes_now)
+ * leave it together at the next pass: the small ones at its head share
+ * PACK frames, as many as the partner's MTU holds (and the window
+ * admits).  Each keeps its own sequence number and txrec; the records
+ * of one frame hold one reference each to it, so a message sent again
+ * sends the whole frame (the receiver's window drops the others'
+ * copies), and the frame goes back when the last of them is acked.
+ */
+
+/* Bytes after the common header that a PACK frame to p may carry. */
+static uint32_t
+pack_room(const struct mxd_partner *p)
+{
+	return p->mtu - (uint32_t)sizeof(struct mxd_hdr);
+}
+
+/* r may share a frame: data of one fragment, small enough that two such
+ * messages fit one frame. */
+static int
+packable(const struct mxd_partner *p, const struct mx_request *r)
+{
+	return !r->rndv && r->length <= p->eager_max &&
+		2 * mxd_pack_rec_size(r->length) +
+		sizeof(struct mxd_pack_hdr) <= pack_room(p);
+}
+
+/* How many messages at the head of p's send queue go in one PACK frame
+ * (and its length after the common header, in *bytes). */
+static unsigned
+pack_plan(struct mxd_partner *p, uint32_t *bytes)
+{
+	uint32_t room = pack_room(p), used = sizeof(struct mxd_pack_hdr);
+	uint32_t win = MXD_WIN - mxd_txwin_in_flight(&p->tx);
+	unsigned n = 0;
+
+	for (struct mxd_list *pos = p->sendq.next; pos != &p->sendq &&
+			n < win && n < MXD_PACK_MAX; pos = pos->next) {
+		const struct mx_request *r = mxd_container_of(pos,
+				struct mx_request, link);
+		uint32_t size = mxd_pack_rec_size(r->length);
+
+		if (!packable(p, r) || used + size > room)
+			break;
+		used += size;
+		n++;
+	}
+	*bytes = used;
+	return n;
+}
+
+/* Writes r's record (sequence seq) at d; returns where the next goes. */
+static uint8_t *
+pack_put(struct mx_request *r, uint32_t seq, uint8_t *d)
+{
+	uint8_t flags = r->sync ? MXD_F_SYNC : 0;
+
+	d += mxd_wire_put_pack_rec(d, seq, (uint16_t)r->length, flags,
+			r->match_recv);
+	mxd_req_gather(r, 0, d, r->length);
+	return d + r->length + mxd_wire_pack_pad(d, r->length);
+}
+
+/*
+ * Sends the n messages at the head of p's send queue in one PACK frame
+ * of 'bytes' after the common header; returns 1, or 0 (nothing sent)
+ * when the tx queue, the frame pool or the records ran short.
+ */
+static int
+pack_send(struct mxd_partner *p, unsigned n, uint32_t bytes)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_board *b = ep->board;
+	struct mxd_txrec *rec[MXD_PACK_MAX];
+	struct mxd_hdr_args a;
+	struct mxd_frame f;
+	uint8_t *d;
+
+	if (mxd_partner_room(p) == 0 ||
+			mxd_partner_alloc(p, (unsigned)p->port, &f, 1) != 0)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		rec[i] = mxd_txrec_get(ep);
+		if (rec[i] == NULL) {
+			while (i > 0)
+				mxd_txrec_put(ep, rec[--i]);
+			mxd_board_free(b, &f, 1);
+			return 0;
+		}
+	}
+	mxd_hdr_for(p, MXD_T_PACK, &a);
+	mxd_timer_ack_paid(p);
+	d = f.data + mxd_wire_put_hdr(f.data, p->mac, b->port[p->port]->mac,
+			&a, (uint16_t)bytes);
+	d += mxd_wire_put_pack(d, (uint16_t)n);
+	f.len = (uint32_t)MXD_HDRS_LEN + bytes;
+	mxd_frame_pad(&f);
+	for (unsigned i = 0; i < n; i++) {
+		struct mx_request *r = mxd_container_of(p->sendq.next,
+				struct mx_request, link);
+		uint32_t seq = mxd_txwin_take(&p->tx);
+
+		d = pack_put(r, seq, d);
+		rec[i]->frames[0] = f;
+		mxd_board_ref(b, &f, 1);
+		msg_keep(p, rec[i], 1, seq, r);
+		msg_taken(r, rec[i], seq);
+	}
+	mxd_partner_xmit(p, &f);	/* checked now, all records written */
+	mxd_timer_watch(p);
+	b->counters[MXD_C_TX_PACKED] += n;
+	mxd_count(b, MXD_C_TX_PACKS);
+	return 1;
+}
+
+/* The partner has message r: complete it, or wait for MATCHED. */
+static void
+send_delivered(struct mxd_partner *p, struct mx_request *r)
+{
+	r->acked = 1;
+	if (r->rndv)
+		return;			/* completes on NOTIFY */
+	if (!r->sync || r->matched)
+		mxd_req_complete(r, MX_STATUS_SUCCESS);
+	else
+		mxd_list_add_tail(&p->syncq, &r->link);
+}
+
+void
+mxd_send_matched(struct mxd_partner *p, uint32_t seq)
+{
+	struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+	struct mxd_list *pos, *tmp;
+
+	if (rec != NULL && rec->seq == seq && rec->req != NULL) {
+		rec->req->matched = 1;	/* completes with its ack */
+		return;
+	}
+	mxd_list_foreach(pos, tmp, &p->syncq) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+
+		if (r->seq == seq) {
+			mxd_req_complete(r, MX_STATUS_SUCCESS);
+			return;
+		}
+	}
+}
+
+/*
+ * Ends a send with an error.  A large send leaves the table of large
+ * sends first, so no later PULL or NOTIFY can reach the request.
+ */
+static void
+send_fail(struct mx_request *r, mx_status_code_t code)
+{
+	if (r->rndv)
+		mxd_rndv_forget(r);
+	mxd_req_complete(r, code);
+}
+
+static void
+fail_list(struct mxd_list *q, mx_status_code_t code)
+{
+	while (!mxd_list_empty(q))
+		send_fail(mxd_container_of(q->next, struct mx_request, link),
+				code);
+}
+
+void
+mxd_sends_lost(struct mxd_partner *p, mx_status_code_t code)
+{
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < MXD_WIN; i++) {
+		struct mxd_txrec *rec = p->inflight[i];
+
+		if (rec != NULL && rec->done) {
+			rec->done = 0;		/* counted once */
+			n++;
+		}
+	}
+	if (n == 0)
+		return;
+	p->ep->board->counters[MXD_C_SENDS_LOST] += n;
+	if (p->unreported == MX_STATUS_SUCCESS) {
+		p->unreported = code;
+		p->unreported_session = p->remote_session;
+	}
+}
+
+mx_status_code_t
+mxd_send_unreported(struct mxd_partner *p)
+{
+	mx_status_code_t code = p->unreported;
+
+	p->unreported = MX_STATUS_SUCCESS;
+	if (p->unreported_session != p->remote_session &&
+			p->remote_session != 0)
+		return MX_STATUS_SUCCESS;	/* a past life's: counted */
+	return code;
+}
+
+mx_status_code_t
+mxd_send_report_any(struct mxd_partner *p)
+{
+	mx_status_code_t code = mxd_send_unreported(p);
+
+	if (code == MX_STATUS_SUCCESS && !mxd_partner_up(p))
+		code = p->fail;			/* refused or lost: say so */
+	return code;
+}
+
+void
+mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code)
+{
+	for (unsigned i = 0; i < MXD_WIN; i++) {
+		struct mxd_txrec *rec = p->inflight[i];
+
+		if (rec != NULL && rec->req != NULL &&
+				rec->req->state != MXD_RS_COMPLETE) {
+			send_fail(rec->req, code);
+			rec->req = NULL;
+		}
+	}
+	fail_list(&p->sendq, code);
+	fail_list(&p->syncq, code);
+	mxd_rndv_fail(p, code);
+	mxd_list_del(&p->sending);
+	mxd_list_del(&p->jobq);
+	/*
+	 * The windows stay: frames in flight may still be acked, and after
+	 * mx_disconnect + mx_connect both sessions go on with the same
+	 * sequence numbers.  A new session of the peer resets them.
+	 */
+}
+
+/*
+ * Whether r goes now: nothing queued before it, and -- if it could share
+ * a frame -- fewer than MX_PACK_AFTER messages of its partner in flight
+ * (else the pipe is full anyway: r leaves at the next pass, packed with
+ * whatever is posted meanwhile).  A message alone always goes now.
+ */
+static int
+goes_now(struct mxd_partner *p, const struct mx_request *r)
+{
+	return mxd_list_empty(&p->sendq) && (!p->pack ||
+			mxd_txwin_in_flight(&p->tx) < mxd_conf.pack_after ||
+			!packable(p, r));
+}
+
+void
+mxd_send_post(struct mx_request *r)
+{
+	struct mxd_partner *p = r->partner;
+
+	if (goes_now(p, r) && eager_try(r, 1))
+		return;
+	/* Held back by the window, perhaps for want of a held ack. */
+	if (p->ep->ack_held == p) {
+		mxd_send_acks_apply(p->ep);
+		if (goes_now(p, r) && eager_try(r, 1))
+			return;
+	}
+	mxd_req_set_state(r, MXD_RS_QUEUED);
+	mxd_list_add_tail(&p->sendq, &r->link);
+	if (mxd_list_empty(&p->sending))
+		mxd_list_add_tail(&p->ep->sending, &p->sending);
+}
+
+void
+mxd_send_pump(struct mxd_partner *p)
+{
+	while (!mxd_list_empty(&p->sendq)) {
+		struct mx_request *r = mxd_container_of(p->sendq.next,
+				struct mx_request, link);
+		uint32_t bytes;
+		unsigned n = p->pack ? pack_plan(p, &bytes) : 0;
+
+		if (n >= 2 ? !pack_send(p, n, bytes) : !eager_try(r, 0))
+			return;
+	}
+	mxd_list_del(&p->sending);
+}
+
+void
+mxd_sends_pump(struct mx_endpoint *ep)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->sending)
+		mxd_send_pump(mxd_container_of(pos, struct mxd_partner,
+					sending));
+}
+
+void
+mxd_send_acked(struct mxd_partner *p, uint32_t ack)
+{
+	uint32_t first;
+	int n = mxd_txwin_ack(&p->tx, ack, &first);
+	uint64_t sample_from = 0;
+	int held = 0;
+
+	if (n < 0) {
+		mxd_count(p->ep->board, MXD_C_BAD_ACK);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		struct mxd_txrec **slot =
+			&p->inflight[(first + (uint32_t)i) & (MXD_WIN - 1)];
+
+		if (*slot == NULL)
+			continue;
+		/* Karn: only messages sent once give a round-trip sample
+		 * (and only those a timer pass saw: the others were fast).
+		 * An ack that also covers a message sent again was held back
+		 * by that message's loss: the messages behind it had arrived
+		 * long before, and their time to this ack is the recovery's,
+		 * not a round trip (taken, it made the estimate grow with
+		 * every loss, and the timeout with it, to MX_RTO_MAX_MS). */
+		held |= (*slot)->retx != 0;
+		if ((*slot)->retx == 0 && (*slot)->sent_at != 0)
+			sample_from = (*slot)->sent_at;
+		if ((*slot)->req != NULL)
+			send_delivered(p, (*slot)->req);
+		mxd_txrec_put(p->ep, *slot);
+		*slot = NULL;
+	}
+	if (n <= 0)
+		return;
+	p->backoff = 0;
+	if (sample_from != 0 && !held)
+		mxd_rtt_sample(&p->rtt, mxd_now_ns() - sample_from);
+	/* Notices that waited for the window (p->notify_n) go at the next
+	 * pass's look at the ack timers, which they armed due at once. */
+	/* Sends waiting for the window go in the pass's send step, once
+	 * every ack of the rx burst is in: together, packed.  A paused
+	 * endpoint (mx_disable_progression) has no send step. */
+	if (!mxd_list_empty(&p->sendq) && p->ep->progression_off)
+		mxd_send_pump(p);
+}
+
+void
+mxd_send_ack_hold(struct mxd_partner *p, uint32_t ack)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	if (ep->ack_held == p) {
+		/* One held at a time, applied in the order received. */
+		uint32_t older = p->ack_in;
+
+		p->ack_in = ack;
+		mxd_send_acked(p, older);
+		return;
+	}
+	if (!mxd_send_ack_may_wait(ep)) {
+		mxd_send_acked(p, ack);
+		return;
+	}
+	if (ep->ack_held != NULL)	/* another partner's: applied now */
+		mxd_send_acks_apply(ep);
+	ep->ack_held = p;
+	p->ack_in = ack;
+	mxd_lib.acks_in++;
+}
+
+void
+mxd_send_acks_apply(struct mx_endpoint *ep)
+{
+	struct mxd_partner *p = ep->ack_held;
+
+	ep->ack_held = NULL;
+	mxd_lib.acks_in--;
+	mxd_send_acked(p, p->ack_in);
+}
+
+void
+mxd_send_acks_board(struct mxd_board *b)
+{
+	for (uint32_t m = b->ep_open; m != 0; m &= m - 1)
+		if (b->ep[__builtin_ctz(m)]->ack_held != NULL)
+			mxd_send_acks_apply(b->ep[__builtin_ctz(m)]);
+}
+
+void
+mxd_send_acks_all(void)
+{
+	for (unsigned i = 0; i < mxd_lib.nboards; i++)
+		mxd_send_acks_board(mxd_lib.boards[i]);
+}
+
+static int
+expired(const struct mx_request *r, uint64_t now)
+{
+	return r->deadline != 0 && now >= r->deadline;
+}
+
+static void
+expire_list(struct mxd_list *q, uint64_t now)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, q) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+
+		if (expired(r, now))
+			send_fail(r, MX_STATUS_TIMEOUT);
+	}
+}
+
+/*
+ * mx_set_request_timeout(): a send still pending at its deadline (waiting
+ * on the send queue, an issend not acknowledged or matched yet) completes
+ * with MX_STATUS_TIMEOUT; an eager mx_isend completed already, when its
+ * data was copied.  Frames stay in flight (a late ack just releases them).
+ */
+void
+mxd_sends_expire(struct mx_endpoint *ep, uint64_t now)
+{
+	for (uint32_t i = 0; i < ep->npartners; i++) {
+		struct mxd_partner *p = ep->partners[i];
+
+		for (unsigned s = 0; s < MXD_WIN; s++) {
+			struct mxd_txrec *rec = p->inflight[s];
+
+			if (rec != NULL && rec->req != NULL &&
+					expired(rec->req, now)) {
+				send_fail(rec->req, MX_STATUS_TIMEOUT);
+				rec->req = NULL;
+			}
+		}
+		expire_list(&p->sendq, now);
+		expire_list(&p->syncq, now);
+	}
+	mxd_rndv_expire(ep, now);
+}
+
+/*
+ * A refusal of one of our messages.  Its sender has no session with us
+ * (that is the point), so it is checked against what we know of the
+ * partner: endpoint id, the MAC it is reached at, a message in flight.
+ * Every send to the partner fails with the refusal, and later ones at
+ * once, until a new connect; messages of sends completed already are
+ * counted and reported by the next send (mxd_sends_lost).
+ */
+void
+mxd_rx_nack(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = mxd_ep_of(b, pkt->h.dst_ep);
+	struct mxd_partner *p;
+	uint32_t seq = pkt->u.seq.seq;
+	mx_status_code_t code;
+
+	if (ep == NULL || pkt->h.dst_session != ep->session ||
+			pkt->h.dst_peer >= ep->npartners) {
+		mxd_count_drop(b, MXD_DROP_ENDPOINT);
+		return;
+	}
+	p = ep->partners[pkt->h.dst_peer];
+	if (p->remote_ep != pkt->h.src_ep || (int)port != p->port ||
+			pkt->u.seq.session != p->remote_session ||
+			memcmp(pkt->eth->src, p->mac, MXD_ETH_ALEN) != 0 ||
+			!mxd_seq_lt(p->tx.acked, seq) ||
+			!mxd_seq_lt(seq, p->tx.next_seq)) {
+		mxd_count_drop(b, MXD_DROP_PEER);	/* stale or forged */
+		return;
+	}
+	mxd_count(b, MXD_C_NACK_RCVD);
+	code = pkt->u.seq.reason == MXD_NACK_BAD_KEY ? MX_STATUS_BAD_KEY :
+		MX_STATUS_ENDPOINT_CLOSED;
+	mxd_sends_lost(p, code);
+	mxd_sends_fail(p, code);
+	if (p->state == MXD_PS_UP) {
+		p->fail = code;
+		mxd_partner_set_state(p, MXD_PS_REFUSED);
+	}
+}

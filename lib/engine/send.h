@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sending (engine): eager messages, notices, acknowledgements, the send
+ * window, refusals.  See send.c.
+ */
+#ifndef MXD_SEND_H
+#define MXD_SEND_H
+
+#include <stdint.h>
+
+#include "partners/endpoint.h"
+#include "engine/timers.h"
+
+/* Sends r now, or queues it behind its partner's earlier sends. */
+void mxd_send_post(struct mx_request *r);
+/* Sends what waits on p's send queue, as window and tx room allow. */
+void mxd_send_pump(struct mxd_partner *p);
+void mxd_sends_pump(struct mx_endpoint *ep);
+/* p's cumulative ack: its messages up to 'ack' arrived. */
+void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
+/*
+ * The ack of a plain EAGER frame (a message to match, nothing more) is
+ * held rather than applied while the frame is dispatched: retiring the
+ * frames it acks is work that the application's next message, often the
+ * reply, should not wait behind.  One partner of an endpoint holds one
+ * at most (ep->ack_held).  It is applied after that message's tx burst
+ * (mxd_send_acks_apply, from the send call), at the start of the next
+ * pass, or earlier wherever p's send window is read: another frame of p
+ * that is not a plain EAGER one, a NACK or connect frame, the loss of p
+ * (mxd_send_ack_settle), a send to p that the window holds back
+ * (mxd_send_post).  It is not held at all if the pass's next steps would
+ * read the window (its timers' look is due, sends are queued).  A notice
+ * that finds the window full for want of a held ack goes at the next
+ * pass, as when no room is left.  A reset of p's windows drops it.
+ */
+void mxd_send_ack_hold(struct mxd_partner *p, uint32_t ack);
+/* The ack ep holds (ep->ack_held not NULL), applied. */
+void mxd_send_acks_apply(struct mx_endpoint *ep);
+/* Of every endpoint of b; of every endpoint. */
+void mxd_send_acks_board(struct mxd_board *b);
+void mxd_send_acks_all(void);
+
+/* Whether an ack may wait: nothing of the pass's next steps reads ep's
+ * send windows (its timers' look, its queued sends), and a pass will
+ * come to apply it (progression is on). */
+static inline int
+mxd_send_ack_may_wait(const struct mx_endpoint *ep)
+{
+	return !ep->progression_off && mxd_list_empty(&ep->sending) &&
+		!mxd_timers_due(ep, 1);
+}
+
+/* An ack that acks nothing new (a stream's receiver hears the same one
+ * with every message) has nothing to hold. */
+static inline void
+mxd_send_ack_in(struct mxd_partner *p, uint32_t ack)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	if (!mxd_seq_lt(p->tx.acked, ack))
+		return;
+	if (ep->ack_held == NULL && mxd_send_ack_may_wait(ep)) {
+		ep->ack_held = p;	/* the usual case, inline */
+		p->ack_in = ack;
+		mxd_lib.acks_in++;
+		return;
+	}
+	mxd_send_ack_hold(p, ack);
+}
+
+static inline void
+mxd_send_ack_settle(struct mxd_partner *p)
+{
+	if (p->ep->ack_held == p)
+		mxd_send_acks_apply(p->ep);
+}
+/* MATCHED: p matched our synchronous message 'seq'. */
+void mxd_send_matched(struct mxd_partner *p, uint32_t seq);
+/* Fails every send (and large send) to p with 'code'. */
+void mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code);
+/* p refused, or is lost with, what is in flight to it ('code' says why):
+ * messages of sends that completed already are counted, and p keeps the
+ * reason for the next operation towards it (mxd_send_report). */
+void mxd_sends_lost(struct mxd_partner *p, mx_status_code_t code);
+/* A loss of a completed send's message not told yet, told once here
+ * (MX_STATUS_SUCCESS: none, or it concerned a past life of the peer). */
+mx_status_code_t mxd_send_unreported(struct mxd_partner *p);
+/* The status a new send to p must fail with at once, MX_STATUS_SUCCESS if
+ * none: a loss not told yet, or why p refused us or was lost.  Inline:
+ * every send asks, and almost always of a partner up with nothing to
+ * tell. */
+mx_status_code_t mxd_send_report_any(struct mxd_partner *p);
+
+static inline mx_status_code_t
+mxd_send_report(struct mxd_partner *p)
+{
+	if (p->unreported == MX_STATUS_SUCCESS && mxd_partner_up(p))
+		return MX_STATUS_SUCCESS;
+	return mxd_send_report_any(p);
+}
+/* Sends and large sends past their deadline fail (MX_STATUS_TIMEOUT). */
+void mxd_sends_expire(struct mx_endpoint *ep, uint64_t now);
+/* A NACK: the peer refused one of our messages. */
+void mxd_rx_nack(struct mxd_board *b, unsigned port,
+		const struct mxd_pkt *pkt);
+
+/* Sends notice 'note' (kind << 32 | value) to p as a message of its own
+ * if window and tx room allow (acks.c queues it otherwise); 1 if sent. */
+int mxd_send_notice(struct mxd_partner *p, uint64_t note);
+
+#endif /* MXD_SEND_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Timers (engine): the one module that arms timers.  Protocol code reports
+ * events here; timers.c lists every timer, progress/timers_run.c runs
+ * them when due.
+ */
+#ifndef MXD_TIMERS_H
+#define MXD_TIMERS_H
+
+#include <stdint.h>
+
+#include "partners/endpoint.h"
+
+/* Something of p's is in flight, or we wait for p (a message, a pull, a
+ * large send, a sync send, a notice): watch it. */
+void mxd_timer_watch(struct mxd_partner *p);
+/* p owes an ack (or a notice waits for room): by 'due' (ns; 0: now). */
+void mxd_timer_ack(struct mxd_partner *p, uint64_t due);
+/*
+ * p owes an ack for what it sent, due MX_ACK_DELAY_US from now unless a
+ * frame to p carries it first.  The clock is not read here, on the way
+ * from a frame to the application, but at the first look of a later pass
+ * (the delay starts then, at most a pass late): a ping-pong's reply
+ * carries the ack before that, and no clock is read for it at all.
+ */
+#define MXD_DUE_UNSTAMPED	UINT64_MAX	/* p->ack_due: not started */
+#define MXD_STAMP_THIS_PASS	1	/* ep->acks_stamp: owed since this
+					 * pass began */
+#define MXD_STAMP_DUE		2	/* owed since an earlier pass:
+					 * the next pass reads the clock */
+static inline void
+mxd_timer_ack_owed(struct mxd_partner *p)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	if (p->ack_queued)
+		return;
+	if (mxd_list_empty(&ep->acks))
+		ep->acks_due = MXD_DUE_UNSTAMPED;
+	p->ack_due = MXD_DUE_UNSTAMPED;
+	p->ack_queued = 1;
+	mxd_list_add_tail(&ep->acks, &p->ackq);
+	ep->acks_stamp |= MXD_STAMP_THIS_PASS;
+}
+
+/* A frame to p carried our cumulative ack (mxd_hdr_for): if that was all
+ * p was owed, its ack timer is cancelled now rather than found with
+ * nothing to do when due (a look that reads the clock every pass until
+ * then). */
+static inline void
+mxd_timer_ack_paid(struct mxd_partner *p)
+{
+	if (!p->ack_queued || p->notify_n != 0 ||
+			mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
+		return;
+	mxd_list_del(&p->ackq);
+	p->ack_queued = 0;
+	if (mxd_list_empty(&p->ep->acks))
+		p->ep->acks_stamp = 0;
+}
+
+/* Request r fails with MX_STATUS_TIMEOUT 'ms' from now (0: never). */
+void mxd_timer_deadline(struct mx_request *r, uint32_t ms);
+
+#define MXD_TIMER_PASSES	64	/* passes between timer checks */
+#define MXD_WATCH_PASSES	1024	/* passes between link watch checks */
+
+/* Whether the look at ep's timers other than acks may come in this pass
+ * (mxd_timers_pass, progress/timers_run.h; an upper bound: its lists are not looked at). */
+static inline int
+mxd_timers_due(const struct mx_endpoint *ep, unsigned work)
+{
+	return ep->timer_pass + 1 >= (work ? MXD_TIMER_PASSES :
+			MXD_TIMER_PASSES / 8);
+}
+
+#endif /* MXD_TIMERS_H */

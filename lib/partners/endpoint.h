@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Endpoints and partners: the objects every engine module works on, and
+ * the partners layer's own functions (tables, addresses, state, request
+ * completion).  The engine (connect, send, recv, rndv, reliable, unexp,
+ * timers) gives these objects their behaviour; nothing here calls it.
+ *
+ *   endpoint  (struct mx_endpoint) an MX endpoint on a board: partner
+ *             table, posted receives and unexpected queue (and their
+ *             hashed indexes, match.c), completion list, request pool,
+ *             its timer lists.
+ *   partner   one remote (or local) endpoint this endpoint talks to: send
+ *             and receive windows, the frames kept until acknowledged.
+ *
+ * A partner's state (enum mxd_peer_state) changes only through
+ * mxd_partner_set_state(), which asserts the transition:
+ *
+ *        NEW ----learn----> UP <----learn (a new connect)---+
+ *                            |  \                           |
+ *                 NACK       |   \ unreachable, restarted   |
+ *                 v          |    v                         |
+ *              REFUSED ------+--> LOST ---------------------+
+ *   any --mx_disconnect--> CLOSED --learn--> UP
+ *
+ * "learn" is a connect request or reply that tells us the peer's session
+ * (connect.c); REFUSED keeps the session (the peer answered), LOST forgets
+ * it and starts the windows over.
+ */
+#ifndef MXD_ENDPOINT_H
+#define MXD_ENDPOINT_H
+
+#include <stdint.h>
+
+#include "mx_extensions.h"
+#include "myriexpress.h"
+#include "rxwin.h"
+#include "txwin.h"
+#include "util/list.h"
+#include "util/mtab.h"
+#include "util/request.h"
+#include "board/board.h"
+
+#define MXD_MAX_PARTNERS	1024	/* per endpoint */
+#define MXD_MAX_SEGMENTS	256
+#define MXD_NOTIFY_MIN		16	/* queued notices per partner, grows */
+#define MXD_ACK_EVERY		8	/* explicit ack after this many messages */
+#define MXD_LSEND_MAX		4096	/* large sends per endpoint, 2^12 */
+#define MXD_PULLS_MAX		4096	/* large receives per endpoint, 2^12 */
+#define MXD_JOBS		64	/* blocks asked per partner, 2^n */
+#define MXD_JOBS_AGAIN		512	/* PULLs asking again queued per partner,
+					 * 2^n: a block asked again is up to 8 */
+/* Blocks of 64 frames, 4 in flight: the bytes in flight of 8 blocks of 32
+ * with half the PULLs, each of which costs the sender (the limit of a
+ * stream) an rx burst. */
+#define MXD_PULL_BLOCKS		4	/* blocks in flight per large receive */
+#define MXD_PULL_FRAMES		64	/* frames per block (<= 64) */
+#define MXD_RECENT_BUFS		32	/* large receive buffers remembered
+					 * (a window's worth, and more) */
+#define MXD_MCLASSES		4	/* masks hashed at once (match.c) */
+
+struct mxd_unexp;
+struct mxd_pull;
+
+/* A message's frames, kept until the partner acknowledges it. */
+struct mxd_txrec {
+	uint32_t seq;
+	uint32_t nframes;
+	uint64_t sent_at;		/* ns, last (re)transmission */
+	uint32_t retx;			/* times retransmitted */
+	/* Fragments the receiver said it holds (an ACK's MXD_F_FRAGS):
+	 * not sent again.  Only ever grows: a receiver forgets no fragment
+	 * of a message while the message is in the window. */
+	uint64_t have;
+	uint64_t sent;			/* the frames of its last (re)send */
+	uint64_t have_rto;		/* have at its last timeout */
+	uint8_t rto_still;		/* timeouts in a row that found have
+					 * as the one before left it */
+	/* A standard-mode send completed when its data was copied here, so
+	 * no request waits for the message: if it is refused or lost for
+	 * good, the partner reports it (send.c: mxd_sends_lost). */
+	uint8_t done;
+	struct mx_request *req;		/* a send still waiting for the ack
+					 * (issend, large), else NULL */
+	struct mxd_txrec *pool_next;
+	struct mxd_frame frames[MXD_MAX_FRAGS];
+};
+
+/* Bit i set for each of a message's n frames (a txrec's have, sent). */
+static inline uint64_t
+mxd_frames_mask(unsigned n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+enum mxd_owner_kind {
+	MXD_OWN_NONE = 0,
+	MXD_OWN_REQ,
+	MXD_OWN_UNEXP,
+	MXD_OWN_DISCARD,	/* consumed by the unexpected handler */
+	MXD_OWN_CTRL,		/* a notice: applied on arrival */
+};
+
+/* One PULL being served by the sender. */
+struct mxd_pulljob {
+	/* The send by its handle: it may complete (NOTIFY after an earlier
+	 * copy of this block), time out or fail while the job waits. */
+	uint32_t send_handle;
+	uint32_t recv_handle;
+	uint32_t off, end;
+	uint16_t frag;
+	uint8_t port;			/* answered where the PULL came in */
+	uint8_t mac[MXD_ETH_ALEN];	/* to where it came from */
+};
+
+/* Round-trip estimate (Jacobson/Karels), nanoseconds. */
+struct mxd_rtt {
+	uint32_t srtt, var;
+};
+
+enum mxd_peer_state {
+	MXD_PS_NEW = 0,		/* created, session not known yet */
+	MXD_PS_UP,		/* session known: messages flow */
+	MXD_PS_REFUSED,		/* refused our messages: sends fail */
+	MXD_PS_LOST,		/* unreachable or restarted: sends fail */
+	MXD_PS_CLOSED,		/* mx_disconnect: connect again first */
+};
+
+/* The latest connect handshake with a partner (connect.c). */
+struct mxd_handshake {
+	uint32_t id;			/* our request id, 0: none going on */
+	int status;			/* -1 waiting, else enum mxd_conn_status */
+	uint32_t filter;		/* the filter that connect asked for */
+	uint64_t next;			/* ns: next request */
+};
+
+struct mxd_partner {
+	struct mx_endpoint *ep;
+	uint16_t index;			/* ours, sent as src_peer */
+	uint16_t remote_index;		/* theirs, sent as dst_peer */
+	uint64_t nic_id;
+	uint32_t remote_ep;
+	uint32_t remote_filter;
+	uint32_t remote_session;	/* 0 until known, and once lost */
+	uint32_t epoch;			/* of our state for it (connect.c) */
+	uint32_t epoch_session;		/* the peer session epoch is of */
+	uint32_t heard;			/* frames heard from it, wrapping */
+	uint32_t bye_mark;		/* mx_close_endpoint: heard then */
+	uint8_t state;			/* enum mxd_peer_state */
+	uint8_t local;			/* same board, same process */
+	/* The program has its address, or it sent us more than a connect
+	 * request: kept for the endpoint's life (mxd_partner_new may reuse
+	 * a partner without it when the table is full). */
+	uint8_t used;
+	mx_status_code_t fail;		/* REFUSED, LOST: why sends fail */
+	/* A message of a completed send was refused or lost for good: the
+	 * next send or mx_iconnect to the partner fails with this, once,
+	 * unless the peer has started over since (a new session: the loss
+	 * concerned its past life, and is only counted). */
+	mx_status_code_t unreported;	/* MX_STATUS_SUCCESS: none */
+	uint32_t unreported_session;	/* the peer's session it concerns */
+	uint32_t sack_hole;		/* base our last prompt SACK was for */
+	uint32_t sack_ooo;		/* messages completed past a hole */
+	/* The partner's last SACK, while holes it named wait for their
+	 * round trip (reliable.c: mxd_fast_retransmit). */
+	uint64_t sack_bits;
+	uint32_t sack_ack;
+	uint8_t sack_pending;
+	/* Fragments it named lost wait for their stamp or tx room
+	 * (reliable.c: mxd_frags_heard). */
+	uint8_t frags_pending;
+	int port;			/* board port to use, -1 unknown */
+	uint8_t mac[MXD_ETH_ALEN];
+	/* The Ethernet and common headers of an EAGER frame to p but for
+	 * flags, length, ack and check (xmit.h, mxd_partner_hdr_build), so
+	 * that a message's frame starts as a copy; rebuilt at the next send
+	 * after whatever changes what they hold (port, MACs, the peer's
+	 * session, index and filter) calls mxd_partner_hdr_stale. */
+	uint8_t hdr[48] __attribute__((aligned(16)));
+	uint8_t hdr_ok;
+	/* Frame sizes towards it: the smaller of its MTU (said at connect)
+	 * and our board's (mxd_partner_set_mtu). */
+	uint16_t mtu;			/* in use both ways */
+	uint16_t remote_mtu;		/* as it said, 0: not said */
+	uint16_t mtu_said;		/* remote_mtu we logged about */
+	uint16_t frag_max;		/* eager payload per frame */
+	uint16_t pull_frag_max;		/* pull reply payload per frame */
+	uint32_t eager_max;		/* largest eager message to it */
+	uint8_t pack;			/* it takes PACK frames (said at
+					 * connect: MXD_CAP_PACK) */
+	uint8_t frags;			/* it takes ACKs naming fragments
+					 * held (MXD_CAP_FRAGS) */
+	uint8_t epoch_hdr;		/* its frames carry the epoch
+					 * (MXD_CAP_EPOCH) */
+	struct mxd_txwin tx;
+	struct mxd_rxwin rx;
+	struct mxd_txrec *inflight[MXD_WIN];
+	struct mxd_list sendq;		/* sends waiting for window/tx */
+	struct mxd_list syncq;		/* issends acked, waiting for MATCHED */
+	uint64_t *notify;		/* notices not sent yet: */
+	uint32_t notify_n, notify_cap;	/* kind << 32 | value */
+	struct mxd_list sending;	/* on the endpoint's sending list */
+	struct mxd_list ackq;		/* on the endpoint's ack list */
+	uint32_t ack_in;		/* its ack held, while ep->ack_held is
+					 * this partner (send.c) */
+	uint32_t ack_sent;		/* last cumulative ack sent */
+	uint64_t ack_due;		/* ns: send an explicit ack by then */
+	uint8_t ack_queued;
+	struct mxd_handshake hs;
+	void *addr_context;		/* mx_set_endpoint_addr_context */
+	/* PULLs to serve: frames asked again first (their block holds its
+	 * message back), then first asks; each queue in order. */
+	struct mxd_pulljob jobs[MXD_JOBS], again[MXD_JOBS_AGAIN];
+	uint32_t job_head, job_tail, again_head, again_tail;
+	uint32_t pulls_out;		/* our PULLs to it not yet answered */
+	struct mxd_list jobq;		/* on ep->jobq while it has jobs */
+	/* Reliability. */
+	uint64_t last_heard;		/* ns, last valid frame from it */
+	uint64_t probe_since;		/* ns, first probe unanswered */
+	uint64_t ping_at;		/* ns, last liveness probe */
+	uint32_t backoff;		/* consecutive timeouts */
+	struct mxd_rtt rtt;		/* messages: send to ack */
+	struct mxd_rtt pull_rtt;	/* blocks: PULL to last reply */
+	struct mxd_list timed;		/* on the endpoint's timed list */
+	struct mxd_list pulls;		/* our large receives from it */
+	uint64_t pulls_check_at;	/* ns: next look for overdue blocks */
+	uint32_t lsends;		/* our large sends to it */
+	uint64_t heard_on[MXD_BOARD_PORTS];	/* ns, last frame per port */
+	uint64_t port_bad_until[MXD_BOARD_PORTS];	/* ns: skip in pulls */
+	uint32_t port_fails[MXD_BOARD_PORTS];
+	/* PULLs to it are numbered in the order asked.  Per port: the highest
+	 * number of a block answered there, and (silent set) the first PULL
+	 * sent there since the partner was last heard there. */
+	uint32_t ask_next;
+	uint32_t answered[MXD_BOARD_PORTS];
+	uint32_t silent_from[MXD_BOARD_PORTS];
+	uint8_t silent[MXD_BOARD_PORTS];
+};
+
+/* The receives of one mask, hashed by match value, and (once 'indexed')
+ * the unexpected queue hashed by match & mask (match.c). */
+struct mxd_mclass {
+	uint64_t mask;
+	struct mxd_mtab posted;		/* posted receives with this mask */
+	struct mxd_mtab unexp;		/* every queued message, if indexed */
+	uint32_t used;			/* ep->mclass_tick when last asked */
+	uint32_t rent;			/* messages walked for it, unindexed */
+	uint8_t live;			/* given to 'mask' */
+	uint8_t indexed;
+};
+
+/* Buffers for unexpected and early messages (unexp.c). */
+struct mxd_bufpool {
+	struct mxd_unexp *free_unexp;
+	uint8_t *free_buf[32];		/* one free list per size class */
+};
+
+struct mx_endpoint {
+	struct mxd_board *board;
+	uint32_t id;
+	uint32_t filter;
+	uint32_t session;
+	mx_error_handler_t handler;	/* NULL: the library's */
+	uint32_t unexp_max;
+	uint64_t ctx_mask;		/* MX_PARAM_CONTEXT_ID bits */
+	uint32_t unexp_bytes;		/* on the unexpected queue */
+	uint8_t unexp_full;		/* messages held for lack of room */
+	uint32_t npartners;
+	struct mxd_partner *partners[MXD_MAX_PARTNERS];
+	struct mxd_list posted;		/* receives not hashed, post order */
+	struct mxd_list unexp;		/* unexpected messages, match order */
+	struct mxd_mclass mclass[MXD_MCLASSES];	/* [0]: the full mask */
+	uint32_t posted_short;		/* on 'posted', to hash if it grows */
+	uint32_t posted_short_max;	/* beyond: hashed (tests set 0) */
+	uint32_t posted_hashed;		/* in the classes' tables */
+	uint64_t post_seq;		/* receives posted so far */
+	uint32_t mclass_tick;		/* classes asked for so far */
+	uint32_t unexp_n;		/* messages on the unexpected queue */
+	struct mxd_list held;		/* other message buffers in use */
+	struct mxd_list done;		/* completed requests */
+	struct mxd_list sending;	/* partners with queued sends */
+	struct mxd_partner *ack_held;	/* the partner (one at most) holding
+					 * an ack received (send.c) */
+	struct mxd_reqpool reqs;
+	struct mxd_bufpool bufs;
+	struct mxd_txrec *free_txrec;
+	struct mxd_list txrec_chunks;
+	uint32_t next_conn_id;
+	struct mxd_list connects;	/* connect requests in progress */
+	uint32_t req_timeout_ms;	/* default for new sends/connects */
+	uint32_t ntimed;		/* requests with a deadline */
+	uint64_t next_timeout_scan;	/* ns */
+	mx_unexp_handler_t unexp_handler;
+	void *unexp_context;
+	uint8_t progression_off;	/* mx_disable_progression */
+	struct mx_request **lsend;	/* [MXD_LSEND_MAX] large sends */
+	uint32_t lsend_next, lsend_gen;
+	struct mxd_list jobq;		/* partners with PULLs to serve */
+	struct mxd_pull **pulls;	/* [MXD_PULLS_MAX] large receives */
+	uint32_t pull_next, pull_gen;
+	uint32_t npulls;		/* slots of pulls taken */
+	struct mxd_pull *pull_free;
+	struct mxd_list pulls_waiting;	/* pulls with PULLs not yet sent */
+	struct mxd_list pulls_deferred;	/* receives that took an RNDV while
+					 * every slot was taken (r->link;
+					 * descriptor in r->desc) */
+	/* Large receive buffers filled lately, and the bytes pulled in all
+	 * once each was (pull.c, pull_cold): how far back each was
+	 * written, to tell a buffer still in cache from one long gone. */
+	struct { uintptr_t addr; uint64_t at; } recent[MXD_RECENT_BUFS];
+	uint64_t pulled;
+	/* Timers (timers.c). */
+	struct mxd_list acks;		/* partners owing an ack or a notice */
+	uint64_t acks_due;		/* ns: none of them is due before
+					 * (the earliest due asked; those
+					 * not stamped yet not counted) */
+	uint8_t acks_stamp;		/* MXD_STAMP_*: acks owed whose
+					 * delay has not started (timers.h) */
+	struct mxd_list timed;		/* partners with something in flight
+					 * (retransmission, pulls, probes) */
+	uint32_t timer_pass;		/* passes since the last timer check */
+	uint64_t now;			/* ns, at the last timer check */
+};
+
+/* The slot of open endpoint ep (board.h). */
+static inline struct mxd_ep_slot *
+mxd_ep_slot(const struct mx_endpoint *ep)
+{
+	return &mxd_lib.slot[ep->board->index][ep->id];
+}
+
+/* ---- endpoints ---------------------------------------------------------- */
+
+/* A new endpoint 'id' on b (not open yet: mxd_ep_attach). */
+struct mx_endpoint *mxd_ep_new(struct mxd_board *b, uint32_t id,
+		uint32_t filter, uint32_t unexp_max);
+/* Opens it on its board: frames for its id reach it from now on. */
+void mxd_ep_attach(struct mx_endpoint *ep);
+/* Closes it on its board and frees it (unexp.c and rndv.c released their
+ * buffers already). */
+void mxd_ep_free(struct mx_endpoint *ep);
+struct mx_endpoint *mxd_ep_by_session(uint32_t session);
+/* The endpoint with id 'id' open on b, or NULL. */
+static inline struct mx_endpoint *
+mxd_ep_of(const struct mxd_board *b, uint32_t id)
+{
+	return id < MX_MAX_ENDPOINTS ? b->ep[id] : NULL;
+}
+
+/* The slot of ep if it is an endpoint open now, else NULL: pointers are
+ * compared, a closed endpoint's memory is never read (mx_close_endpoint
+ * twice; mx_wakeup, without the lock, racing a close: hence the atomic
+ * loads, paired with mxd_ep_attach's and mxd_ep_free's stores). */
+static inline struct mxd_ep_slot *
+mxd_ep_open_slot(const struct mx_endpoint *ep)
+{
+	for (unsigned i = 0; ep != NULL && i < mxd_lib.nboards; i++) {
+		const struct mxd_board *b = mxd_lib.boards[i];
+
+		for (uint32_t m = __atomic_load_n(&b->ep_open, __ATOMIC_ACQUIRE);
+				m != 0; m &= m - 1) {
+			unsigned id = (unsigned)__builtin_ctz(m);
+
+			if (__atomic_load_n(&b->ep[id], __ATOMIC_ACQUIRE) == ep)
+				return &mxd_lib.slot[i][id];
+		}
+	}
+	return NULL;
+}
+
+/* Whether ep is an endpoint open now (mxd_ep_open_slot). */
+static inline int
+mxd_ep_open_now(const struct mx_endpoint *ep)
+{
+	return mxd_ep_open_slot(ep) != NULL;
+}
+
+/* The same for a call under the library lock: the endpoint found open
+ * is remembered (mxd_lib.live_hint, forgotten by mxd_ep_free), and the
+ * next call on it compares one pointer. */
+static inline int
+mxd_ep_live(const struct mx_endpoint *ep)
+{
+	if (ep != NULL && ep == mxd_lib.live_hint)
+		return 1;
+	if (!mxd_ep_open_now(ep))
+		return 0;
+	mxd_lib.live_hint = ep;
+	return 1;
+}
+
+/* A request of ep's pool. */
+static inline struct mx_request *
+mxd_ep_req(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
+{
+	return mxd_req_get(&ep->reqs, ep, t, context);
+}
+
+/* Ends r with 'code': onto the completion list (or freed: mx_forget).
+ * Inline: every message completes one. */
+static inline void
+mxd_req_complete(struct mx_request *r, mx_status_code_t code)
+{
+	mxd_req_set_state(r, MXD_RS_COMPLETE);
+	r->status.code = code;
+	if (r->deadline) {
+		r->deadline = 0;
+		r->ep->ntimed--;
+	}
+	mxd_list_del(&r->link);
+	if (r->forget)
+		mxd_req_put(r);		/* nobody will test it */
+	else
+		mxd_list_add_tail(&r->ep->done, &r->done);
+}
+
+/* ---- partners ----------------------------------------------------------- */
+
+struct mxd_partner *mxd_partner_find(struct mx_endpoint *ep, uint64_t nic,
+		uint32_t remote_ep);
+struct mxd_partner *mxd_partner_new(struct mx_endpoint *ep, uint64_t nic,
+		uint32_t remote_ep);
+void mxd_partner_set_state(struct mxd_partner *p, enum mxd_peer_state s);
+/* Drops what is in flight and starts both windows over at message 1,
+ * with the peer's session 'remote_session' (0: none). */
+void mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session);
+/* Whether p's windows are at their start (nothing sent or received). */
+int mxd_partner_fresh(const struct mxd_partner *p);
+
+/* The frame sizes towards p from the MTU it said at connect (0: not
+ * said, our board's holds): the smaller of its and ours, at least
+ * MXD_MTU_MIN.  Returns 1 if it said an MTU other than our board's. */
+int mxd_partner_set_mtu(struct mxd_partner *p, uint32_t remote_mtu);
+
+/* What p's frame headers hold changed (port, MACs, the peer's session,
+ * index or filter): its header template is rebuilt before the next use. */
+static inline void
+mxd_partner_hdr_stale(struct mxd_partner *p)
+{
+	p->hdr_ok = 0;
+}
+
+/* Messages may go to p (a session is known and nothing failed). */
+static inline int
+mxd_partner_up(const struct mxd_partner *p)
+{
+	return p->state == MXD_PS_UP;
+}
+
+/* The address of p as the application sees it, and back.  The address
+ * holds the NIC id and endpoint id (word 0), and our session and p's
+ * index (word 1): an address of another (or a closed) endpoint is
+ * recognised instead of trusted.  mxd_addr_partner returns NULL for an
+ * address this endpoint has no partner for. */
+static inline void
+mxd_partner_addr(struct mxd_partner *p, mx_endpoint_addr_t *a)
+{
+	p->used = 1;
+	a->stuff[0] = (p->nic_id & 0xffffffffffffull) |
+		((uint64_t)p->remote_ep << 48);
+	a->stuff[1] = ((uint64_t)p->ep->session << 32) | (p->index + 1u);
+}
+
+static inline struct mxd_partner *
+mxd_addr_partner(struct mx_endpoint *ep, const mx_endpoint_addr_t *a)
+{
+	uint32_t idx = (uint32_t)(a->stuff[1] & 0xffff);
+	uint64_t nic = a->stuff[0] & 0xffffffffffffull;
+	uint32_t id = (uint32_t)(a->stuff[0] >> 48);
+
+	if ((uint32_t)(a->stuff[1] >> 32) == ep->session && idx != 0 &&
+			idx <= ep->npartners) {
+		struct mxd_partner *p = ep->partners[idx - 1];
+
+		/* (a partner given out is never reused: this is a forged
+		 * or corrupt address) */
+		if ((p->nic_id & 0xffffffffffffull) == nic &&
+				p->remote_ep == id)
+			return p;
+	}
+	/* An address another endpoint made (or our own): by NIC and id. */
+	return mxd_partner_find(ep, nic, id);
+}
+/* The partner an address names, in whichever endpoint made it. */
+struct mxd_partner *mxd_addr_lookup(const mx_endpoint_addr_t *a);
+
+/* Frame records of messages in flight (a message takes one, its ack
+ * frees it: inline).  mxd_txrec_grow adds a chunk; 0 or -1. */
+int mxd_txrec_grow(struct mx_endpoint *ep);
+
+static inline struct mxd_txrec *
+mxd_txrec_get(struct mx_endpoint *ep)
+{
+	struct mxd_txrec *r;
+
+	if (ep->free_txrec == NULL && mxd_txrec_grow(ep) < 0)
+		return NULL;
+	r = ep->free_txrec;
+	ep->free_txrec = r->pool_next;
+	r->nframes = 0;
+	return r;
+}
+
+static inline void
+mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r)
+{
+	if (r->nframes)
+		mxd_board_free(ep->board, r->frames, r->nframes);
+	r->nframes = 0;
+	r->pool_next = ep->free_txrec;
+	ep->free_txrec = r;
+}
+
+#endif /* MXD_ENDPOINT_H */

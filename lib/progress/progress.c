@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Progress: the whole pass, in a fixed order, and the dispatch of received
+ * frames by type.  Every API call that may need the network runs a pass;
+ * blocking calls run passes until done (the API layer).  A pass covers
+ * every board of the process, which has no firmware of its own to answer
+ * connects or acks while the application waits elsewhere:
+ *
+ *   1. the board's link watch (timers_run.c), then per open endpoint:
+ *      timers (timers_run.c: acks owed, retransmissions, probes, re-pulls,
+ *      connect retries, deadlines), then its queued sends, PULLs to
+ *      serve and PULLs to ask; tx bursts of what they queued;
+ *   2. rx bursts of every port, then the loopback ring (only the frames
+ *      queued when it starts: handlers may queue more), each frame
+ *      validated once and dispatched by type; if frames came, the
+ *      endpoints' queues again (sends their acks admit, PULLs to serve);
+ *   3. tx bursts of what the frames asked for and let go.
+ *
+ * So a pass that takes a message returns to the application right after
+ * it (the look at the queues: a few tests when they are empty); its
+ * timers are looked at by the next pass, before that pass's bursts (with
+ * the acks held since, send.h, applied first).
+ *
+ * Lower layers never call up: the board hands frames over only when asked
+ * (mxd_board_rx), and the engine is called, never calls back.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+#include "csum.h"
+#include "glue.h"
+#include "util/clock.h"
+#include "util/config.h"
+#include "util/lock.h"
+#include "partners/naming.h"
+#include "engine/acks.h"
+#include "engine/connect.h"
+#include "engine/pull.h"
+#include "engine/recv.h"
+#include "engine/reliable.h"
+#include "engine/rndv.h"
+#include "engine/send.h"
+#include "engine/timers.h"
+#include "progress/progress.h"
+#include "progress/timers_run.h"
+
+/* An unexpected handler runs inside a pass and may call MX: no second
+ * pass then (under the library lock, one pass runs at a time). */
+static int in_pass;
+
+/* ---- what a frame means ------------------------------------------------- */
+
+/*
+ * A pull reply whose check is verified as its payload is placed: nothing
+ * else of it takes effect until then (its ack, the partner heard).
+ */
+static void
+rx_unchecked(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
+{
+	if (mxd_pull_data(p, port, pkt) < 0)
+		return;			/* corrupt: counted */
+	mxd_rx_heard(p, port);
+	if (pkt->h.flags & MXD_F_ACK_VALID)
+		mxd_send_acked(p, pkt->h.ack);
+}
+
+/* A frame of a known partner: its ack first, then what it carries. */
+static void
+rx_partner_frame(struct mxd_partner *p, unsigned port,
+		const struct mxd_pkt *pkt)
+{
+	/* A plain message's ack is held (mxd_send_ack_hold); anything else
+	 * finds every ack received before it applied. */
+	int plain = pkt->h.type == MXD_T_EAGER && !(pkt->h.flags &
+			(MXD_F_CTRL | MXD_F_SYNC | MXD_F_RNDV));
+
+	if (!plain)
+		mxd_send_ack_settle(p);
+	if (pkt->unchecked) {
+		rx_unchecked(p, port, pkt);
+		return;
+	}
+	if (!p->local && (int)port != p->port &&
+			pkt->h.type != MXD_T_PULL && pkt->h.type != MXD_T_PULL_REP)
+		mxd_partner_follow(p, port, pkt);
+	if ((pkt->h.flags & MXD_F_ACK_VALID) && plain)
+		mxd_send_ack_in(p, pkt->h.ack);
+	else if (pkt->h.flags & MXD_F_ACK_VALID)
+		mxd_send_acked(p, pkt->h.ack);
+	switch (pkt->h.type) {
+	case MXD_T_EAGER:
+		mxd_rx_eager(p, pkt);
+		return;
+	case MXD_T_PACK:
+		mxd_rx_pack(p, pkt);
+		return;
+	case MXD_T_ACK:
+		if (pkt->u.ack.nfrags)
+			mxd_frags_heard(p, pkt);
+		if (pkt->h.flags & MXD_F_SACK)
+			mxd_fast_retransmit(p, pkt->h.ack, pkt->u.ack.sack, 1);
+		if (pkt->h.flags & MXD_F_BYE)
+			mxd_partner_lost(p, MX_STATUS_ENDPOINT_CLOSED);
+		else if (pkt->h.flags & MXD_F_PING)
+			mxd_ack_send(p);	/* alive: say so now */
+		return;
+	case MXD_T_PULL:
+		mxd_pull_serve(p, port, pkt);
+		return;
+	case MXD_T_PULL_REP:
+		mxd_pull_data(p, port, pkt);
+		return;
+	}
+	mxd_count_drop(p->ep->board, MXD_DROP_TYPE);
+}
+
+void
+mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+{
+	struct mxd_pkt pkt;
+	enum mxd_drop why = mxd_wire_parse_lazy(f->data, f->len, &pkt);
+	struct mxd_partner *p;
+
+	if (why != MXD_DROP_NONE) {
+		mxd_count_drop(b, why);
+		return;
+	}
+	switch (pkt.h.type) {
+	case MXD_T_DISCOVER:
+		mxd_naming_rx(b, port, &pkt);
+		return;
+	case MXD_T_CONN_REQ:
+		mxd_send_acks_board(b);		/* before any reset */
+		mxd_rx_conn_req(b, port, &pkt);
+		return;
+	case MXD_T_CONN_REP:
+		mxd_send_acks_board(b);
+		mxd_rx_conn_rep(b, port, &pkt);
+		return;
+	case MXD_T_NACK:
+		mxd_send_acks_board(b);		/* before sends are lost */
+		mxd_rx_nack(b, port, &pkt);
+		return;
+	case MXD_T_EAGER:
+	case MXD_T_PACK:
+	case MXD_T_ACK:
+	case MXD_T_PULL:
+	case MXD_T_PULL_REP:
+		p = mxd_rx_partner(b, port, &pkt);
+		if (p != NULL)
+			rx_partner_frame(p, port, &pkt);
+		return;
+	}
+	mxd_count_drop(b, MXD_DROP_TYPE);	/* the parser admits no other */
+}
+
+/* ---- the pass ----------------------------------------------------------- */
+
+/* Each burst's frames are freed before the next burst, the last one's
+ * at the next pass (b->rx_done): not between a message's frame and the
+ * application. */
+static unsigned
+rx_board(struct mxd_board *b)
+{
+	struct mxd_frame *f = b->rx_done;
+	unsigned work = 0, n;
+
+	for (unsigned port = 0; port < b->nports; port++) {
+		mxd_board_rx_done(b);
+		n = mxd_board_rx(b, port, f, MXD_BURST);
+		b->rx_done_n = n;
+		for (unsigned i = 0; i < n; i++)
+			mxd_rx_frame(b, port, &f[i]);
+		work += n;
+	}
+	for (unsigned left = mxd_loop_queued(b); left > 0; left -= n) {
+		mxd_board_rx_done(b);
+		n = mxd_board_loop_rx(b, f, left < MXD_BURST ? left : MXD_BURST);
+		b->rx_done_n = n;
+		for (unsigned i = 0; i < n; i++)
+			mxd_rx_frame(b, 0, &f[i]);
+		work += n;
+	}
+	/* Stores around the caches are ordered with no later one: fenced
+	 * here, the next pass (another thread's, maybe, which may end the
+	 * receive) comes after them. */
+	if (b->nt_stores) {
+		b->nt_stores = 0;
+		mxd_crc_store_fence();
+	}
+	return work;
+}
+
+/* An endpoint's own pending work: queued sends, PULLs to serve and ask. */
+static void
+ep_work(struct mx_endpoint *ep)
+{
+	if (!mxd_list_empty(&ep->sending))
+		mxd_sends_pump(ep);
+	if (!mxd_list_empty(&ep->jobq))
+		mxd_pulls_pump(ep);
+	if (!mxd_list_empty(&ep->pulls_waiting))
+		mxd_pulls_ask(ep);
+	if (!mxd_list_empty(&ep->pulls_deferred))
+		mxd_pulls_start_deferred(ep);
+}
+
+/* After an rx burst: what its frames let go (sends the acks admit, PULLs
+ * to serve) goes in this pass, as it did before the burst. */
+static void
+rx_work(struct mxd_board *b)
+{
+	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
+		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
+
+		if (!ep->progression_off)
+			ep_work(ep);
+	}
+}
+
+/*
+ * The board's own work first (timers, queued sends, their flush), then
+ * its rx bursts, what their frames let go, and the flush of that and of
+ * what they asked for (acks, answers): a pass that takes a message
+ * returns to the application right after it, and the timers' look that
+ * the pass would have had after it comes at the start of the next.  The
+ * timers see the frames of the board's previous pass as its work.
+ */
+static unsigned
+board_pass(struct mxd_board *b)
+{
+	unsigned work;
+
+	mxd_timers_board(b);
+	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
+		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
+
+		mxd_timers_pass(ep, b->rx_work);
+		if (!ep->progression_off)
+			ep_work(ep);
+	}
+	mxd_board_flush(b);
+	work = rx_board(b);
+	b->rx_work = work;
+	if (work)
+		rx_work(b);
+	mxd_board_flush(b);
+	return work;
+}
+
+static unsigned
+pass(void)
+{
+	unsigned work = 0;
+
+	in_pass = 1;
+	if (mxd_lib.acks_in != 0)	/* held since the last pass */
+		mxd_send_acks_all();
+	for (unsigned i = 0; i < mxd_lib.nboards; i++)
+		work += board_pass(mxd_lib.boards[i]);
+	in_pass = 0;
+	return work;
+}
+
+unsigned
+mxd_progress(struct mx_endpoint *ep)
+{
+	if (ep->progression_off || in_pass)
+		return 0;
+	return pass();
+}
+
+unsigned
+mxd_progress_any(void)
+{
+	return in_pass ? 0 : pass();
+}
+
+int
+mxd_in_pass(void)
+{
+	return in_pass;
+}
+
+/* ---- the progression thread --------------------------------------------- */
+
+/*
+ * Two kinds, one at a time:
+ *
+ *  - progression (MX_PROGRESSION=1, the default): the network is answered
+ *    while no application thread is in the library, as MX's NIC and
+ *    progression thread did: discovery, connects, acks, retransmissions,
+ *    PULLs served and asked.  The thread wakes every MX_PROGRESSION_US;
+ *    if the application made a call since the last wake, or is in one,
+ *    it steps aside (the application makes progress itself, and the
+ *    thread costs it nothing but this look).  Otherwise it borrows the
+ *    library (lock.h) and runs passes while they find work, giving it
+ *    back at once when the application calls.  Endpoints whose
+ *    progression is disabled (mx_disable_progression) are left alone;
+ *    when all are, the thread runs no pass.
+ *  - the busy thread (MX_PROGRESS_THREAD=1): a pass under the library
+ *    lock like any call, a nap of MX_PROGRESS_US between idle passes.
+ *
+ * While the application stays out, the thread sleeps on the ports' rx
+ * interrupts where every port has them (NICs; it still wakes every
+ * MX_PROGRESSION_US for the timers); none of the virtual PMDs of DPDK
+ * 22.11 (memif, af_packet, ring, pcap, null) has them, so over those it
+ * wakes on the timer alone.
+ */
+
+static pthread_t prog_thread;
+static int prog_run;	/* read by the thread, written around it */
+
+static int
+running(void)
+{
+	return __atomic_load_n(&prog_run, __ATOMIC_RELAXED);
+}
+
+/* A borrow is given back after this long even while passes find work,
+ * so that an application that comes back waits at most this; the
+ * thread keeps polling until passes found nothing for IDLE_NS (the
+ * partner's next frame is often a few microseconds away). */
+#define BORROW_NS	200000u
+#define IDLE_NS		100000u
+
+static void
+nap_us(uint32_t us)
+{
+	struct timespec t = { us / 1000000u, (long)(us % 1000000u) * 1000 };
+
+	nanosleep(&t, NULL);
+}
+
+/* Ports with rx interrupts, as far as the thread knows (the first port
+ * that has none turns them off for good). */
+static int intr_ok = 1;
+
+/*
+ * Until the next look.  After a borrow (the application out), on rx
+ * interrupts if every port has them: frames wake the thread at once.
+ * Frames that came between the last pass and the arming wake nothing:
+ * the timeout takes them.
+ */
+static void
+progression_sleep(int app_out)
+{
+	unsigned n = mxd_lib.nlinks, armed = 0;
+
+	if (app_out && intr_ok) {
+		while (armed < n && mxd_lib.links[armed]->ops->intr_arm != NULL &&
+				mxd_lib.links[armed]->ops->intr_arm(
+					mxd_lib.links[armed]) == 0)
+			armed++;
+		if (armed == n && n != 0)
+			mxd_glue_intr_wait((mxd_conf.progression_us + 999) /
+					1000);
+		else
+			intr_ok = 0;
+		while (armed > 0) {
+			struct mxd_link *l = mxd_lib.links[--armed];
+
+			l->ops->intr_disarm(l);
+		}
+		if (intr_ok)
+			return;
+	}
+	nap_us(mxd_conf.progression_us);
+}
+
+/* Whether some open endpoint lets the thread make progress for it. */
+static int
+progression_wanted(void)
+{
+	int open = 0;
+
+	for (unsigned i = 0; i < mxd_lib.nboards; i++) {
+		struct mxd_board *b = mxd_lib.boards[i];
+
+		for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
+			if (!b->ep[__builtin_ctz(m)]->progression_off)
+				return 1;
+			open = 1;
+		}
+	}
+	return !open;		/* no endpoint yet: answer discovery */
+}
+
+/* Passes while they find work and the application stays out.  Returns
+ * whether the thread should come back at once (work was still found). */
+static int
+borrowed_passes(unsigned seen)
+{
+	uint64_t now = mxd_now_ns(), until = now + BORROW_NS, busy = now;
+
+	while (mxd_lock_calls() == seen && now < until) {
+		if (progression_wanted() && mxd_progress_any())
+			busy = now;
+		else if (now - busy >= IDLE_NS)
+			return 0;
+		now = mxd_now_ns();
+	}
+	return 1;
+}
+
+static void *
+progression_main(void *arg)
+{
+	unsigned seen = mxd_lock_calls();
+	int app_out = 0;
+
+	(void)arg;
+	while (running()) {
+		unsigned now;
+
+		progression_sleep(app_out);
+		app_out = 0;
+		now = mxd_lock_calls();
+		if (now != seen) {
+			seen = now;	/* the application is active */
+			continue;
+		}
+		while (running() && mxd_lock_calls() == seen &&
+				mxd_borrow()) {
+			int again = borrowed_passes(seen);
+
+			mxd_give_back();
+			app_out = mxd_lock_calls() == seen;
+			if (!again)
+				break;
+			sched_yield();	/* the application's turn, if it wants */
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The busy thread: large transfers (and acks, connects, timers) go on
+ * while the application computes.  Each pass runs under the library lock
+ * like any API call; between passes the thread sleeps MX_PROGRESS_US,
+ * or polls at once while frames keep coming.
+ */
+static void *
+busy_main(void *arg)
+{
+	(void)arg;
+	while (running()) {
+		unsigned work;
+
+		mxd_enter();
+		work = mxd_progress_any();
+		mxd_leave();
+		if (!work)
+			nap_us(mxd_conf.progress_us);
+	}
+	return NULL;
+}
+
+int
+mxd_progress_thread_start(void)
+{
+	void *(*main)(void *) = mxd_conf.progress_thread ? busy_main :
+		mxd_conf.progression ? progression_main : NULL;
+
+	if (main == NULL || running())
+		return 0;
+	prog_run = 1;
+	if (pthread_create(&prog_thread, NULL, main, NULL) != 0) {
+		prog_run = 0;
+		return -MX_NO_RESOURCES;
+	}
+	return 0;
+}
+
+/* Called without the library lock: the thread may be waiting for it. */
+void
+mxd_progress_thread_stop(void)
+{
+	if (!running())
+		return;
+	__atomic_store_n(&prog_run, 0, __ATOMIC_RELAXED);
+	pthread_join(prog_thread, NULL);
+}

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requests (a leaf): the pool they come from, their state machine and
+ * the copies between a request's segments and frames.  Who completes a
+ * request and where it goes then is the endpoint's business (endpoint.h).
+ *
+ *   large: QUEUED --> RNDV --> COMPLETE        (pulled; NOTIFY completes)
+ *   issend: QUEUED --> BUFFERED --> COMPLETE   (data in frames; complete
+ *          (fresh) -> BUFFERED                  when acked and matched)
+ *   send:  QUEUED --> COMPLETE                 (mx_isend, eager: complete
+ *          (fresh) -> COMPLETE                  once its data is in frames;
+ *                                               any send: failed early)
+ *   connect: QUEUED --> COMPLETE
+ *   recv:  POSTED --> MATCHED --> COMPLETE
+ *          (fresh) -> MATCHED            (matched an unexpected message)
+ *          POSTED --> COMPLETE           (cancel, close)
+ *
+ * mxd_req_set_state() is the only writer of r->state and asserts that the
+ * transition is one of these.
+ */
+#ifndef MXD_REQUEST_H
+#define MXD_REQUEST_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "myriexpress.h"
+#include "util/list.h"
+#include "util/mtab.h"
+
+#define MXD_SEG_INLINE		4	/* segments held in the request */
+
+struct mx_endpoint;
+struct mxd_partner;
+struct mxd_reqpool;
+
+enum mxd_req_type {
+	MXD_REQ_SEND = 1,
+	MXD_REQ_RECV,
+	MXD_REQ_CONNECT,
+};
+
+enum mxd_req_state {
+	MXD_RS_FREE = 0,	/* in the pool */
+	MXD_RS_QUEUED,		/* send waiting for window or tx space */
+	MXD_RS_BUFFERED,	/* issend: data in frames, waiting for ack/match */
+	MXD_RS_RNDV,		/* large send: announced, being pulled */
+	MXD_RS_POSTED,		/* receive in the posted queue */
+	MXD_RS_MATCHED,		/* receive matched, data arriving */
+	MXD_RS_COMPLETE,	/* on the completion list */
+};
+
+struct mx_request {
+	struct mxd_list link;		/* partner's sendq, or posted with
+					 * no class (match.c) */
+	struct mxd_list done;		/* endpoint completion list */
+	struct mx_endpoint *ep;
+	struct mxd_reqpool *pool;
+	uint8_t type;
+	uint8_t state;
+	uint32_t gen;			/* lives: bumped when freed */
+	uint32_t nseg;
+	uint32_t length;		/* sum of the segments */
+	mx_segment_t *segs;
+	mx_segment_t seg_inline[MXD_SEG_INLINE];
+	uint64_t match_recv;		/* send: match_info; recv: value */
+	uint64_t match_mask;
+	struct mxd_mnode mnode;		/* recv posted: in its class */
+	uint64_t post_seq;		/* recv: order of posting */
+	uint8_t mclass;			/* recv posted: its class, or none */
+	struct mxd_partner *partner;	/* send: destination */
+	uint32_t seq;			/* send: message sequence number */
+	uint8_t sync;			/* mx_issend */
+	uint8_t acked;			/* send: partner has the data */
+	uint8_t matched;		/* issend: partner matched it */
+	uint8_t forget;			/* mx_forget: release on completion */
+	uint64_t deadline;		/* ns; 0: no timeout */
+	uint8_t claimed;		/* returned by a peek (several threads) */
+	uint8_t rndv;			/* large send (rendezvous) */
+	uint32_t rndv_handle;		/* its handle in ep->lsend */
+	uint8_t desc[16];		/* its struct mxd_rndv_desc, on the wire */
+	mx_status_t status;
+	struct mx_request *pool_next;
+};
+
+/* Requests of one endpoint: grown in chunks, never freed per message. */
+struct mxd_reqpool {
+	struct mx_request *free;
+	struct mxd_list chunks;
+	uint32_t allocated;
+};
+
+#define MXD_REQ_CHUNK	256	/* requests per chunk */
+
+struct mxd_reqchunk {
+	struct mxd_list link;		/* on the pool's chunks */
+	struct mx_request r[MXD_REQ_CHUNK];
+};
+
+/*
+ * Whether r, a handle from the application, is one of pool p's requests.
+ * Its address is compared with p's chunks before anything of it is read:
+ * a handle of a closed endpoint points into memory freed with its pool.
+ * mx_test and mx_wait check every handle, so this is a few compares per
+ * chunk (one chunk serves 256 requests in flight), no lookup table.
+ */
+static inline int
+mxd_reqpool_owns(const struct mxd_reqpool *p, const struct mx_request *r)
+{
+	uintptr_t a = (uintptr_t)r;
+
+	for (const struct mxd_list *pos = p->chunks.next; pos != &p->chunks;
+			pos = pos->next) {
+		uintptr_t first = (uintptr_t)pos -
+			offsetof(struct mxd_reqchunk, link) +
+			offsetof(struct mxd_reqchunk, r);
+
+		if (a - first < MXD_REQ_CHUNK * sizeof(*r))
+			return (a - first) % sizeof(*r) == 0;
+	}
+	return 0;
+}
+
+void mxd_reqpool_init(struct mxd_reqpool *p);
+void mxd_reqpool_fini(struct mxd_reqpool *p);
+/* Another chunk of requests in the pool; 0, or -1 when out of memory. */
+int mxd_reqpool_grow(struct mxd_reqpool *p);
+
+/* A fresh request of type t for endpoint ep, or NULL (out of memory).
+ * Inline, as mxd_req_put and mxd_req_set_segs: every message takes one. */
+static inline struct mx_request *
+mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep, enum mxd_req_type t,
+		void *context)
+{
+	struct mx_request *r;
+
+	if (p->free == NULL && mxd_reqpool_grow(p) < 0)
+		return NULL;
+	r = p->free;
+	p->free = r->pool_next;
+	mxd_list_init(&r->link);
+	mxd_list_init(&r->done);
+	r->ep = ep;
+	r->pool = p;
+	r->type = (uint8_t)t;
+	r->state = MXD_RS_FREE;
+	r->partner = NULL;
+	r->sync = r->acked = r->matched = r->forget = 0;
+	r->deadline = 0;
+	r->claimed = 0;
+	r->rndv = 0;
+	r->rndv_handle = 0;
+	memset(&r->status, 0, sizeof(r->status));
+	r->status.code = MX_STATUS_PENDING;
+	r->status.context = context;
+	return r;
+}
+
+/* Frees the segment array of a request of more than MXD_SEG_INLINE. */
+void mxd_req_free_segs(struct mx_request *r);
+
+static inline void
+mxd_req_put(struct mx_request *r)
+{
+	struct mxd_reqpool *p = r->pool;
+
+	mxd_list_del(&r->link);
+	mxd_list_del(&r->done);
+	if (r->segs != r->seg_inline)
+		mxd_req_free_segs(r);
+	r->state = MXD_RS_FREE;
+	r->type = 0;
+	r->gen++;
+	r->pool_next = p->free;
+	p->free = r;
+}
+
+/* Whether r may go from its state to s (the diagram above). */
+int mxd_req_transition_ok(const struct mx_request *r, enum mxd_req_state s);
+
+static inline void
+mxd_req_set_state(struct mx_request *r, enum mxd_req_state s)
+{
+	assert(mxd_req_transition_ok(r, s));
+	r->state = (uint8_t)s;
+}
+/* r's segments (a copy of the list) and length; 0 or a negated code. */
+int mxd_req_set_segs_list(struct mx_request *r, const mx_segment_t *segs,
+		uint32_t n);
+
+static inline int
+mxd_req_set_segs(struct mx_request *r, const mx_segment_t *segs, uint32_t n)
+{
+	if (n != 1)
+		return mxd_req_set_segs_list(r, segs, n);
+	r->segs[0] = segs[0];		/* one: no sum to check */
+	r->nseg = 1;
+	r->length = segs[0].segment_length;
+	return 0;
+}
+/* Copies 'len' bytes between the request's segments at message offset
+ * 'off' (several segments) and ext. */
+void mxd_req_copy_segs(const struct mx_request *r, uint32_t off, uint8_t *ext,
+		uint32_t len, int to_req);
+
+/* Copies 'len' bytes into the request's segments at message offset 'off'
+ * (bytes past the request's length are dropped: truncation).  Inline, as
+ * mxd_req_gather: a small message's one segment is one memcpy. */
+static inline void
+mxd_req_scatter(struct mx_request *r, uint32_t off, const uint8_t *src,
+		uint32_t len)
+{
+	if (off >= r->length)
+		return;
+	if (len > r->length - off)
+		len = r->length - off;
+	if (r->nseg == 1)
+		memcpy((uint8_t *)r->segs[0].segment_ptr + off, src, len);
+	else
+		mxd_req_copy_segs(r, off, (uint8_t *)(uintptr_t)src, len, 1);
+}
+/* The same, feeding the bytes (all len of them, truncated or not) to the
+ * CRC register crc in the same pass; returns the register.  'cold': a
+ * buffer of one segment that is out of cache is written around the
+ * caches (mxd_crc_copy_nt); such stores are fenced (mxd_crc_store_fence)
+ * by the pass that made them before its rx ends, and by the receive's
+ * end before it completes. */
+uint32_t mxd_req_scatter_crc(struct mx_request *r, uint32_t off,
+		const uint8_t *src, uint32_t len, uint32_t crc, int cold);
+/* Copies 'len' bytes of the request's segments at offset 'off' to dst. */
+static inline void
+mxd_req_gather(const struct mx_request *r, uint32_t off, uint8_t *dst,
+		uint32_t len)
+{
+	if (r->nseg != 1)
+		mxd_req_copy_segs(r, off, dst, len, 0);
+	else if (len != 0)	/* a 0-byte message's buffer may be NULL */
+		memcpy(dst, (const uint8_t *)r->segs[0].segment_ptr + off, len);
+}
+/* The same, feeding them to the CRC register crc in the same pass (every send's
+ * data is checked on the way into its frame); returns the register. */
+uint32_t mxd_req_gather_crc(const struct mx_request *r, uint32_t off,
+		uint8_t *dst, uint32_t len, uint32_t crc);
+/* Asks the cache for message bytes [off, off + len) of r's segments (those
+ * past its length are left out), for a copy a few frames later. */
+void mxd_req_prefetch(const struct mx_request *r, uint64_t off, uint32_t len);
+
+#endif /* MXD_REQUEST_H */
