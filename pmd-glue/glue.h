@@ -67,7 +67,7 @@ const char *mxd_glue_eal_text(void);
  * touch (prefault.c); returns the number of pages, or -1.
  */
 long mxd_glue_prefault(void *addr, size_t len);
-/* The same for every memif region the process has mapped (port.c, when
+/* The same for every memif region the process has mapped (memif.c, when
  * a memif link comes up); returns the number of pages. */
 long mxd_glue_prefault_memif(void);
 /* The memif regions the process has mapped, writable and shared, as
@@ -76,7 +76,7 @@ long mxd_glue_prefault_memif(void);
 unsigned mxd_glue_memif_regions(uintptr_t *lo, uintptr_t *hi, unsigned max);
 
 /* Puts the memif ports' fault guard back in front of a SIGSEGV or SIGBUS
- * handler installed after it (port.c, "bursts that outlive the peer's
+ * handler installed after it (memif.c, "bursts that outlive the peer's
  * memory").  Control path: two sigaction() queries; nothing to do without
  * a memif port. */
 void mxd_glue_guard_check(void);

@@ -5,7 +5,7 @@
  * A link moves Ethernet frames in bursts and reports its state; it knows
  * nothing of MX.  The engine holds frames as struct mxd_frame (an opaque
  * buffer handle plus a data pointer and length), so the DPDK
- * implementation (port.c) and the fake links of the tests are
+ * implementation (port.c, memif.c) and the fake links of the tests are
  * interchangeable.  This header includes no DPDK header.
  *
  * Buffer ownership: alloc() and rx_burst() hand the caller one reference
@@ -76,7 +76,7 @@ struct mxd_link {
 	 * read; they were dropped here. */
 	uint64_t too_long;
 	void *priv;
-	/* Start-up (control path, pmd-glue/port.c): */
+	/* Start-up (control path, pmd-glue/setup.c): */
 	uint8_t started;	/* the PMD started the port */
 	uint8_t waits;		/* its link should come up by itself (all
 				 * but a memif server, which waits for its

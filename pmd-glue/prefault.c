@@ -10,12 +10,14 @@
  * up, and each side then takes a fault per page during the first 1024
  * frames each way -- about 1024 faults per process.  A fault costs 12-14
  * us on this kind of VM (measured; a page another process already
- * faulted in costs as much as a fresh one), so a run's first lap of the
- * ring lost tens of milliseconds: the first 1000 round trips of a
- * ping-pong took 20 us instead of 2, and a 200-message stream of 1 MiB
- * ran well below a long one's rate (issue 19, item 5).  Users: port.c
- * (memif's regions when a link comes up, mbuf pools at creation) and
- * lib/ (the engine's rings and pools when they are made).
+ * faulted in costs as much as a fresh one), so left to traffic the first
+ * lap of the ring loses tens of milliseconds: the first 1000 round trips
+ * of a ping-pong take 20 us instead of 2, and a 200-message stream of
+ * 1 MiB runs well below a long one's rate.  A run's first lap must be as
+ * fast as the laps after it, so these pages are faulted in before traffic
+ * needs them.  Users: memif.c (memif's regions when a link comes up),
+ * setup.c (mbuf pools at creation) and lib/ (the engine's rings and
+ * pools when they are made).
  *
  * MADV_POPULATE_WRITE (Linux 5.14) fills the page tables of a whole range
  * in one call, at 0.3-3 us per page, without changing a byte.  That is
