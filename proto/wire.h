@@ -226,7 +226,7 @@ struct mxd_seq_hdr {
 	uint8_t reason;		/*  4 NACK: enum mxd_nack_reason; else 0 */
 	uint8_t pad0[3];	/*  5 zero */
 	uint32_t session;	/*  8 the refused frame's dst_session: a NACK
-				 *    only fails sends to that session */
+				 *    only fails sends to the session it names */
 	uint32_t pad1;		/* 12 zero */
 };
 _Static_assert(sizeof(struct mxd_seq_hdr) == 16, "seq header size");

@@ -28,7 +28,7 @@
 # DISTINCT=1 also runs mx_bw -D after each of those runs: every message of
 # the window has buffers of its own (as Myricom's mx_stream), so the data
 # comes from and goes to memory beyond the caches; its columns are against
-# the same raw run.  Issue 19: at least 0.8 at 1 MiB, window 16
+# the same raw run.  Target for -D: at least 0.8 at 1 MiB, window 16
 # (WINDOW=16 DISTINCT=1).  DISTINCT=1 also streams raw frames that carry
 # program buffers (dpdk_pingpong stream -D / sink -D: each side copies
 # every frame's bytes from or into 16 buffers of 1 MiB, and does nothing

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The first lap (issue 19, item 5), measured: the runs tests/integration/
+# The first lap, measured: the runs tests/integration/
 # firstlap.sh checks, more of them, optionally beside another build.
 # Each run is a fresh memif pair without warm-up, each process on a CPU
 # of its own (taskset), all with tests/integration/myri_pingpong.c:

@@ -3,7 +3,7 @@
 # pair in the same run.  The baseline is tests/bench/dpdk_pingpong: its own
 # EAL, mempool and bursts, one frame per message (the message's bytes after
 # the Ethernet header, at least 60 bytes in all), nothing of mx-dpdk; what
-# our pmd-glue costs is on mx's side of the ratio (issue 15).
+# our pmd-glue costs is on mx's side of the ratio.
 #
 # The machine's speed drifts, so the programs are interleaved (dpdk, mx,
 # dpdk, mx, ...) for ROUNDS rounds.  Per length it prints the median over
@@ -33,7 +33,7 @@
 # BLOCK=1 adds mx_pingpong -w (both sides block in mx_wait(MX_INFINITE)
 # instead of polling with mx_test) as one more program per round: its
 # columns are its per-iteration medians, against dpdk and against the
-# polling mx_pingpong of the same round (issue 19: blocking beside
+# polling mx_pingpong of the same round (what blocking costs beside
 # polling).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -123,10 +123,10 @@ for n in sorted(set(dpdk) & set(mx)):
         line += (f"  {st.median(bmed[n]):>9.3f} {paired(bmed[n], dmed[n]):>6.2f}"
                  f" {paired(bmed[n], mmed[n]):>6.2f}")
     print(line)
-print("(mx/dpdk: the median of each round's ratio; issue 15's target: at "
-      "most 1.15.\n glue: raw_pingpong's mean, the same frames through our "
+print("(mx/dpdk: the median of each round's ratio; target: at most "
+      "1.15.\n glue: raw_pingpong's mean, the same frames through our "
       "pmd-glue)" if glue else "(mx/dpdk: the median of each round's ratio; "
-      "issue 15's target: at most 1.15)")
+      "target: at most 1.15)")
 if block:
     print("(blocking: mx_pingpong -w, per-iteration medians; /dpdk and /mx: "
           "the median of each round's ratio)")

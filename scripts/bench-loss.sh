@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Recovery from loss (issue 13): mx_bw over a memif pair with the fault
-# layer dropping frames (MX_FAULTS=drop=P%, both sides, seeded) against the
-# same runs without loss, interleaved (lossless, lossy, lossless, lossy, ...)
+# Recovery from loss: mx_bw over a memif pair with the fault layer
+# dropping frames (MX_FAULTS=drop=P%, both sides, seeded) against the same
+# runs without loss, interleaved (lossless, lossy, lossless, lossy, ...)
 # so that each ratio compares runs a second apart.  Three workloads:
 #   stream   1 MiB messages, window 8, 100 timed messages: MB/s
 #   ordered  200 messages of 64 bytes, window 64: the time the 200 take
@@ -11,7 +11,7 @@
 #            1000 timed messages: MB/s (a lost frame costs only itself:
 #            the receiver names the fragments it holds)
 # For each drop rate it prints the medians and the median of the per-round
-# ratios: bandwidth lossy/lossless, time lossy/lossless.  Issue 13's
+# ratios: bandwidth lossy/lossless, time lossy/lossless.  The
 # targets: at 1% drop, stream at least 0.7x and ordered within 2x; at 5%
 # within 2x for both; at 20% within 4x.  Asserts nothing.
 #

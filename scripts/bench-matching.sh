@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Matching at depth (issue 15, item 3): the 8-byte half round trip of
-# mx_pingpong over a net_memif pair with nothing queued, with DEPTH
-# receives posted on each side that no message matches (--posted), and
-# with DEPTH unexpected messages queued on each side (--unexpected); each
-# against the empty-queue latency of the same round.
+# Matching at depth: the 8-byte half round trip of mx_pingpong over a
+# net_memif pair with nothing queued, with DEPTH receives posted on each
+# side that no message matches (--posted), and with DEPTH unexpected
+# messages queued on each side (--unexpected); each against the
+# empty-queue latency of the same round (target: at most 1.1x it).
 #
 # The three kinds of run are interleaved (none, posted, unexpected, none,
 # ...) for ROUNDS rounds.  Per kind it prints the median over rounds of
@@ -105,7 +105,7 @@ for which in builds:
             print(f"{'':>19} medians by round: " +
                   " ".join(f"{x:.3f}" for x in med))
 print("(ratio: the median over rounds of the run's latency over the same "
-      "round's\n empty-queue run; issue 15's target: at most 1.1)")
+      "round's\n empty-queue run; target: at most 1.1)")
 PY
 
 for which in $builds; do

@@ -17,10 +17,10 @@
 # PORT=af_packet runs both over a veth pair between two network namespaces
 # (scripts/veth-pair.sh; root).
 #
-# mx_bw gained a message-rate mode (-R, window -Q, --csv) on the tools
-# branch; this script uses it when the mx_bw it finds has it, and otherwise
-# the older interface for the same measurement (-S 8 -E 8, window -W, the
-# messages/s column).
+# mx_bw's message-rate mode (-R, window -Q, --csv) is used when the mx_bw
+# it finds has it (an older build may not), and otherwise the older
+# interface for the same measurement (-S 8 -E 8, window -W, the messages/s
+# column).
 #
 # With SUMMARY=file, the medians and the ratio are appended to file as a
 # CSV line (scripts/bench-summary.sh).
@@ -83,7 +83,7 @@ for i, ((s, rcv, fps), m) in enumerate(rows, 1):
 print(f"{'median':>5} {'':>10} {'':>10} {st.median(d[2] for d, _ in rows):>11.0f} "
       f"{st.median(m for _, m in rows):>11.0f} "
       f"{st.median(m / d[2] for d, m in rows):>8.2f}")
-print("(issue 15's target: mx/dpdk at least 0.5)")
+print("(target: mx/dpdk at least 0.5)")
 if os.environ.get("SUMMARY"):
     with open(os.environ["SUMMARY"], "a") as f:
         f.write(f"8-byte message rate ({port}; window {window}),M/s,"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The performance table of the README (issue 15, item 5) in one run: every
+# The performance table of the README in one run: every
 # line against its baseline, measured by the benchmark scripts, each of
 # which interleaves its own runs with DPDK's (or with the empty queue):
 #

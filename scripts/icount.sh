@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions per 8-byte message (issue 15, item 4): tests/bench/icount
+# Instructions per 8-byte message: tests/bench/icount
 # under callgrind, in one process over the in-memory fake link (no DPDK,
 # no timing: the same figure on every run).  Prints the send path, the
 # receive path and a round trip in instructions per message (what each

@@ -9,7 +9,8 @@
 #                                 comm" narrow the mpich one
 #   scripts/mpich.sh bench        latency/bandwidth, mx netmod beside tcp and
 #                                 beside mx_pingpong (ROUNDS=5 ITERS=10000,
-#                                 interleaved), and issue 17's two latency bars
+#                                 interleaved), and the two latency bars
+#                                 (below tcp; within 1.3x of mx_pingpong)
 #
 # It installs the Debian packages it needs, builds mx-dpdk and installs it
 # into the cache, fetches Debian's MPICH source package (apt-get source,
@@ -193,7 +194,7 @@ build_tests() {
 		fi
 	done
 	# The groups' test lists (configure makes them) without sendflood,
-	# which overloads 2 cores (issue 17): every other test runs.
+	# which overloads 2 cores: every other test runs.
 	for g in pt2pt coll comm; do
 		grep -v '^sendflood ' "$SRC/test/mpi/$g/testlist" \
 			>"$SRC/test/mpi/$g/testlist.mx"
@@ -464,7 +465,7 @@ bench() {
 	printf 'num  %-40s %s\n' "latency-8B-memif" "mx netmod $(col 5) us, mx_pingpong $(col 7) us, netmod/mx_pingpong $(ratio 5 7)"
 	printf 'num  %-40s %s\n' "bandwidth-1MiB-memif" "mx netmod $(col 6) MB/s, mx_pingpong $(col 8) MB/s, netmod/mx_pingpong $(ratio 6 8)"
 	echo "== numbers: medians of $rounds interleaved rounds ($ITERS round trips at 8 B; per-round table: $cache/last-run/bench)"
-	# Issue 17's bar: below tcp on the same veth pair, and within 1.3x of
+	# The latency bars: below tcp on the same veth pair, and within 1.3x of
 	# mx_pingpong over memif.
 	local vt mp
 	vt=$(ratio 1 3) mp=$(ratio 5 7)

@@ -8,7 +8,7 @@
 # misuse tests, the threads stress test (one process and two) and the
 # conformance runs (in one process, MX 1.2's, and two processes over
 # memif) under ThreadSanitizer (build-tsan), which fails on any report
-# (issue 19; about two minutes).
+# (about two minutes).
 #   MXD_SANITIZE=0 skips the ASan+UBSan pass, MXD_TSAN=0 the TSan pass,
 #   MXD_FUZZ_SECS=0 the fuzzing.
 set -eu

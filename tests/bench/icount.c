@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Instructions per 8-byte message (issue 15, item 4), in one process over
+ * Instructions per 8-byte message, in one process over
  * the in-memory fake link (no DPDK, no second process), to be run under
  * callgrind: scripts/icount.sh runs it and divides.  Callgrind collects
  * only inside icount_measure (below); each step measured there is a

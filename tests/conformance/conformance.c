@@ -188,7 +188,7 @@ servant_process(void)
 	 * The tester makes no MX call while it runs a sub-mode in a child
 	 * (seconds on a loaded machine); a peer silent for longer than
 	 * MX_PEER_TIMEOUT_MS is declared lost until a progression thread
-	 * answers for it (issue 14).  Until then the servant waits longer.
+	 * answers for it.  Until then the servant waits longer.
 	 */
 	setenv("MX_PEER_TIMEOUT_MS", "30000", 1);
 	if (mx_init() != MX_SUCCESS || servant_open())

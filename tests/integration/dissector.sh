@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Wireshark dissector (contrib/wireshark/mxdpdk.lua) read by tshark from
-# net_pcap tx_pcap captures of real traffic (issue 16 items 2 and 6).
+# net_pcap tx_pcap captures of real traffic.
 #
 # Where the captures come from (tests/mxtap; the capture is the tx_pcap
 # file of a net_pcap port in both cases):

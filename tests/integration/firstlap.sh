@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The first lap (issue 19, item 5): a run's first length costs no more
-# than the next, and a short stream runs as fast as a long one.  Each run
-# is a fresh memif pair with no warm-up, as Myricom's tools run; all are
+# The first lap: a run's first length costs no more than the next, and a
+# short stream runs as fast as a long one.  Each run is a fresh memif
+# pair with no warm-up, as Myricom's tools run; all are
 # tests/integration/myri_pingpong.c (written as Myricom's programs are):
 #
 #   pp-poll    ping-pong, 1 KiB then 2 KiB, 2000 round trips each, both
@@ -37,7 +37,7 @@
 # mode's 1 KiB average over its 2 KiB one, at most PP_MAX (1.5); for the
 # stream, MX's first lap (its time per message over the first 200 over
 # that over all 1500) over raw frames' first lap (the same, per MiB), at
-# most BW_MAX (1.2).  That is issue 19's "a 200-message stream within
+# most BW_MAX (1.2).  That is the target "a 200-message stream within
 # 1.2x of a 1500-message one", both taken from one run: a 200-message
 # run is a fresh process's first 200, and a run of 300 ms sees one state
 # of this VM, which swings between states within seconds (separate runs

@@ -2,7 +2,7 @@
 /*
  * myri_pingpong: a ping-pong written the way Myricom's mx_pingpong is,
  * with nothing of MX but <myriexpress.h>, to catch the stalls such a
- * program met (issue 14, item 3) where our own mx_pingpong met none:
+ * program met where our own mx_pingpong met none:
  *
  *   receiver  keeps two receives posted; when one completes it replies
  *             from that receive's buffer, posts the next receive into the

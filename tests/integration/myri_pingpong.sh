@@ -9,7 +9,7 @@
 #   apart     each process on a CPU of its own; limit 5 us + 1 ns/byte;
 #   together  both on one CPU, as the kernel leaves them when the sender
 #             wakes from its sleep while another program holds the other
-#             CPU (the stalls of issue 14: each message then waited for
+#             CPU (the stalls this test catches: each message waited for
 #             the waiting side's spin, about 1 ms); a hand-off between
 #             processes on one CPU costs a context switch each way, so the
 #             limit gets 25 us more.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packaging like a DPDK library (issue 16): installs into a scratch prefix
+# Packaging like a DPDK library: installs into a scratch prefix
 # and checks that
 #   - myriexpress.pc hard-codes no DPDK library: it requires libdpdk (and
 #     numa), so "pkg-config --static --libs myriexpress" resolves through

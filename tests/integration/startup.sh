@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start-up that just works (issue 16): the README's two-process block
+# Start-up that just works: the README's two-process block
 # (Running), taken from the README itself and run exactly as written, 20
 # times back to back; each run must print its whole table and both sides
 # exit 0.  Then the same two commands in the other order (client first,

@@ -476,7 +476,7 @@ large_b(void)
 	finish(ep);
 }
 
-/* ---- partners with different MTUs (issue 16) ----------------------------- */
+/* ---- partners with different MTUs ---------------------------------------- */
 
 /*
  * nodeA runs with MTU 9000, nodeB with 1500, over memif buffers of 9216
@@ -836,11 +836,11 @@ passive_b(void)
 #define BUSY_LARGE	(1u << 20)
 
 /*
- * Issue 13, item 3: B sends a small and a large message to A, which
- * computes (no MX call) for three times MX_PEER_TIMEOUT_MS before posting
- * its receives.  A's progression thread answers B's probes, so nothing
- * fails on either side: B's sends complete once A takes them, and A's
- * receives complete after it resumes.
+ * A busy peer is not declared dead: B sends a small and a large message
+ * to A, which computes (no MX call) for three times MX_PEER_TIMEOUT_MS
+ * before posting its receives.  A's progression thread answers B's
+ * probes, so nothing fails on either side: B's sends complete once A
+ * takes them, and A's receives complete after it resumes.
  */
 static void
 busy_a(void)
@@ -1523,7 +1523,7 @@ progress_thread_bypass(void **state)
 	run_pair(progression_a, progression_b);
 }
 
-/* Issue 13: a peer busy for 3x MX_PEER_TIMEOUT_MS is not declared dead. */
+/* A peer busy for 3x MX_PEER_TIMEOUT_MS is not declared dead. */
 static void
 busy_peer(void **state)
 {
@@ -1531,7 +1531,7 @@ busy_peer(void **state)
 	run_pair(busy_a, busy_b);
 }
 
-/* Issue 14: the progression thread answers for a sleeping process. */
+/* The progression thread answers for a sleeping process. */
 static void
 passive_peer(void **state)
 {
@@ -1581,7 +1581,7 @@ peer_killed_and_restarted(void **state)
 }
 
 /*
- * Issue 13, item 5: the memif server dies and a new one takes its place.
+ * The memif server dies and a new one takes its place.
  * The surviving client's library restarts its port until it connects to
  * the new server, then finds nodeA by name and connects as the first time.
  *
@@ -1696,7 +1696,7 @@ server_killed_and_restarted(void **state)
 
 /*
  * DPDK's memif PMD unmaps a departed peer's memory while a burst of ours
- * may be reading it; the library's guard (pmd-glue/port.c) ends such a
+ * may be reading it; the library's guard (pmd-glue/memif.c) ends such a
  * burst.  Here the survivor A installs its own SIGSEGV and SIGBUS handler
  * after mx_init, with signal(), as a test framework (cmocka, around every
  * test) or an application does: the guard must still take a fault inside

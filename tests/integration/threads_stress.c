@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Many threads on one endpoint (issue 19, item 1): THREADS threads per
- * endpoint, each ITERS times posting a receive, sending, completing both
- * and checking every byte, through every size class (0 bytes, small,
- * medium eager, large rendezvous).  Some threads block in mx_wait, some
- * poll mx_test, some do one for the receive and the other for the send.
+ * Many threads on one endpoint: THREADS threads per endpoint, each ITERS
+ * times posting a receive, sending, completing both and checking every
+ * byte, through every size class (0 bytes, small, medium eager, large
+ * rendezvous).  Some threads block in mx_wait, some poll mx_test, some do
+ * one for the receive and the other for the send.
  *
  *   threads_stress local   one process over a net_ring port: each thread
  *                          sends to its own endpoint's address (self),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every virtual port with default arguments (issue 16): two processes in
+# Every virtual port with default arguments: two processes in
 # two network namespaces joined by a veth pair (scripts/veth-pair.sh), the
 # veth ends keeping the MACs the kernel drew, no mac= and no phy_mac=.
 #   net_pcap:      every pcap port reports 02:70:63:61:70:00; the library

@@ -776,7 +776,7 @@ addr_context_and_decompose2(void **state)
 	assert_int_equal(mx_set_endpoint_addr_context(to1, &nic), MX_SUCCESS);
 	assert_int_equal(mx_get_endpoint_addr_context(to1, &ctx), MX_SUCCESS);
 	assert_ptr_equal(ctx, &nic);
-	/* The endpoint's own address carries a context too (issue 19.4),
+	/* The endpoint's own address carries a context too,
 	 * and a message to ourselves comes from the address that has it. */
 	mx_get_endpoint_addr(e0, &self);
 	assert_int_equal(mx_get_endpoint_addr_context(self, &ctx), MX_SUCCESS);
@@ -959,7 +959,7 @@ unexpected_handler(void **state)
 	mxt_send_ok(e0, to1, out, 10, 4);
 	mxt_wait(e1, &r);
 	assert_int_equal(handler_seen, 3);
-	/* An issend the handler consumes is matched by it (issue 19.3):
+	/* An issend the handler consumes is matched by it:
 	 * the sender completes, one fragment or several. */
 	for (uint32_t len = 8; len <= 8000; len *= 10) {
 		static uint8_t big[8000];
@@ -1124,7 +1124,7 @@ large_messages(void **state)
 	assert_int_equal(e1->board->counters[MXD_C_RX_MSGS] - rx0, 4);
 }
 
-/* ---- partners with different MTUs (issue 16) ---------------------------- */
+/* ---- partners with different MTUs --------------------------------------- */
 
 /* Board 0's port has MTU 1500, board 1's 1000, and each drops what is
  * longer (fixture_setup_mtu): as memif ports of 9000 and 1500 do. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Matching (lib/match.c, lib/mtab.c): MX's ordering rules with hashed
+ * Matching (lib/engine/match.c, lib/util/mtab.c): MX's ordering rules with hashed
  * receives and unexpected messages.
  *
  *   - the match table alone against a model: random adds and removals,

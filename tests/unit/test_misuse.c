@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * API misuse that must fail cleanly, over the fake-link fixture (the API
- * audit's findings; each test failed before its fix, under ASan with a
- * use after free, or by hanging until the watchdog):
+ * API misuse that must fail cleanly, over the fake-link fixture (each test
+ * failed before its fix, under ASan with a use after free, or by hanging
+ * until the watchdog):
  *  - mx_close_endpoint and mx_finalize from an unexpected handler:
  *    MX_CLOSE_IN_HANDLER, and the pass that runs the handler goes on;
  *  - a blocking call from an unexpected handler: MX_BUSY at once (no pass

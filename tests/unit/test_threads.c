@@ -465,7 +465,7 @@ progression_disabled(void **state)
 }
 
 /*
- * Issue 19, item 1: threads whose first sends go, at once, to the
+ * Threads whose first sends go, at once, to the
  * endpoint's own address (as mx_get_endpoint_addr gave it) all get there;
  * none is told "unreachable" by another's connect in progress.
  */

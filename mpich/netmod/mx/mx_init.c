@@ -291,8 +291,8 @@ open_endpoint(void)
  * world group starts connected: a first message pays no connect, and the
  * connects of a job overlap.
  *
- * This began as a WORKAROUND: the mx-dpdk library of early 2026-11 took
- * a peer whose connect request crossed ours, after we had sent on the
+ * This began as a WORKAROUND: an mx-dpdk library without connect epochs
+ * took a peer whose connect request crossed ours, after we had sent on the
  * connection, for restarted, and failed our sends with
  * MX_STATUS_ENDPOINT_UNREACHABLE.  The library now numbers its state per
  * partner (an epoch in CONN_REQ/REP) and lazy connects both ways work
