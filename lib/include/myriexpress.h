@@ -8,12 +8,12 @@
  * declared here too, with MX's signature (the rest of MX 1.2, connection
  * management and unexpected handlers, is in mx_extensions.h, where MX 1.2
  * put it).  Calls that mx-dpdk cannot carry out (mx_iput(), mx_iget())
- * are declared and return MX_FAILURE; the README lists them.  A program
+ * are declared and return MX_FAILURE; mx-dpdk(7) lists them.  A program
  * includes this header, links libmyriexpress.a
  * (`pkg-config --cflags --libs --static myriexpress`) and runs over any
  * port DPDK drives.  The library takes no command-line arguments: its
- * settings are MX_* environment variables, listed in the README and printed
- * by mx_info.
+ * settings are MX_* environment variables, documented in mx-dpdk(7) and
+ * printed by mx_info.
  *
  * Every function returns MX_SUCCESS or an error code; an error is first
  * passed to the current error handler (see mx_set_error_handler()), which by

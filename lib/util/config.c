@@ -2,8 +2,9 @@
 /*
  * Settings.  MX programs take no extra arguments, so every setting is an
  * environment variable read once by mx_init().  The table below is the
- * single source of names, defaults and help texts: the README lists the
- * same variables and mx_info prints this table.
+ * single source of names, defaults and help texts: mx-dpdk(7) documents
+ * the same variables and mx_info prints this table (tests/unit/settings.sh
+ * checks both).
  */
 #include <errno.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * Settings (a leaf).  MX programs take no extra arguments, so every
  * setting is an MX_* environment variable, read once by mx_init() into
  * mxd_conf; config.c holds the one table of names, defaults and help
- * texts that the README lists and mx_info prints.
+ * texts that mx-dpdk(7) documents and mx_info prints.
  */
 #ifndef MXD_CONFIG_H
 #define MXD_CONFIG_H

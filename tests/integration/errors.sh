@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Every error names its cause and its fix (issue 16, issue 19 item 8): each
-# misconfiguration below is made on purpose and the exact text of the
-# library's message is checked, plus the conventions around them: the EAL
-# quiet by default, DPDK's usage only with MX_VERBOSE, the mx rte_log
-# types obeying --log-level, unique MACs for PMD defaults, a board name
-# another process of the host uses, partners of different MTUs, and every
-# setting documented in the README and printed by mx_info.
+# Every error names its cause and its fix: each misconfiguration below is
+# made on purpose and the exact text of the library's message is checked,
+# plus the conventions around them: the EAL quiet by default, DPDK's usage
+# only with MX_VERBOSE, the mx rte_log types obeying --log-level, unique
+# MACs for PMD defaults, a board name another process of the host uses,
+# partners of different MTUs, and every setting documented in mx-dpdk(7)
+# and printed by mx_info.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: errors.sh <build-dir>}
@@ -80,8 +80,8 @@ expect "memif role typo" "mx: port net_memif0: memif role \"clint\" is neither s
 run MX_LINK_WAIT_MS=300 MX_HOSTNAME=nodeB MX_DPDK_ARGS="$A --vdev=net_memif0,role=client,socket=$dir/m.sock" -- "$info" -q
 expect "memif client without a server" "mx: board nodeB:0 port 0 (net_memif0): link down after 300 ms: is the memif server running (socket $dir/m.sock)?"
 
-# A port another process holds (issue 19 item 8): a second memif server on
-# the socket a live one serves.
+# A port another process holds: a second memif server on the socket a
+# live one serves.
 MX_HOSTNAME=holder$$ MX_DPDK_ARGS="$A --vdev=net_memif0,role=server,socket=$dir/held.sock" \
 	timeout 120 "$build/apps/mx_pingpong" -e 1 >"$dir/holder" 2>&1 &
 pids="$pids $!"
@@ -176,12 +176,14 @@ grep -qF "of this host already uses the name holder$$:0: give each process a MX_
 verdict "... and what to do" $?
 
 # --- settings documented ----------------------------------------------------
+# mx-dpdk(7), RUNTIME PARAMETERS: an entry is ".TP" then ".B MX_NAME".
 run MX_DPDK_ARGS="$A --vdev=net_null0" -- "$info" -v
-names=$(sed -n '/^Settings/,$p' "$dir/out" | grep -oE "^  MX_[A-Z_]+" | tr -d ' ' | sort -u)
-readme=$(sed -n '/^Settings$/,/^Capturing/p' "$top/README" | grep -oE "^  MX_[A-Z_]+" | tr -d ' ' | sort -u)
-[ -n "$names" ] && [ "$names" = "$readme" ]
-verdict "every setting in mx_info -v is in the README's Settings and back ($(echo $names | wc -w))" $?
-[ "$names" = "$readme" ] || diff <(echo "$names") <(echo "$readme")
+names=$(sed -n '/^Settings/,$p' "$dir/out" | grep -oE "^  MX_[A-Z0-9_]+" | tr -d ' ' | sort -u)
+page=$(sed -n '/^\.SH RUNTIME PARAMETERS/,/^\.SH /p' "$top/docs/man/man7/mx-dpdk.7" |
+	awk 'tp && /^\.B MX_[A-Z0-9_]+$/ { print $2 } { tp = /^\.TP/ }' | sort -u)
+[ -n "$names" ] && [ "$names" = "$page" ]
+verdict "every setting in mx_info -v is in mx-dpdk(7)'s RUNTIME PARAMETERS and back ($(echo $names | wc -w))" $?
+[ "$names" = "$page" ] || diff <(echo "$names") <(echo "$page")
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

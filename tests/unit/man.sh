@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The manual pages: each renders with groff without a single warning (-ww),
-# every function declared in the public headers has a page (its own or a
-# .so to its group's) and is listed in mx(3), every page a .so names
-# exists, and every option that a tool prints with -h is in its page.
+# The manual pages (sections 1, 3 and 7): each renders with groff without a
+# single warning (-ww), every function declared in the public headers has a
+# page (its own or a .so to its group's) and is listed in mx(3), every page
+# a .so names exists, every page is installed by docs/man/meson.build, and
+# every option that a tool prints with -h is in its page.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: man.sh <build-dir>}
@@ -15,7 +16,7 @@ passed=0 failed=0
 bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
 # Rendering: from the manual's root, so that ".so man3/x.3" resolves.
-for page in "$man"/man1/*.1 "$man"/man3/*.3; do
+for page in "$man"/man1/*.1 "$man"/man3/*.3 "$man"/man7/*.7; do
 	rel=${page#"$man"/}
 	warn=$(cd "$man" && groff -man -Tutf8 -ww -z "$rel" 2>&1)
 	if [ -n "$warn" ]; then
@@ -28,6 +29,13 @@ for page in "$man"/man1/*.1 "$man"/man3/*.3; do
 	fi
 done
 echo "rendered without warnings: $passed pages"
+
+# Every page is installed (docs/man/meson.build names it).
+for page in "$man"/man1/*.1 "$man"/man3/*.3 "$man"/man7/*.7; do
+	rel=${page#"$man"/}
+	grep -qF "'$rel'" "$man/meson.build" ||
+		bad "$rel: not installed (docs/man/meson.build)"
+done
 
 # Every public function: its page, and its entry in mx(3).
 fns=$(sed -n 's/^[a-z_ ]*[ *]\(mx_[a-z0-9_]*\)(.*/\1/p' \
