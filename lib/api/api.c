@@ -217,6 +217,18 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 
 	if (request == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "%s: NULL request", fn);
+	/* The common case first: a small standard send that leaves now. */
+	if (nseg == 1 && !sync && segs != NULL) {
+		p = mxd_addr_partner_now(ep, &dest);
+		if (p != NULL && (r = mxd_send_fast(ep, p, segs, match,
+						context)) != NULL) {
+			mxd_board_flush(ep->board);
+			if (ep->ack_held != NULL)
+				mxd_send_acks_apply(ep);
+			*request = r;
+			return MX_SUCCESS;
+		}
+	}
 	ret = check_segs(segs, nseg);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret, "%s: segments", fn);

@@ -51,6 +51,8 @@ struct mxd_board {
 	/* Endpoints open on the board, by id: where received frames go. */
 	struct mx_endpoint *ep[MX_MAX_ENDPOINTS];
 	uint32_t ep_open;		/* bit per open endpoint id */
+	uint32_t ep_busy;		/* bit per endpoint with work for the
+					 * passes (endpoint.h, mxd_ep_busy) */
 	struct mxd_txq txq[MXD_BOARD_PORTS];
 	uint32_t tx_queued;		/* bit per port whose queue holds
 					 * frames: flush looks at no other */
@@ -62,7 +64,6 @@ struct mxd_board {
 	 * from the frame to the application. */
 	struct mxd_frame rx_done[MXD_BURST];
 	unsigned rx_done_n;
-	unsigned rx_work;		/* frames the last pass took in */
 	uint8_t nt_stores;		/* this pass wrote pull replies around
 					 * the caches (rndv.c): fenced before
 					 * its rx ends (progress.c) */

@@ -183,6 +183,7 @@ mxd_connect_start(struct mx_request *r, uint64_t nic, uint32_t remote_ep,
 	r->partner = p;
 	mxd_req_set_state(r, MXD_RS_QUEUED);
 	mxd_list_add_tail(&ep->connects, &r->link);
+	mxd_ep_busy(ep, MXD_EW_TIMERS);
 	if (timeout_ms)
 		mxd_timer_deadline(r, timeout_ms);
 	mxd_connects_progress(ep, mxd_now_ns());

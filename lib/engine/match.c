@@ -23,14 +23,19 @@
  * A slot with no receive posted goes to a new mask when needed, the one
  * least recently asked for first.
  *
- * The newest receives are cheaper on a list than in tables: a receive
- * waits on ep->posted, the short list, and when more than SHORT_MAX are
- * there, they go to their classes' tables, oldest first.  The list's receives are
- * thus newer than any in a table (but those that got no class), so a
- * message that a table offers a receive for stops at the list's first;
- * one that no table takes walks at most SHORT_MAX recent receives.  A
- * ping-pong's one or two receives never reach a table, however many
- * others wait there, and cost what they did before the tables.
+ * Receives are cheaper on a list than in tables while messages take
+ * them from its head: a receive waits on ep->posted, the list, in post
+ * order, and goes to its class's table only once messages have walked
+ * past it: a message that walks past more than SHORT_MAX receives that
+ * do not take it sends those to their tables (ski rental again: a
+ * receive that messages keep finding first never pays for a table).  The
+ * list's receives are thus newer than any in a table (but those that got
+ * no class), so a message that a table offers a receive for stops at the
+ * list's first; one that no table takes walks the list, which holds what
+ * no message walked past yet.  A ping-pong's one or two receives, and a
+ * stream's receives posted in the order its messages come, never reach
+ * a table, however many others wait there.  (posted_short_max 0, for
+ * tests: every receive goes to its table when posted.)
  *
  * The unexpected queue (ep->unexp, in match order) is indexed the same
  * way: an indexed class has every queued message in its table under
@@ -187,7 +192,31 @@ hash_short_list(struct mx_endpoint *ep)
 	}
 }
 
-/* The newest receives wait on the short list (see the top). */
+/* The first n receives of the list, walked past by a message that none
+ * of them takes: to their classes' tables (oldest first, behind any of
+ * their value there, which are older); those that find no class stay. */
+static __attribute__((noinline)) void
+hash_walked(struct mx_endpoint *ep, unsigned n)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->posted) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+
+		if (n-- == 0)
+			break;
+		if (r->mclass != SHORT)
+			continue;
+		ep->posted_short--;
+		if (hash_post(ep, r, class_of(ep, r->match_mask)) == 0)
+			mxd_list_del(&r->link);
+		else
+			r->mclass = NO_CLASS;
+	}
+}
+
+/* A receive waits on the list (see the top). */
 void
 mxd_match_post(struct mx_endpoint *ep, struct mx_request *r)
 {
@@ -195,7 +224,7 @@ mxd_match_post(struct mx_endpoint *ep, struct mx_request *r)
 	r->mclass = SHORT;
 	ep->posted_short++;
 	mxd_list_add_tail(&ep->posted, &r->link);
-	if (ep->posted_short > ep->posted_short_max)
+	if (ep->posted_short_max == 0)
 		hash_short_list(ep);
 }
 
@@ -212,11 +241,13 @@ mxd_match_unpost(struct mx_endpoint *ep, struct mx_request *r)
 }
 
 /* The earliest receive on the list that accepts 'match' and came before
- * 'best' (NULL: any); else best. */
+ * 'best' (NULL: any); else best.  Past SHORT_MAX receives walked, those
+ * go to their tables (hash_walked). */
 static struct mx_request *
 listed(struct mx_endpoint *ep, uint64_t match, struct mx_request *best)
 {
 	struct mxd_list *pos, *tmp;
+	unsigned walked = 0;
 
 	mxd_list_foreach(pos, tmp, &ep->posted) {
 		struct mx_request *r = mxd_container_of(pos, struct mx_request,
@@ -224,9 +255,14 @@ listed(struct mx_endpoint *ep, uint64_t match, struct mx_request *best)
 
 		if (best != NULL && r->post_seq > best->post_seq)
 			break;
-		if (mxd_match(match, r->match_recv, r->match_mask))
-			return r;
+		if (mxd_match(match, r->match_recv, r->match_mask)) {
+			best = r;
+			break;
+		}
+		walked++;
 	}
+	if (walked > SHORT_MAX)
+		hash_walked(ep, walked);
 	return best;
 }
 

@@ -219,8 +219,10 @@ block_next(struct mxd_pull *pl, struct mxd_pullblk *k)
 static void
 pull_asks_later(struct mxd_pull *pl)
 {
-	if (pull_ask(pl) < 0 && mxd_list_empty(&pl->link))
+	if (pull_ask(pl) < 0 && mxd_list_empty(&pl->link)) {
 		mxd_list_add_tail(&pl->r->ep->pulls_waiting, &pl->link);
+		mxd_ep_busy(pl->r->ep, MXD_EW_PULLS);
+	}
 }
 
 /* pl ends before all its bytes came: its receive fails with 'code'. */
@@ -291,6 +293,7 @@ pull_wait(struct mx_request *r, struct mxd_partner *p, const uint8_t *desc,
 {
 	struct mx_endpoint *ep = r->ep;
 
+	mxd_ep_busy(ep, MXD_EW_PULLS);
 	if (waited) {
 		mxd_list_add_tail(ep->pulls_deferred.next, &r->link);
 		return -1;

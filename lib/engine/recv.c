@@ -86,6 +86,33 @@ recv_matched(struct mx_request *r, struct mxd_partner *p, uint64_t match,
 	r->status.xfer_length = len < r->length ? len : r->length;
 }
 
+/* Posted receive r takes a whole message of p ('len' bytes at data),
+ * matched now, copied and completed in one go (recv_matched, the copy,
+ * recv_finish). */
+static void
+recv_direct(struct mx_request *r, struct mxd_partner *p, uint64_t match,
+		const uint8_t *data, uint32_t len)
+{
+	mx_status_code_t code = MX_STATUS_SUCCESS;
+
+	mxd_match_unpost(r->ep, r);
+	mxd_partner_addr(p, &r->status.source);
+	r->status.match_info = match;
+	r->status.msg_length = len;
+	if (len <= r->length && r->nseg == 1) {
+		mxd_copy_short(r->segs[0].segment_ptr, data, len);
+	} else {
+		mxd_req_scatter(r, 0, data, len);
+		if (len > r->length) {
+			code = MX_STATUS_TRUNCATED;
+			len = r->length;
+		}
+	}
+	r->status.xfer_length = len;
+	mxd_req_done(r, code);
+	mxd_count(r->ep->board, MXD_C_RX_MSGS);
+}
+
 static void
 recv_finish(struct mx_request *r)
 {
@@ -439,9 +466,8 @@ rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	r = mxd_match_posted(ep, pkt->u.eager.match);
 	if (r == NULL)
 		return 0;
-	recv_matched(r, p, pkt->u.eager.match, pkt->u.eager.msg_len);
-	mxd_req_scatter(r, 0, pkt->payload, pkt->u.eager.frag_len);
-	recv_finish(r);
+	recv_direct(r, p, pkt->u.eager.match, pkt->payload,
+			pkt->u.eager.msg_len);
 	mxd_rxwin_pass(&p->rx);
 	ack_schedule(p);
 	return 1;
@@ -523,10 +549,14 @@ mxd_rx_pack(struct mxd_partner *p, const struct mxd_pkt *pkt)
 
 /*
  * A message for a closed endpoint, an old session of it, or with the wrong
- * filter is refused with a NACK so that its sender learns why.
+ * filter is refused with a NACK so that its sender learns why.  The
+ * frames that pass come here only from mxd_rx_partner when one check
+ * fails: each refusal is counted by its reason, in the order of the
+ * checks.
  */
 struct mxd_partner *
-mxd_rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
+mxd_rx_partner_slow(struct mxd_board *b, unsigned port,
+		const struct mxd_pkt *pkt)
 {
 	struct mx_endpoint *ep = mxd_ep_of(b, pkt->h.dst_ep);
 	int eager = pkt->h.type == MXD_T_EAGER || pkt->h.type == MXD_T_PACK;

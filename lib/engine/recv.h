@@ -11,14 +11,6 @@
 #include "partners/endpoint.h"
 #include "engine/match.h"
 
-/*
- * The partner an EAGER/ACK/PULL/PULL_REP frame belongs to, or NULL
- * (counted; a refused EAGER is answered with a NACK).  A frame whose
- * check is not verified yet (a lazily parsed PULL_REP) only finds its
- * partner: the caller calls mxd_rx_heard() once its payload proved intact.
- */
-struct mxd_partner *mxd_rx_partner(struct mxd_board *b, unsigned port,
-		const struct mxd_pkt *pkt);
 /* A valid frame from p arrived by 'port'. */
 static inline void
 mxd_rx_heard(struct mxd_partner *p, unsigned port)
@@ -27,6 +19,42 @@ mxd_rx_heard(struct mxd_partner *p, unsigned port)
 	p->heard++;
 	p->heard_on[port] = p->ep->now;
 	p->silent[port] = 0;
+}
+
+/* mxd_rx_partner's checks one by one, each refusal counted (and an
+ * EAGER or PACK refused answered with a NACK). */
+struct mxd_partner *mxd_rx_partner_slow(struct mxd_board *b, unsigned port,
+		const struct mxd_pkt *pkt);
+
+/*
+ * The partner an EAGER/ACK/PULL/PULL_REP frame belongs to, or NULL
+ * (counted; a refused EAGER is answered with a NACK): the endpoint it
+ * names, open, in the session and with the filter it names; the partner
+ * by index, whose endpoint id, session and (if it says its epoch) epoch
+ * the frame's are.  A frame whose check is not verified yet (a lazily
+ * parsed PULL_REP) only finds its partner: the caller calls
+ * mxd_rx_heard() once its payload proved intact.  Inline: every frame of
+ * a partner passes, at a few compares.
+ */
+static inline struct mxd_partner *
+mxd_rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
+{
+	struct mx_endpoint *ep = mxd_ep_of(b, pkt->h.dst_ep);
+	struct mxd_partner *p;
+
+	if (ep == NULL || pkt->h.dst_peer >= ep->npartners ||
+			pkt->h.dst_session != ep->session ||
+			pkt->h.filter != ep->filter)
+		return mxd_rx_partner_slow(b, port, pkt);
+	p = ep->partners[pkt->h.dst_peer];
+	if (p->remote_ep != pkt->h.src_ep || p->remote_session == 0 ||
+			p->remote_session != pkt->h.src_session ||
+			(p->epoch_hdr && pkt->h.epoch != (uint8_t)p->epoch))
+		return mxd_rx_partner_slow(b, port, pkt);
+	if (!pkt->unchecked)
+		mxd_rx_heard(p, port);
+	p->used = 1;	/* more than a connect request: never reused */
+	return p;
 }
 
 /* An EAGER fragment (or notice) from p. */

@@ -118,7 +118,9 @@ move_to(struct mxd_partner *p, unsigned q, const uint8_t *mac, uint64_t now)
 	for (unsigned i = 0; i < MXD_WIN; i++) {
 		struct mxd_txrec *rec = p->inflight[i];
 
-		for (unsigned f = 0; rec != NULL && f < rec->nframes; f++) {
+		if (rec == NULL || rec->small)	/* built anew if sent again */
+			continue;
+		for (unsigned f = 0; f < rec->nframes; f++) {
 			mxd_wire_set_macs(rec->frames[f].data, p->mac,
 					b->port[q]->mac);
 			mxd_wire_seal(rec->frames[f].data);
@@ -192,7 +194,16 @@ resend_frames(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t which,
 	n = (unsigned)__builtin_popcountll(which);
 	if (mxd_partner_room(p) < n)
 		return 0;
-	if (which == frags_all(rec)) {
+	if (rec->small) {		/* its frame, built again */
+		struct mxd_frame f;
+
+		if (mxd_partner_alloc(p, (unsigned)p->port, &f, 1) != 0)
+			return 0;
+		mxd_partner_small_frame(p, &f, rec->seq, rec->flags,
+				rec->match, rec->data, rec->len,
+				mxd_ack_for(p, MXD_T_EAGER));
+		mxd_partner_xmit_on(p, (unsigned)p->port, &f, 1);
+	} else if (which == frags_all(rec)) {
 		mxd_board_ref(b, rec->frames, rec->nframes);
 		for (unsigned i = 0; i < rec->nframes; i++)
 			mxd_partner_xmit_on(p, (unsigned)p->port,
@@ -300,7 +311,7 @@ mxd_frags_heard(struct mxd_partner *p, const struct mxd_pkt *pkt)
 		rec = p->inflight[seq & (MXD_WIN - 1)];
 		if (mxd_seq_lt(seq, p->tx.acked + 1) ||
 				!mxd_seq_lt(seq, p->tx.next_seq) ||
-				rec == NULL || rec->seq != seq ||
+				rec == NULL || !mxd_txrec_has(rec, seq) ||
 				rec->nframes < 2)
 			continue;	/* acked since: a late record */
 		/* A message held in part: some of its fragments, not all,
@@ -329,7 +340,7 @@ mxd_frags_again(struct mxd_partner *p, uint64_t now)
 			seq++) {
 		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
 
-		if (rec != NULL && rec->seq == seq && rec->have != 0)
+		if (rec != NULL && mxd_txrec_has(rec, seq) && rec->have != 0)
 			later |= frags_resend(p, rec, now);
 	}
 	p->frags_pending = (uint8_t)later;
@@ -339,7 +350,7 @@ void
 mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		int fresh)
 {
-	const uint8_t *last = NULL;	/* the frame just sent again */
+	const struct mxd_txrec *last = NULL;	/* the one just sent again */
 	uint32_t top, gap;
 	uint64_t now, newest = 0;
 	uint32_t newest_seq = ack;
@@ -357,7 +368,8 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		uint32_t seq = ack + 1 + (uint32_t)__builtin_ctzll(m);
 		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
 
-		if (rec != NULL && rec->seq == seq && rec->sent_at >= newest) {
+		if (rec != NULL && mxd_txrec_has(rec, seq) &&
+				rec->sent_at >= newest) {
 			newest = rec->sent_at;
 			newest_seq = seq;
 		}
@@ -366,10 +378,11 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		uint32_t seq = ack + 1 + i;
 		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
 
-		/* Arrived, or no longer ours (acked since), or not sent. */
+		/* Arrived, or no longer ours (acked since), or not sent; a
+		 * message of a PACK frame just sent again went with it. */
 		if ((bits & (1ull << i)) || mxd_seq_lt(seq, p->tx.acked + 1) ||
 				!mxd_seq_lt(seq, p->tx.next_seq) ||
-				rec == NULL || rec->seq != seq)
+				rec == NULL || rec == last)
 			continue;
 		/* A SACK seen again by the timer: what was sent again since
 		 * waits for a newer SACK or the retransmission timer. */
@@ -390,17 +403,11 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 			later = 1;
 			continue;
 		}
-		/* Packed with a message just sent again: gone with it. */
-		if (rec->nframes == 1 && rec->frames[0].data == last) {
-			rec->sent_at = now;
-			rec->retx++;
-			continue;
-		}
 		if (!resend(p, rec, now)) {
 			later = 1;	/* no tx room: the next pass */
 			break;
 		}
-		last = rec->frames[0].data;
+		last = rec;
 		p->ep->board->counters[MXD_C_FAST_RETX]++;
 	}
 	if (later) {

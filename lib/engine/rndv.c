@@ -215,8 +215,10 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	j->frag = pkt->u.pull.frag;
 	j->port = (uint8_t)port;
 	memcpy(j->mac, pkt->eth->src, MXD_ETH_ALEN);
-	if (mxd_list_empty(&p->jobq))
+	if (mxd_list_empty(&p->jobq)) {
 		mxd_list_add_tail(&ep->jobq, &p->jobq);
+		mxd_ep_busy(ep, MXD_EW_JOBS);
+	}
 	mxd_pull_pump(p);
 }
 

@@ -107,18 +107,21 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 }
 
 /*
- * A message's frames are in the record: keep them (the reference the
- * caller took) until acknowledged.  The record keeps the send r only if
- * r waits for the ack (issend, large); a standard-mode send completes
- * now (msg_taken) and the record remembers only that it did.  sent_at is
- * stamped by the next timer pass, which keeps the clock off this path.
+ * A message is in the record (its frames, with the reference the caller
+ * took, or its data): keep it until acknowledged.  The record keeps the
+ * send r only if r waits for the ack (issend, large); a standard-mode
+ * send completes now (msg_taken) and the record remembers only that it
+ * did.  sent_at is stamped by the next timer pass, which keeps the clock
+ * off this path.
  */
 static void
 msg_keep(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 		uint32_t seq, struct mx_request *r)
 {
-	rec->nframes = n;
+	rec->nframes = (uint8_t)n;
 	rec->seq = seq;
+	rec->refs = 1;
+	rec->nmsgs = 1;
 	rec->done = r != NULL && !r->sync && !r->rndv;
 	rec->req = rec->done ? NULL : r;
 	rec->sent_at = 0;
@@ -128,6 +131,48 @@ msg_keep(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 	rec->rto_still = 0;
 	rec->sent = mxd_frames_mask(n);
 	p->inflight[seq & (MXD_WIN - 1)] = rec;
+}
+
+/*
+ * A message of one frame with at most MXD_TXCOPY_MAX bytes ('len' of
+ * them at 'data', copied into a small record): built and sent (at once,
+ * 'now', as msg_launch), its data kept until acknowledged (endpoint.h).
+ * r: the send, NULL for a notice.  Returns its record, or NULL when the
+ * record or the frame could not be had (nothing sent).
+ */
+static struct mxd_txrec *
+small_launch(struct mxd_partner *p, struct mx_request *r, uint8_t flags,
+		uint64_t match, const uint8_t *data, uint32_t len, int now)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_txrec *rec = mxd_txsmall_get(ep);
+	struct mxd_frame f;
+	uint32_t seq;
+
+	if (rec == NULL)
+		return NULL;
+	if (mxd_partner_alloc(p, (unsigned)p->port, &f, 1) != 0) {
+		mxd_txrec_put(ep, rec);
+		return NULL;
+	}
+	seq = mxd_txwin_take(&p->tx);
+	if (r != NULL && !r->rndv)
+		mxd_req_gather(r, 0, rec->data, len);
+	else
+		mxd_copy_short(rec->data, data, len);
+	mxd_partner_small_frame(p, &f, seq, flags, match, rec->data, len,
+			mxd_ack_for(p, MXD_T_EAGER));
+	if (now)
+		mxd_partner_xmit_now(p, (unsigned)p->port, &f);
+	else
+		mxd_partner_xmit_on(p, (unsigned)p->port, &f, 1);
+	rec->flags = flags;
+	rec->match = match;
+	rec->len = len;
+	msg_keep(p, rec, 1, seq, r);
+	mxd_timer_watch(p);
+	mxd_timer_ack_paid(p);		/* the frame carried it: after it */
+	return rec;
 }
 
 /*
@@ -174,77 +219,70 @@ msg_taken(struct mx_request *r, const struct mxd_txrec *rec, uint32_t seq)
 int
 mxd_send_notice(struct mxd_partner *p, uint64_t note)
 {
-	struct mx_endpoint *ep = p->ep;
-	struct mxd_board *b = ep->board;
-	struct mxd_hdr_args a;
-	struct mxd_txrec *rec;
-	struct mxd_frame *f;
-	uint32_t seq;
-	uint8_t *d;
-
 	if (mxd_txwin_full(&p->tx) || mxd_partner_room(p) == 0)
 		return 0;
-	rec = mxd_txrec_get(ep);
+	return small_launch(p, NULL, MXD_F_CTRL, note, NULL, 0, 0) != NULL;
+}
+
+/* r's message in n frames, each with a reference kept in a record;
+ * returns the record, or NULL when records or frames ran short. */
+static struct mxd_txrec *
+frames_launch(struct mxd_partner *p, struct mx_request *r, unsigned n,
+		uint8_t flags, int now)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_txrec *rec = mxd_txrec_get(ep);
+	uint32_t seq, ack;
+
 	if (rec == NULL)
-		return 0;
-	if (mxd_partner_alloc(p, (unsigned)p->port, rec->frames, 1) != 0) {
+		return NULL;
+	if (mxd_partner_alloc(p, (unsigned)p->port, rec->frames, n) != 0) {
 		mxd_txrec_put(ep, rec);
-		return 0;
+		return NULL;
 	}
 	seq = mxd_txwin_take(&p->tx);
-	mxd_hdr_for(p, MXD_T_EAGER, &a);
-	a.flags |= MXD_F_CTRL;
-	f = &rec->frames[0];
-	d = f->data;
-	d += mxd_wire_put_hdr(d, p->mac, b->port[p->port]->mac, &a,
-			sizeof(struct mxd_eager_hdr));
-	d += mxd_wire_put_eager(d, seq, 0, note, p->frag_max, 0);
-	f->len = (uint32_t)(d - f->data);
-	mxd_frame_pad(f);
-	mxd_wire_seal(f->data);
-	msg_launch(p, rec, 1, seq, NULL, 0);
-	return 1;
+	ack = mxd_ack_for(p, MXD_T_EAGER);
+	for (unsigned i = 0; i < n; i++)
+		eager_fill(p, r, seq, i, flags, ack, &rec->frames[i]);
+	msg_launch(p, rec, n, seq, r, now);
+	mxd_timer_ack_paid(p);		/* the frame carried it: after it */
+	return rec;
 }
 
 /* Sends r now if window and tx room allow; returns 1 if sent.  'now':
- * from the send call (msg_launch). */
+ * from the send call (msg_launch).  A message of one frame and a few
+ * bytes keeps its data (small_launch), any other its frames. */
 static int
 eager_try(struct mx_request *r, int now)
 {
 	struct mxd_partner *p = r->partner;
-	struct mx_endpoint *ep = p->ep;
-	struct mxd_txrec *rec;
-	uint32_t seq, ack;
+	const struct mxd_txrec *rec;
 	uint8_t flags = 0;
+	uint32_t len;
 	unsigned n;
 
 	/* Posted before a reconnect lowered the partner's MTU: too many
 	 * fragments now, so it goes as a large message. */
 	if (!r->rndv && r->length > p->eager_max)
 		r->rndv = 1;
-	n = mxd_frag_count(wire_len(r), p->frag_max);
+	len = wire_len(r);
+	n = mxd_frag_count(len, p->frag_max);
 	if (mxd_txwin_full(&p->tx) || mxd_partner_room(p) < n)
 		return 0;
 	if (r->rndv && r->rndv_handle == 0 && mxd_rndv_prepare(r) < 0)
 		return 0;
-	rec = mxd_txrec_get(ep);
-	if (rec == NULL)
-		return 0;
-	if (mxd_partner_alloc(p, (unsigned)p->port, rec->frames, n) != 0) {
-		mxd_txrec_put(ep, rec);
-		return 0;
-	}
-	seq = mxd_txwin_take(&p->tx);
-	ack = mxd_ack_for(p, MXD_T_EAGER);
 	if (r->sync)
 		flags |= MXD_F_SYNC;
 	if (r->rndv)
 		flags |= MXD_F_RNDV;
-	for (unsigned i = 0; i < n; i++)
-		eager_fill(p, r, seq, i, flags, ack, &rec->frames[i]);
-	msg_launch(p, rec, n, seq, r, now);
-	mxd_timer_ack_paid(p);		/* the frame carried it: after it */
-	msg_taken(r, rec, seq);
+	if (n == 1 && len <= MXD_TXCOPY_MAX)
+		rec = small_launch(p, r, flags, r->match_recv, r->desc, len,
+				now);
+	else
+		rec = frames_launch(p, r, n, flags, now);
+	if (rec == NULL)
+		return 0;
+	msg_taken(r, rec, rec->seq);
 	return 1;
 }
 
@@ -256,10 +294,12 @@ eager_try(struct mx_request *r, int now)
  * queue had no room, or MX_PACK_AFTER messages were in flight: goes_now)
  * leave it together at the next pass: the small ones at its head share
  * PACK frames, as many as the partner's MTU holds (and the window
- * admits).  Each keeps its own sequence number and txrec; the records
- * of one frame hold one reference each to it, so a message sent again
- * sends the whole frame (the receiver's window drops the others'
- * copies), and the frame goes back when the last of them is acked.
+ * admits).  Each keeps its own sequence number; they share one record
+ * of the frame (every slot of theirs in the window names it), so a
+ * message sent again sends the whole frame (the receiver's window drops
+ * the others' copies), and the frame goes back when the last of them is
+ * acked.  A synchronous send of a PACK frame waits for its ack and its
+ * MATCHED notice on the partner's syncq (r->acked says which came).
  */
 
 /* Bytes after the common header that a PACK frame to p may carry. */
@@ -307,60 +347,70 @@ pack_plan(struct mxd_partner *p, uint32_t *bytes)
 static uint8_t *
 pack_put(struct mx_request *r, uint32_t seq, uint8_t *d)
 {
-	uint8_t flags = r->sync ? MXD_F_SYNC : 0;
+	uint32_t len = r->length;
 
-	d += mxd_wire_put_pack_rec(d, seq, (uint16_t)r->length, flags,
-			r->match_recv);
-	mxd_req_gather(r, 0, d, r->length);
-	return d + r->length + mxd_wire_pack_pad(d, r->length);
+	d += mxd_wire_put_pack_rec(d, seq, (uint16_t)len,
+			r->sync ? MXD_F_SYNC : 0, r->match_recv);
+	if (r->nseg == 1)
+		mxd_copy_short(d, r->segs[0].segment_ptr, len);
+	else
+		mxd_req_gather(r, 0, d, len);
+	return d + len + mxd_wire_pack_pad(d, len);
 }
 
 /*
  * Sends the n messages at the head of p's send queue in one PACK frame
- * of 'bytes' after the common header; returns 1, or 0 (nothing sent)
- * when the tx queue, the frame pool or the records ran short.
+ * of 'bytes' after the common header, with one record for them all;
+ * returns 1, or 0 (nothing sent) when the tx queue, the frame pool or the
+ * records ran short.
  */
 static int
 pack_send(struct mxd_partner *p, unsigned n, uint32_t bytes)
 {
 	struct mx_endpoint *ep = p->ep;
 	struct mxd_board *b = ep->board;
-	struct mxd_txrec *rec[MXD_PACK_MAX];
+	struct mxd_txrec *rec;
 	struct mxd_hdr_args a;
-	struct mxd_frame f;
+	struct mxd_frame *f;
 	uint8_t *d;
 
-	if (mxd_partner_room(p) == 0 ||
-			mxd_partner_alloc(p, (unsigned)p->port, &f, 1) != 0)
+	if (mxd_partner_room(p) == 0 || (rec = mxd_txrec_get(ep)) == NULL)
 		return 0;
-	for (unsigned i = 0; i < n; i++) {
-		rec[i] = mxd_txrec_get(ep);
-		if (rec[i] == NULL) {
-			while (i > 0)
-				mxd_txrec_put(ep, rec[--i]);
-			mxd_board_free(b, &f, 1);
-			return 0;
-		}
+	f = &rec->frames[0];
+	if (mxd_partner_alloc(p, (unsigned)p->port, f, 1) != 0) {
+		mxd_txrec_put(ep, rec);
+		return 0;
 	}
 	mxd_hdr_for(p, MXD_T_PACK, &a);
 	mxd_timer_ack_paid(p);
-	d = f.data + mxd_wire_put_hdr(f.data, p->mac, b->port[p->port]->mac,
-			&a, (uint16_t)bytes);
+	d = f->data + mxd_wire_put_hdr(f->data, p->mac,
+			b->port[p->port]->mac, &a, (uint16_t)bytes);
 	d += mxd_wire_put_pack(d, (uint16_t)n);
-	f.len = (uint32_t)MXD_HDRS_LEN + bytes;
-	mxd_frame_pad(&f);
+	f->len = (uint32_t)MXD_HDRS_LEN + bytes;
+	mxd_frame_pad(f);
+	msg_keep(p, rec, 1, p->tx.next_seq, NULL);
+	rec->refs = (uint16_t)n;
+	rec->nmsgs = (uint16_t)n;
+	rec->done = 1;		/* synchronous sends: on syncq (see above) */
 	for (unsigned i = 0; i < n; i++) {
 		struct mx_request *r = mxd_container_of(p->sendq.next,
 				struct mx_request, link);
 		uint32_t seq = mxd_txwin_take(&p->tx);
 
 		d = pack_put(r, seq, d);
-		rec[i]->frames[0] = f;
-		mxd_board_ref(b, &f, 1);
-		msg_keep(p, rec[i], 1, seq, r);
-		msg_taken(r, rec[i], seq);
+		p->inflight[seq & (MXD_WIN - 1)] = rec;
+		if (!r->sync) {
+			msg_taken(r, rec, seq);
+			continue;
+		}
+		mxd_count(b, MXD_C_TX_MSGS);
+		r->seq = seq;
+		mxd_list_del(&r->link);
+		mxd_req_set_state(r, MXD_RS_BUFFERED);
+		mxd_list_add_tail(&p->syncq, &r->link);
 	}
-	mxd_partner_xmit(p, &f);	/* checked now, all records written */
+	mxd_board_ref(b, f, 1);
+	mxd_partner_xmit(p, f);		/* checked now, all records written */
 	mxd_timer_watch(p);
 	b->counters[MXD_C_TX_PACKED] += n;
 	mxd_count(b, MXD_C_TX_PACKS);
@@ -380,13 +430,32 @@ send_delivered(struct mxd_partner *p, struct mx_request *r)
 		mxd_list_add_tail(&p->syncq, &r->link);
 }
 
+/* The synchronous sends of PACK frames that p's ack 'ack' covers (on
+ * syncq, not acked yet): complete, or wait there for MATCHED. */
+static void
+syncq_acked(struct mxd_partner *p, uint32_t ack)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &p->syncq) {
+		struct mx_request *r = mxd_container_of(pos, struct mx_request,
+				link);
+
+		if (r->acked || mxd_seq_lt(ack, r->seq))
+			continue;
+		r->acked = 1;
+		if (r->matched)
+			mxd_req_complete(r, MX_STATUS_SUCCESS);
+	}
+}
+
 void
 mxd_send_matched(struct mxd_partner *p, uint32_t seq)
 {
 	struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
 	struct mxd_list *pos, *tmp;
 
-	if (rec != NULL && rec->seq == seq && rec->req != NULL) {
+	if (rec != NULL && mxd_txrec_has(rec, seq) && rec->req != NULL) {
 		rec->req->matched = 1;	/* completes with its ack */
 		return;
 	}
@@ -394,10 +463,13 @@ mxd_send_matched(struct mxd_partner *p, uint32_t seq)
 		struct mx_request *r = mxd_container_of(pos, struct mx_request,
 				link);
 
-		if (r->seq == seq) {
+		if (r->seq != seq)
+			continue;
+		if (r->acked)
 			mxd_req_complete(r, MX_STATUS_SUCCESS);
-			return;
-		}
+		else
+			r->matched = 1;	/* of a PACK frame: its ack next */
+		return;
 	}
 }
 
@@ -424,15 +496,23 @@ fail_list(struct mxd_list *q, mx_status_code_t code)
 void
 mxd_sends_lost(struct mxd_partner *p, mx_status_code_t code)
 {
+	struct mxd_list *pos, *tmp;
 	uint32_t n = 0;
 
-	for (unsigned i = 0; i < MXD_WIN; i++) {
-		struct mxd_txrec *rec = p->inflight[i];
+	/* A message each (those of a PACK frame share a record), then
+	 * each counted once. */
+	for (unsigned i = 0; i < MXD_WIN; i++)
+		n += p->inflight[i] != NULL && p->inflight[i]->done;
+	for (unsigned i = 0; i < MXD_WIN; i++)
+		if (p->inflight[i] != NULL)
+			p->inflight[i]->done = 0;
+	/* A synchronous send of a PACK frame not acked yet still has its
+	 * request, which fails (its record counted it). */
+	mxd_list_foreach(pos, tmp, &p->syncq) {
+		const struct mx_request *r = mxd_container_of(pos,
+				struct mx_request, link);
 
-		if (rec != NULL && rec->done) {
-			rec->done = 0;		/* counted once */
-			n++;
-		}
+		n -= !r->acked && n > 0;
 	}
 	if (n == 0)
 		return;
@@ -503,6 +583,76 @@ goes_now(struct mxd_partner *p, const struct mx_request *r)
 			!packable(p, r));
 }
 
+/*
+ * mx_isend's common case, decided once: a message of at most
+ * MXD_TXCOPY_MAX bytes (and one frame) in one segment, to a partner that
+ * is up, has nothing queued and fewer than MX_PACK_AFTER messages in
+ * flight, with no request timeout set.  It leaves at once in a frame of
+ * its own, its data kept in a small record, and its request completes
+ * (MPI standard mode): what mxd_send_post does for it, without the
+ * choices.  Returns the request, or NULL (nothing done) when the message
+ * is not of that case or a pool is empty: the general way then.
+ */
+struct mx_request *
+mxd_send_fast(struct mx_endpoint *ep, struct mxd_partner *p,
+		const mx_segment_t *seg, uint64_t match, void *context)
+{
+	uint32_t len = seg->segment_length, seq;
+	struct mxd_txrec *rec;
+	struct mx_request *r;
+	struct mxd_frame f;
+
+	if (len > MXD_TXCOPY_MAX || len > p->frag_max || len > p->eager_max ||
+			(seg->segment_ptr == NULL && len != 0) ||
+			p->state != MXD_PS_UP ||
+			p->unreported != MX_STATUS_SUCCESS ||
+			ep->req_timeout_ms != 0 || !mxd_list_empty(&p->sendq) ||
+			mxd_txwin_in_flight(&p->tx) >= (p->pack ?
+				mxd_conf.pack_after : MXD_WIN) ||
+			mxd_partner_room(p) == 0 || ep->reqs.free == NULL ||
+			ep->free_txsmall == NULL ||
+			mxd_partner_alloc(p, (unsigned)p->port, &f, 1) != 0)
+		return NULL;
+	r = mxd_req_take(&ep->reqs, MXD_REQ_SEND, MXD_RS_COMPLETE);
+	rec = mxd_txsmall_get(ep);
+	seq = mxd_txwin_take(&p->tx);
+	mxd_copy_short(rec->data, seg->segment_ptr, len);
+	mxd_partner_small_frame(p, &f, seq, 0, match, rec->data, len,
+			mxd_ack_for(p, MXD_T_EAGER));
+	mxd_partner_xmit_now(p, (unsigned)p->port, &f);
+	/* Kept until acknowledged (msg_keep's, for a completed send). */
+	rec->seq = seq;
+	rec->refs = 1;
+	rec->nmsgs = 1;
+	rec->nframes = 1;
+	rec->done = 1;
+	rec->flags = 0;
+	rec->rto_still = 0;
+	rec->len = len;
+	rec->retx = 0;
+	rec->sent_at = 0;
+	rec->match = match;
+	rec->have = 0;
+	rec->sent = 1;
+	rec->have_rto = 0;
+	rec->req = NULL;
+	p->inflight[seq & (MXD_WIN - 1)] = rec;
+	mxd_timer_watch(p);
+	mxd_timer_ack_paid(p);
+	/* Complete: what the application reads (msg_taken's). */
+	r->partner = p;
+	r->seq = seq;
+	r->length = len;
+	r->status.code = MX_STATUS_SUCCESS;
+	mxd_partner_addr(p, &r->status.source);
+	r->status.match_info = match;
+	r->status.msg_length = r->status.xfer_length = len;
+	r->status.context = context;
+	mxd_list_add_tail(&ep->done, &r->done);
+	mxd_count(ep->board, MXD_C_TX_MSGS);
+	return r;
+}
+
 void
 mxd_send_post(struct mx_request *r)
 {
@@ -518,8 +668,10 @@ mxd_send_post(struct mx_request *r)
 	}
 	mxd_req_set_state(r, MXD_RS_QUEUED);
 	mxd_list_add_tail(&p->sendq, &r->link);
-	if (mxd_list_empty(&p->sending))
+	if (mxd_list_empty(&p->sending)) {
 		mxd_list_add_tail(&p->ep->sending, &p->sending);
+		mxd_ep_busy(p->ep, MXD_EW_SENDS);
+	}
 }
 
 void
@@ -577,11 +729,13 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 			sample_from = (*slot)->sent_at;
 		if ((*slot)->req != NULL)
 			send_delivered(p, (*slot)->req);
-		mxd_txrec_put(p->ep, *slot);
+		mxd_txrec_drop(p->ep, *slot);
 		*slot = NULL;
 	}
 	if (n <= 0)
 		return;
+	if (!mxd_list_empty(&p->syncq))
+		syncq_acked(p, ack);
 	p->backoff = 0;
 	if (sample_from != 0 && !held)
 		mxd_rtt_sample(&p->rtt, mxd_now_ns() - sample_from);

@@ -13,6 +13,12 @@
 
 /* Sends r now, or queues it behind its partner's earlier sends. */
 void mxd_send_post(struct mx_request *r);
+/* mx_isend of one segment 'seg' to p in its common case (a small message
+ * that may leave at once): sent, its request complete and returned;
+ * NULL when not that case (nothing done: mxd_send_post then). */
+struct mx_request *mxd_send_fast(struct mx_endpoint *ep,
+		struct mxd_partner *p, const mx_segment_t *seg, uint64_t match,
+		void *context);
 /* Sends what waits on p's send queue, as window and tx room allow. */
 void mxd_send_pump(struct mxd_partner *p);
 void mxd_sends_pump(struct mx_endpoint *ep);
@@ -47,7 +53,7 @@ static inline int
 mxd_send_ack_may_wait(const struct mx_endpoint *ep)
 {
 	return !ep->progression_off && mxd_list_empty(&ep->sending) &&
-		!mxd_timers_due(ep, 1);
+		!mxd_timers_due(ep);
 }
 
 /* An ack that acks nothing new (a stream's receiver hears the same one

@@ -5,9 +5,9 @@
  * file arms the timer they imply; the progress layer runs what is due
  * (progress/timers_run.c), calling the protocol to act.  There is no timer
  * thread and no timer wheel: each endpoint keeps two short lists, and the
- * progress pass looks at them, the ack list on every pass and the rest
- * every MXD_TIMER_PASSES passes (an eighth of that after an idle pass), so
- * the clock is read rarely on the hot path.
+ * progress pass looks at them while they hold anything, the ack list
+ * every MXD_ACK_PASSES passes (at once for a notice) and the rest every
+ * MXD_TIMER_PASSES passes, so the clock is read rarely on the hot path.
  *
  *  timer              armed by                      when due
  *  -----------------  ----------------------------  --------------------------
@@ -64,8 +64,10 @@
 void
 mxd_timer_watch(struct mxd_partner *p)
 {
-	if (mxd_list_empty(&p->timed))
+	if (mxd_list_empty(&p->timed)) {
 		mxd_list_add_tail(&p->ep->timed, &p->timed);
+		mxd_ep_busy(p->ep, MXD_EW_TIMERS);
+	}
 }
 
 void
@@ -80,13 +82,16 @@ mxd_timer_ack(struct mxd_partner *p, uint64_t due)
 		p->ack_queued = 1;
 		mxd_list_add_tail(&ep->acks, &p->ackq);
 	}
+	mxd_ep_busy(ep, MXD_EW_ACKS);
 }
 
 void
 mxd_timer_deadline(struct mx_request *r, uint32_t ms)
 {
-	if (r->deadline == 0 && ms != 0)
+	if (r->deadline == 0 && ms != 0) {
 		r->ep->ntimed++;
+		mxd_ep_busy(r->ep, MXD_EW_TIMERS);
+	}
 	else if (r->deadline != 0 && ms == 0)
 		r->ep->ntimed--;
 	r->deadline = ms ? mxd_now_ns() + ms * 1000000ull : 0;

@@ -19,15 +19,12 @@ void mxd_timer_ack(struct mxd_partner *p, uint64_t due);
 /*
  * p owes an ack for what it sent, due MX_ACK_DELAY_US from now unless a
  * frame to p carries it first.  The clock is not read here, on the way
- * from a frame to the application, but at the first look of a later pass
- * (the delay starts then, at most a pass late): a ping-pong's reply
- * carries the ack before that, and no clock is read for it at all.
+ * from a frame to the application, but at the next look at the acks
+ * (every MXD_ACK_PASSES passes while any is owed: the delay starts then,
+ * at most that many passes late): a ping-pong's reply carries the ack
+ * before that, and no clock is read for it at all.
  */
 #define MXD_DUE_UNSTAMPED	UINT64_MAX	/* p->ack_due: not started */
-#define MXD_STAMP_THIS_PASS	1	/* ep->acks_stamp: owed since this
-					 * pass began */
-#define MXD_STAMP_DUE		2	/* owed since an earlier pass:
-					 * the next pass reads the clock */
 static inline void
 mxd_timer_ack_owed(struct mxd_partner *p)
 {
@@ -40,7 +37,8 @@ mxd_timer_ack_owed(struct mxd_partner *p)
 	p->ack_due = MXD_DUE_UNSTAMPED;
 	p->ack_queued = 1;
 	mxd_list_add_tail(&ep->acks, &p->ackq);
-	ep->acks_stamp |= MXD_STAMP_THIS_PASS;
+	ep->acks_stamp = 1;
+	mxd_ep_busy(ep, MXD_EW_ACKS);
 }
 
 /* A frame to p carried our cumulative ack (mxd_hdr_for): if that was all
@@ -55,23 +53,22 @@ mxd_timer_ack_paid(struct mxd_partner *p)
 		return;
 	mxd_list_del(&p->ackq);
 	p->ack_queued = 0;
-	if (mxd_list_empty(&p->ep->acks))
-		p->ep->acks_stamp = 0;
 }
 
 /* Request r fails with MX_STATUS_TIMEOUT 'ms' from now (0: never). */
 void mxd_timer_deadline(struct mx_request *r, uint32_t ms);
 
 #define MXD_TIMER_PASSES	64	/* passes between timer checks */
+#define MXD_ACK_PASSES		8	/* passes between looks at acks owed */
 #define MXD_WATCH_PASSES	1024	/* passes between link watch checks */
 
-/* Whether the look at ep's timers other than acks may come in this pass
- * (mxd_timers_pass, progress/timers_run.h; an upper bound: its lists are not looked at). */
+/* Whether the look at ep's timers other than acks may come in the next
+ * pass (mxd_timers_pass, progress/timers_run.h). */
 static inline int
-mxd_timers_due(const struct mx_endpoint *ep, unsigned work)
+mxd_timers_due(const struct mx_endpoint *ep)
 {
-	return ep->timer_pass + 1 >= (work ? MXD_TIMER_PASSES :
-			MXD_TIMER_PASSES / 8);
+	return (ep->work & MXD_EW_TIMERS) &&
+		ep->timer_pass + 1 >= MXD_TIMER_PASSES;
 }
 
 #endif /* MXD_TIMERS_H */

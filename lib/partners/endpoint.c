@@ -51,10 +51,10 @@ mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
 	mxd_list_init(&ep->txrec_chunks);
 	mxd_list_init(&ep->acks);
 	mxd_list_init(&ep->timed);
-	mxd_reqpool_init(&ep->reqs);
+	mxd_reqpool_init(&ep->reqs, ep);
 	/* The first frame records now: the first sends do not wait for
 	 * them. */
-	if (mxd_txrec_grow(ep) < 0) {
+	if (mxd_txrec_grow(ep, 0) < 0 || mxd_txrec_grow(ep, 1) < 0) {
 		mxd_ep_free(ep);
 		return NULL;
 	}
@@ -83,6 +83,7 @@ mxd_ep_free(struct mx_endpoint *ep)
 				~(1u << ep->id), __ATOMIC_RELEASE);
 		__atomic_store_n(&ep->board->ep[ep->id], NULL,
 				__ATOMIC_RELEASE);
+		ep->board->ep_busy &= ~(1u << ep->id);
 	}
 	if (mxd_lib.live_hint == ep)
 		mxd_lib.live_hint = NULL;
@@ -112,27 +113,36 @@ mxd_ep_by_session(uint32_t session)
 	return NULL;
 }
 
-/* ---- frame records ------------------------------------------------------ */
+/* ---- records of messages in flight -------------------------------------- */
 
-struct txrec_chunk {
-	struct mxd_list link;
-	struct mxd_txrec r[TXREC_CHUNK];
-};
+/* Bytes of one record of each kind (endpoint.h). */
+#define TXREC_BIG	(sizeof(struct mxd_txrec) + \
+			MXD_MAX_FRAGS * sizeof(struct mxd_frame))
+#define TXREC_SMALL	((sizeof(struct mxd_txrec) + MXD_TXCOPY_MAX + 15) & \
+			~(size_t)15)
 
-/* TXREC_CHUNK more records (100 KiB), mapped in one call rather than a
- * fault per page. */
+/* TXREC_CHUNK more records of frames (100 KiB), or of small records
+ * (13 KiB), mapped in one call rather than a fault per page. */
 int
-mxd_txrec_grow(struct mx_endpoint *ep)
+mxd_txrec_grow(struct mx_endpoint *ep, int small)
 {
-	struct txrec_chunk *c = malloc(sizeof(*c));
+	size_t size = small ? TXREC_SMALL : TXREC_BIG;
+	struct mxd_list *c = malloc(64 + TXREC_CHUNK * size);
+	struct mxd_txrec **free_list = small ? &ep->free_txsmall :
+		&ep->free_txrec;
 
 	if (c == NULL)
 		return -1;
-	mxd_glue_prefault(c, sizeof(*c));
-	mxd_list_add_tail(&ep->txrec_chunks, &c->link);
+	mxd_glue_prefault(c, 64 + TXREC_CHUNK * size);
+	mxd_list_add_tail(&ep->txrec_chunks, c);
 	for (unsigned i = 0; i < TXREC_CHUNK; i++) {
-		c->r[i].pool_next = ep->free_txrec;
-		ep->free_txrec = &c->r[i];
+		struct mxd_txrec *r = (struct mxd_txrec *)(void *)
+			((char *)c + 64 + i * size);
+
+		memset(r, 0, sizeof(*r));
+		r->small = (uint8_t)small;
+		r->pool_next = *free_list;
+		*free_list = r;
 	}
 	return 0;
 }
@@ -157,7 +167,7 @@ partner_drop_inflight(struct mxd_partner *p)
 {
 	for (unsigned i = 0; i < MXD_WIN; i++)
 		if (p->inflight[i] != NULL) {
-			mxd_txrec_put(p->ep, p->inflight[i]);
+			mxd_txrec_drop(p->ep, p->inflight[i]);
 			p->inflight[i] = NULL;
 		}
 }

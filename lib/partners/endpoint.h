@@ -61,29 +61,60 @@
 struct mxd_unexp;
 struct mxd_pull;
 
-/* A message's frames, kept until the partner acknowledges it. */
+/*
+ * A message in flight, kept until the partner acknowledges it, in one of
+ * two forms.  A message of one frame with at most MXD_TXCOPY_MAX bytes of
+ * data (small data, a notice, an RNDV descriptor) keeps its data, not its
+ * frame ('small': from the endpoint's pool of small records): the frame
+ * goes to the link with its one reference, which the link drops once
+ * sent, and a retransmission builds the frame again (send.c,
+ * mxd_send_rebuild).  Any other keeps its frames, a reference each; the
+ * messages of a PACK frame share one record of that frame (refs: the
+ * slots of p->inflight that name it).
+ */
+#define MXD_TXCOPY_MAX	128
+
 struct mxd_txrec {
-	uint32_t seq;
-	uint32_t nframes;
-	uint64_t sent_at;		/* ns, last (re)transmission */
-	uint32_t retx;			/* times retransmitted */
-	/* Fragments the receiver said it holds (an ACK's MXD_F_FRAGS):
-	 * not sent again.  Only ever grows: a receiver forgets no fragment
-	 * of a message while the message is in the window. */
-	uint64_t have;
-	uint64_t sent;			/* the frames of its last (re)send */
-	uint64_t have_rto;		/* have at its last timeout */
+	uint32_t seq;			/* its (first) message */
+	uint16_t refs;			/* inflight slots naming it */
+	uint8_t nframes;		/* frames (a small record: 1) */
+	uint8_t small;			/* data[] holds the message's bytes */
 	uint8_t rto_still;		/* timeouts in a row that found have
 					 * as the one before left it */
 	/* A standard-mode send completed when its data was copied here, so
 	 * no request waits for the message: if it is refused or lost for
 	 * good, the partner reports it (send.c: mxd_sends_lost). */
 	uint8_t done;
+	uint8_t flags;			/* small: MXD_F_SYNC, RNDV, CTRL */
+	uint8_t pad;
+	uint16_t nmsgs;			/* messages seq.. it holds (PACK) */
+	uint16_t pad2;
+	uint32_t len;			/* small: bytes in data[] */
+	uint32_t retx;			/* times retransmitted */
+	uint64_t sent_at;		/* ns, last (re)transmission */
+	uint64_t match;			/* small: the message's match */
+	/* Fragments the receiver said it holds (an ACK's MXD_F_FRAGS):
+	 * not sent again.  Only ever grows: a receiver forgets no fragment
+	 * of a message while the message is in the window. */
+	uint64_t have;
+	uint64_t sent;			/* the frames of its last (re)send */
+	uint64_t have_rto;		/* have at its last timeout */
 	struct mx_request *req;		/* a send still waiting for the ack
 					 * (issend, large), else NULL */
 	struct mxd_txrec *pool_next;
-	struct mxd_frame frames[MXD_MAX_FRAGS];
+	union {
+		struct mxd_frame frames[0];	/* [nframes], not small */
+		uint8_t data[0];		/* [len], small */
+	};
 };
+
+/* Whether record r holds message seq (the messages of a PACK frame share
+ * one: seq and those after it). */
+static inline int
+mxd_txrec_has(const struct mxd_txrec *r, uint32_t seq)
+{
+	return seq - r->seq < r->nmsgs;
+}
 
 /* Bit i set for each of a message's n frames (a txrec's have, sent). */
 static inline uint64_t
@@ -282,7 +313,8 @@ struct mx_endpoint {
 					 * an ack received (send.c) */
 	struct mxd_reqpool reqs;
 	struct mxd_bufpool bufs;
-	struct mxd_txrec *free_txrec;
+	struct mxd_txrec *free_txrec;	/* records of MXD_MAX_FRAGS frames */
+	struct mxd_txrec *free_txsmall;	/* small records (MXD_TXCOPY_MAX) */
 	struct mxd_list txrec_chunks;
 	uint32_t next_conn_id;
 	struct mxd_list connects;	/* connect requests in progress */
@@ -313,13 +345,33 @@ struct mx_endpoint {
 	uint64_t acks_due;		/* ns: none of them is due before
 					 * (the earliest due asked; those
 					 * not stamped yet not counted) */
-	uint8_t acks_stamp;		/* MXD_STAMP_*: acks owed whose
-					 * delay has not started (timers.h) */
+	uint8_t acks_stamp;		/* acks owed whose delay has not
+					 * started (timers.h) */
 	struct mxd_list timed;		/* partners with something in flight
 					 * (retransmission, pulls, probes) */
 	uint32_t timer_pass;		/* passes since the last timer check */
+	uint32_t ack_pass;		/* passes since the last look at acks */
 	uint64_t now;			/* ns, at the last timer check */
+	/* What a pass must look at (MXD_EW_*): a bit is set when its list
+	 * gains an entry (mxd_ep_busy) and cleared by the pass that finds
+	 * the list empty; the board keeps a bit per endpoint with any
+	 * (b->ep_busy), so that a pass skips idle endpoints at one test. */
+	uint8_t work;
 };
+
+#define MXD_EW_SENDS	0x01	/* ep->sending: queued sends */
+#define MXD_EW_JOBS	0x02	/* ep->jobq: PULLs to serve */
+#define MXD_EW_PULLS	0x04	/* ep->pulls_waiting, pulls_deferred */
+#define MXD_EW_ACKS	0x08	/* ep->acks: acks or notices owed */
+#define MXD_EW_TIMERS	0x10	/* ep->timed, ep->connects, deadlines */
+
+/* ep has work of kind 'bit' for the passes (see ep->work). */
+static inline void
+mxd_ep_busy(struct mx_endpoint *ep, unsigned bit)
+{
+	ep->work |= (uint8_t)bit;
+	ep->board->ep_busy |= 1u << ep->id;
+}
 
 /* The slot of open endpoint ep (board.h). */
 static inline struct mxd_ep_slot *
@@ -395,10 +447,10 @@ mxd_ep_req(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
 	return mxd_req_get(&ep->reqs, ep, t, context);
 }
 
-/* Ends r with 'code': onto the completion list (or freed: mx_forget).
- * Inline: every message completes one. */
+/* Ends r, on no list, with 'code': onto the completion list (or freed:
+ * mx_forget).  Inline: every message completes one. */
 static inline void
-mxd_req_complete(struct mx_request *r, mx_status_code_t code)
+mxd_req_done(struct mx_request *r, mx_status_code_t code)
 {
 	mxd_req_set_state(r, MXD_RS_COMPLETE);
 	r->status.code = code;
@@ -406,11 +458,19 @@ mxd_req_complete(struct mx_request *r, mx_status_code_t code)
 		r->deadline = 0;
 		r->ep->ntimed--;
 	}
-	mxd_list_del(&r->link);
 	if (r->forget)
 		mxd_req_put(r);		/* nobody will test it */
 	else
 		mxd_list_add_tail(&r->ep->done, &r->done);
+}
+
+/* The same for r on a list (a queue of sends, of receives, of pulls):
+ * off it first. */
+static inline void
+mxd_req_complete(struct mx_request *r, mx_status_code_t code)
+{
+	mxd_list_del(&r->link);
+	mxd_req_done(r, code);
 }
 
 /* ---- partners ----------------------------------------------------------- */
@@ -483,16 +543,17 @@ mxd_addr_partner(struct mx_endpoint *ep, const mx_endpoint_addr_t *a)
 /* The partner an address names, in whichever endpoint made it. */
 struct mxd_partner *mxd_addr_lookup(const mx_endpoint_addr_t *a);
 
-/* Frame records of messages in flight (a message takes one, its ack
- * frees it: inline).  mxd_txrec_grow adds a chunk; 0 or -1. */
-int mxd_txrec_grow(struct mx_endpoint *ep);
+/* Records of messages in flight (a message takes one, its ack frees it:
+ * inline).  mxd_txrec_grow adds a chunk of records of frames, or of small
+ * records ('small'); 0 or -1. */
+int mxd_txrec_grow(struct mx_endpoint *ep, int small);
 
 static inline struct mxd_txrec *
 mxd_txrec_get(struct mx_endpoint *ep)
 {
 	struct mxd_txrec *r;
 
-	if (ep->free_txrec == NULL && mxd_txrec_grow(ep) < 0)
+	if (ep->free_txrec == NULL && mxd_txrec_grow(ep, 0) < 0)
 		return NULL;
 	r = ep->free_txrec;
 	ep->free_txrec = r->pool_next;
@@ -500,14 +561,40 @@ mxd_txrec_get(struct mx_endpoint *ep)
 	return r;
 }
 
+static inline struct mxd_txrec *
+mxd_txsmall_get(struct mx_endpoint *ep)
+{
+	struct mxd_txrec *r;
+
+	if (ep->free_txsmall == NULL && mxd_txrec_grow(ep, 1) < 0)
+		return NULL;
+	r = ep->free_txsmall;
+	ep->free_txsmall = r->pool_next;
+	return r;
+}
+
+/* Gives r back to its pool, with the frames it holds. */
 static inline void
 mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r)
 {
+	if (r->small) {
+		r->pool_next = ep->free_txsmall;
+		ep->free_txsmall = r;
+		return;
+	}
 	if (r->nframes)
 		mxd_board_free(ep->board, r->frames, r->nframes);
 	r->nframes = 0;
 	r->pool_next = ep->free_txrec;
 	ep->free_txrec = r;
+}
+
+/* A slot of p->inflight lets go of r (the last one: back to the pool). */
+static inline void
+mxd_txrec_drop(struct mx_endpoint *ep, struct mxd_txrec *r)
+{
+	if (--r->refs == 0)
+		mxd_txrec_put(ep, r);
 }
 
 #endif /* MXD_ENDPOINT_H */

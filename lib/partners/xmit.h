@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "csum.h"
 #include "wire.h"
 #include "partners/endpoint.h"
 
@@ -98,6 +99,46 @@ mxd_partner_eager_hdr(struct mxd_partner *p, uint8_t *frame, uint8_t flags,
 	mxd_wire_hdr_set(frame, MXD_F_ACK_VALID | flags, body, ack);
 	return MXD_HDRS_LEN;
 }
+/* Copies n bytes, n small (a register or two when 8 <= n <= 16: most
+ * small messages, which a call of memcpy would cost more than). */
+static inline void
+mxd_copy_short(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	if (n >= 8 && n <= 16) {
+		uint64_t a, b;
+
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+	} else if (n != 0) {
+		memcpy(dst, src, n);
+	}
+}
+
+/*
+ * The EAGER frame of a message of one fragment to p, written into f
+ * (allocated) and sealed: headers from p's template with header flags
+ * MXD_F_ACK_VALID | 'flags' and the cumulative ack 'ack', sequence seq,
+ * 'match', and the len bytes at data.  A small record's message is sent,
+ * and sent again, so (endpoint.h).
+ */
+static inline void
+mxd_partner_small_frame(struct mxd_partner *p, struct mxd_frame *f,
+		uint32_t seq, uint8_t flags, uint64_t match, const uint8_t *data,
+		uint32_t len, uint32_t ack)
+{
+	uint8_t *d = f->data;
+
+	mxd_partner_eager_hdr(p, d, flags,
+			(uint16_t)(sizeof(struct mxd_eager_hdr) + len), ack);
+	mxd_wire_put_eager(d + MXD_HDRS_LEN, seq, len, match,
+			(uint16_t)(p->frag_max > len ? p->frag_max : len), 0);
+	mxd_copy_short(d + MXD_EAGER_HLEN, data, len);
+	f->len = (uint32_t)MXD_EAGER_HLEN + len;	/* >= 60: no padding */
+	mxd_wire_seal_crc(d, mxd_crc_update(MXD_CRC_INIT, d, f->len));
+}
+
 /* Writes the headers of a frame to p (by 'port', to MAC 'dst') into an
  * allocated buffer; 'body' bytes follow the common header. */
 void mxd_partner_frame_fill(struct mxd_partner *p, unsigned port,

@@ -115,6 +115,19 @@ rx_partner_frame(struct mxd_partner *p, unsigned port,
 	mxd_count_drop(p->ep->board, MXD_DROP_TYPE);
 }
 
+/* A plain message's frame (an EAGER frame flagged with nothing but its
+ * ack), the most common: what rx_partner_frame does for it, without its
+ * choices. */
+static void
+rx_plain(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
+{
+	if (!p->local && (int)port != p->port)
+		mxd_partner_follow(p, port, pkt);
+	if (pkt->h.flags & MXD_F_ACK_VALID)
+		mxd_send_ack_in(p, pkt->h.ack);
+	mxd_rx_eager(p, pkt);
+}
+
 void
 mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 {
@@ -143,6 +156,13 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 		mxd_rx_nack(b, port, &pkt);
 		return;
 	case MXD_T_EAGER:
+		p = mxd_rx_partner(b, port, &pkt);
+		if (p != NULL && !(pkt.h.flags & (MXD_F_CTRL | MXD_F_SYNC |
+						MXD_F_RNDV)))
+			rx_plain(p, port, &pkt);
+		else if (p != NULL)
+			rx_partner_frame(p, port, &pkt);
+		return;
 	case MXD_T_PACK:
 	case MXD_T_ACK:
 	case MXD_T_PULL:
@@ -160,20 +180,14 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 /* Each burst's frames are freed before the next burst, the last one's
  * at the next pass (b->rx_done): not between a message's frame and the
  * application. */
-static unsigned
-rx_board(struct mxd_board *b)
+/* The loopback ring's frames queued when it starts (handlers may queue
+ * more, for the next pass). */
+static __attribute__((noinline)) unsigned
+rx_loop(struct mxd_board *b)
 {
 	struct mxd_frame *f = b->rx_done;
 	unsigned work = 0, n;
 
-	for (unsigned port = 0; port < b->nports; port++) {
-		mxd_board_rx_done(b);
-		n = mxd_board_rx(b, port, f, MXD_BURST);
-		b->rx_done_n = n;
-		for (unsigned i = 0; i < n; i++)
-			mxd_rx_frame(b, port, &f[i]);
-		work += n;
-	}
 	for (unsigned left = mxd_loop_queued(b); left > 0; left -= n) {
 		mxd_board_rx_done(b);
 		n = mxd_board_loop_rx(b, f, left < MXD_BURST ? left : MXD_BURST);
@@ -182,6 +196,28 @@ rx_board(struct mxd_board *b)
 			mxd_rx_frame(b, 0, &f[i]);
 		work += n;
 	}
+	return work;
+}
+
+static unsigned
+rx_board(struct mxd_board *b)
+{
+	struct mxd_frame *f = b->rx_done;
+	unsigned work = 0;
+
+	for (unsigned port = 0; port < b->nports; port++) {
+		unsigned n;
+
+		if (b->rx_done_n != 0)
+			mxd_board_free(b, f, b->rx_done_n);
+		n = mxd_board_rx(b, port, f, MXD_BURST);
+		b->rx_done_n = n;
+		for (unsigned i = 0; i < n; i++)
+			mxd_rx_frame(b, port, &f[i]);
+		work += n;
+	}
+	if (mxd_loop_queued(b) != 0)
+		work += rx_loop(b);
 	/* Stores around the caches are ordered with no later one: fenced
 	 * here, the next pass (another thread's, maybe, which may end the
 	 * receive) comes after them. */
@@ -192,18 +228,51 @@ rx_board(struct mxd_board *b)
 	return work;
 }
 
-/* An endpoint's own pending work: queued sends, PULLs to serve and ask. */
+/* An endpoint's own pending work: queued sends, PULLs to serve and ask
+ * (those of its work bits, ep->work, that are set). */
 static void
-ep_work(struct mx_endpoint *ep)
+ep_work(struct mx_endpoint *ep, unsigned w)
 {
-	if (!mxd_list_empty(&ep->sending))
+	if (ep->progression_off)
+		return;
+	if ((w & MXD_EW_SENDS) && !mxd_list_empty(&ep->sending))
 		mxd_sends_pump(ep);
-	if (!mxd_list_empty(&ep->jobq))
+	if ((w & MXD_EW_JOBS) && !mxd_list_empty(&ep->jobq))
 		mxd_pulls_pump(ep);
-	if (!mxd_list_empty(&ep->pulls_waiting))
-		mxd_pulls_ask(ep);
-	if (!mxd_list_empty(&ep->pulls_deferred))
-		mxd_pulls_start_deferred(ep);
+	if (w & MXD_EW_PULLS) {
+		if (!mxd_list_empty(&ep->pulls_waiting))
+			mxd_pulls_ask(ep);
+		if (!mxd_list_empty(&ep->pulls_deferred))
+			mxd_pulls_start_deferred(ep);
+	}
+}
+
+/* Clears ep's work bits whose lists are empty now (and its board's bit
+ * when none is left). */
+static void
+ep_settle(struct mx_endpoint *ep)
+{
+	unsigned w = ep->work;
+
+	if ((w & MXD_EW_SENDS) && mxd_list_empty(&ep->sending))
+		w &= ~MXD_EW_SENDS;
+	if ((w & MXD_EW_JOBS) && mxd_list_empty(&ep->jobq))
+		w &= ~MXD_EW_JOBS;
+	if ((w & MXD_EW_PULLS) && mxd_list_empty(&ep->pulls_waiting) &&
+			mxd_list_empty(&ep->pulls_deferred))
+		w &= ~MXD_EW_PULLS;
+	if ((w & MXD_EW_ACKS) && mxd_list_empty(&ep->acks)) {
+		w &= ~MXD_EW_ACKS;
+		ep->ack_pass = 0;
+	}
+	if ((w & MXD_EW_TIMERS) && mxd_list_empty(&ep->timed) &&
+			mxd_list_empty(&ep->connects) && ep->ntimed == 0) {
+		w &= ~MXD_EW_TIMERS;
+		ep->timer_pass = 0;
+	}
+	ep->work = (uint8_t)w;
+	if (w == 0)
+		ep->board->ep_busy &= ~(1u << ep->id);
 }
 
 /* After an rx burst: what its frames let go (sends the acks admit, PULLs
@@ -211,11 +280,27 @@ ep_work(struct mx_endpoint *ep)
 static void
 rx_work(struct mxd_board *b)
 {
-	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
+	for (uint32_t m = b->ep_busy; m != 0; m &= m - 1) {
 		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
 
-		if (!ep->progression_off)
-			ep_work(ep);
+		ep_work(ep, ep->work);
+	}
+}
+
+/* The board's endpoints with work (b->ep_busy): their timers, queued
+ * sends and PULLs. */
+static __attribute__((noinline)) void
+board_work(struct mxd_board *b)
+{
+	for (uint32_t m = b->ep_busy; m != 0; m &= m - 1) {
+		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
+		unsigned w;
+
+		mxd_timers_pass(ep);
+		w = ep->work;
+		if (w & (MXD_EW_SENDS | MXD_EW_JOBS | MXD_EW_PULLS))
+			ep_work(ep, w);
+		ep_settle(ep);
 	}
 }
 
@@ -224,8 +309,9 @@ rx_work(struct mxd_board *b)
  * its rx bursts, what their frames let go, and the flush of that and of
  * what they asked for (acks, answers): a pass that takes a message
  * returns to the application right after it, and the timers' look that
- * the pass would have had after it comes at the start of the next.  The
- * timers see the frames of the board's previous pass as its work.
+ * the pass would have had after it comes at the start of the next.  Only
+ * endpoints with work (b->ep_busy) are looked at: an idle board costs its
+ * rx bursts and a few tests.
  */
 static unsigned
 board_pass(struct mxd_board *b)
@@ -233,19 +319,15 @@ board_pass(struct mxd_board *b)
 	unsigned work;
 
 	mxd_timers_board(b);
-	for (uint32_t m = b->ep_open; m != 0; m &= m - 1) {
-		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
-
-		mxd_timers_pass(ep, b->rx_work);
-		if (!ep->progression_off)
-			ep_work(ep);
-	}
+	if (b->ep_busy)
+		board_work(b);
 	mxd_board_flush(b);
 	work = rx_board(b);
-	b->rx_work = work;
-	if (work)
-		rx_work(b);
-	mxd_board_flush(b);
+	if (work != 0) {
+		if (b->ep_busy)
+			rx_work(b);
+		mxd_board_flush(b);
+	}
 	return work;
 }
 

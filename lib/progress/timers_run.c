@@ -77,12 +77,19 @@ acks_start(struct mx_endpoint *ep, uint64_t now)
 static void
 stamp(struct mxd_partner *p, uint64_t now)
 {
+	const struct mxd_txrec *prev = NULL;
+
 	for (uint32_t s = p->tx.next_seq - 1; s != p->tx.acked; s--) {
 		struct mxd_txrec *rec = p->inflight[s & (MXD_WIN - 1)];
 
-		if (rec == NULL || rec->sent_at != 0)
+		if (rec == NULL)
+			break;
+		if (rec == prev)	/* the messages of a PACK frame */
+			continue;
+		if (rec->sent_at != 0)
 			break;
 		rec->sent_at = now;
+		prev = rec;
 	}
 }
 
@@ -173,15 +180,18 @@ mxd_timers_run(struct mx_endpoint *ep, int acks, int all)
 {
 	uint64_t now = mxd_now_ns();
 
-	if (ep->acks_stamp)
-		acks_start(ep, now);
-	/* Nothing owed is due before acks_due: the list is left as it is. */
-	if (acks && now >= ep->acks_due)
-		acks_flush(ep, now);
+	ep->now = now;
+	if (acks && !mxd_list_empty(&ep->acks)) {
+		ep->ack_pass = 0;
+		if (ep->acks_stamp)
+			acks_start(ep, now);
+		/* Nothing owed is due before acks_due: the list stays. */
+		if (now >= ep->acks_due)
+			acks_flush(ep, now);
+	}
 	if (!all)
 		return;
 	ep->timer_pass = 0;
-	ep->now = now;
 	timers_run(ep, now);
 }
 

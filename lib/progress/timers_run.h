@@ -15,26 +15,21 @@
 void mxd_timers_run(struct mx_endpoint *ep, int acks, int all);
 void mxd_timers_watch(struct mxd_board *b);
 
-/* From every progress pass of ep's board ('work': frames it took in):
- * what is due is done.  Inline: most passes find nothing to look at. */
+/* From the progress passes of an endpoint with acks owed or timers
+ * (ep->work): what is due is done.  Acks are looked at every
+ * MXD_ACK_PASSES passes (a notice that waits for room: at once), the
+ * other timers every MXD_TIMER_PASSES; the clock is read only then.
+ * Inline: most passes find nothing due. */
 static inline void
-mxd_timers_pass(struct mx_endpoint *ep, unsigned work)
+mxd_timers_pass(struct mx_endpoint *ep)
 {
-	/* Acks owed: a look at the clock if one may be due, or one owed
-	 * since an earlier pass has its delay to start; those owed since
-	 * this pass began wait for the next (their reply may carry them). */
-	int acks = !mxd_list_empty(&ep->acks) &&
-		(ep->acks_due != MXD_DUE_UNSTAMPED ||
-		 ep->acks_stamp >= MXD_STAMP_DUE), all = 0;
+	unsigned w = ep->work;
+	int acks = (w & MXD_EW_ACKS) && (++ep->ack_pass >= MXD_ACK_PASSES ||
+			ep->acks_due == 0);
+	int all = (w & MXD_EW_TIMERS) && ++ep->timer_pass >= MXD_TIMER_PASSES;
 
-	if ((!mxd_list_empty(&ep->timed) || !mxd_list_empty(&ep->connects) ||
-			ep->ntimed != 0) && ++ep->timer_pass >=
-			(work ? MXD_TIMER_PASSES : MXD_TIMER_PASSES / 8))
-		all = 1;
 	if (acks || all)
 		mxd_timers_run(ep, acks, all);
-	else if (ep->acks_stamp)
-		ep->acks_stamp = MXD_STAMP_DUE;
 }
 
 /* From every progress pass of b: the link watch (mxd_board_watch), every

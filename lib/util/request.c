@@ -12,10 +12,11 @@
 #include "util/request.h"
 
 void
-mxd_reqpool_init(struct mxd_reqpool *p)
+mxd_reqpool_init(struct mxd_reqpool *p, struct mx_endpoint *ep)
 {
 	p->free = NULL;
 	p->allocated = 0;
+	p->ep = ep;
 	mxd_list_init(&p->chunks);
 }
 
@@ -33,7 +34,7 @@ mxd_reqpool_fini(struct mxd_reqpool *p)
 				free(c->r[i].segs);
 		free(c);
 	}
-	mxd_reqpool_init(p);
+	mxd_reqpool_init(p, p->ep);
 }
 
 int
@@ -49,6 +50,10 @@ mxd_reqpool_grow(struct mxd_reqpool *p)
 	mxd_list_add_tail(&p->chunks, &c->link);
 	for (unsigned i = 0; i < MXD_REQ_CHUNK; i++) {
 		c->r[i].segs = c->r[i].seg_inline;
+		c->r[i].ep = p->ep;
+		c->r[i].pool = p;
+		mxd_list_init(&c->r[i].link);
+		mxd_list_init(&c->r[i].done);
 		c->r[i].pool_next = p->free;
 		p->free = &c->r[i];
 	}

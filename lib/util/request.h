@@ -56,32 +56,33 @@ struct mx_request {
 	struct mxd_list link;		/* partner's sendq, or posted with
 					 * no class (match.c) */
 	struct mxd_list done;		/* endpoint completion list */
-	struct mx_endpoint *ep;
-	struct mxd_reqpool *pool;
+	struct mx_endpoint *ep;		/* the pool's: set once */
+	struct mxd_reqpool *pool;	/* (a request's chunk's) */
+	/* Set anew by every get, together (one store). */
 	uint8_t type;
 	uint8_t state;
-	uint32_t gen;			/* lives: bumped when freed */
-	uint32_t nseg;
-	uint32_t length;		/* sum of the segments */
-	mx_segment_t *segs;
-	mx_segment_t seg_inline[MXD_SEG_INLINE];
-	uint64_t match_recv;		/* send: match_info; recv: value */
-	uint64_t match_mask;
-	struct mxd_mnode mnode;		/* recv posted: in its class */
-	uint64_t post_seq;		/* recv: order of posting */
-	uint8_t mclass;			/* recv posted: its class, or none */
-	struct mxd_partner *partner;	/* send: destination */
-	uint32_t seq;			/* send: message sequence number */
 	uint8_t sync;			/* mx_issend */
 	uint8_t acked;			/* send: partner has the data */
 	uint8_t matched;		/* issend: partner matched it */
 	uint8_t forget;			/* mx_forget: release on completion */
-	uint64_t deadline;		/* ns; 0: no timeout */
 	uint8_t claimed;		/* returned by a peek (several threads) */
 	uint8_t rndv;			/* large send (rendezvous) */
-	uint32_t rndv_handle;		/* its handle in ep->lsend */
-	uint8_t desc[16];		/* its struct mxd_rndv_desc, on the wire */
+	uint32_t gen;			/* lives: bumped when freed */
+	uint32_t nseg;
+	uint32_t length;		/* sum of the segments */
+	uint32_t seq;			/* send: message sequence number */
+	mx_segment_t *segs;
 	mx_status_t status;
+	uint64_t match_recv;		/* send: match_info; recv: value */
+	uint64_t match_mask;
+	uint64_t post_seq;		/* recv: order of posting */
+	struct mxd_partner *partner;	/* send: destination */
+	uint64_t deadline;		/* ns; 0: no timeout */
+	uint8_t mclass;			/* recv posted: its class, or none */
+	uint32_t rndv_handle;		/* its handle in ep->lsend */
+	struct mxd_mnode mnode;		/* recv posted: in its class */
+	mx_segment_t seg_inline[MXD_SEG_INLINE];
+	uint8_t desc[16];		/* its struct mxd_rndv_desc, on the wire */
 	struct mx_request *pool_next;
 };
 
@@ -90,6 +91,7 @@ struct mxd_reqpool {
 	struct mx_request *free;
 	struct mxd_list chunks;
 	uint32_t allocated;
+	struct mx_endpoint *ep;		/* every request's r->ep */
 };
 
 #define MXD_REQ_CHUNK	256	/* requests per chunk */
@@ -123,16 +125,18 @@ mxd_reqpool_owns(const struct mxd_reqpool *p, const struct mx_request *r)
 	return 0;
 }
 
-void mxd_reqpool_init(struct mxd_reqpool *p);
+void mxd_reqpool_init(struct mxd_reqpool *p, struct mx_endpoint *ep);
 void mxd_reqpool_fini(struct mxd_reqpool *p);
 /* Another chunk of requests in the pool; 0, or -1 when out of memory. */
 int mxd_reqpool_grow(struct mxd_reqpool *p);
 
-/* A fresh request of type t for endpoint ep, or NULL (out of memory).
- * Inline, as mxd_req_put and mxd_req_set_segs: every message takes one. */
+/* A request of the pool, or NULL (out of memory), of type t in state s,
+ * on no list (mxd_req_put leaves both links alone, as the chunk's
+ * making did), without a deadline, its flags clear: what every request
+ * starts from (its ep and pool were set when its chunk was made). */
 static inline struct mx_request *
-mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep, enum mxd_req_type t,
-		void *context)
+mxd_req_take(struct mxd_reqpool *p, enum mxd_req_type t,
+		enum mxd_req_state s)
 {
 	struct mx_request *r;
 
@@ -140,17 +144,26 @@ mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep, enum mxd_req_type t,
 		return NULL;
 	r = p->free;
 	p->free = r->pool_next;
-	mxd_list_init(&r->link);
-	mxd_list_init(&r->done);
-	r->ep = ep;
-	r->pool = p;
 	r->type = (uint8_t)t;
-	r->state = MXD_RS_FREE;
-	r->partner = NULL;
+	r->state = (uint8_t)s;
 	r->sync = r->acked = r->matched = r->forget = 0;
+	r->claimed = r->rndv = 0;
 	r->deadline = 0;
-	r->claimed = 0;
-	r->rndv = 0;
+	return r;
+}
+
+/* A fresh request of type t for endpoint ep, or NULL (out of memory).
+ * Inline, as mxd_req_put and mxd_req_set_segs: every message takes one. */
+static inline struct mx_request *
+mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep, enum mxd_req_type t,
+		void *context)
+{
+	struct mx_request *r = mxd_req_take(p, t, MXD_RS_FREE);
+
+	(void)ep;
+	if (r == NULL)
+		return NULL;
+	r->partner = NULL;
 	r->rndv_handle = 0;
 	memset(&r->status, 0, sizeof(r->status));
 	r->status.code = MX_STATUS_PENDING;
