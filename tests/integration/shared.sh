@@ -9,7 +9,9 @@
 #   - the same program linked with "--static" carries the archive and
 #     DPDK's archives, needs no libmyriexpress.so and runs (unsanitized
 #     builds; DPDK's static list needs libsystemd-dev, scripts/deps.sh);
-#   - the shared library exports the MX API and nothing else.
+#   - a Portals program links through portals3.pc, shared and static, and
+#     runs (calls that need no network);
+#   - the shared library exports the MX and Portals APIs and nothing else.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: shared.sh <build-dir>}
@@ -26,7 +28,7 @@ prefix=$(meson introspect "$build" --buildoptions |
 	python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
 pc=$(find "$dest" -name myriexpress.pc | head -1)
 pcdir=$(dirname "$pc")
-for f in "$pcdir"/myriexpress*.pc; do
+for f in "$pcdir"/myriexpress*.pc "$pcdir"/portals3.pc; do
 	sed -i "s|^prefix=.*|prefix=$dest$prefix|; s|=$prefix/|=$dest$prefix/|" "$f"
 done
 export PKG_CONFIG_PATH=$pcdir
@@ -54,7 +56,18 @@ echo "$out" | sed 's/^/    /'
 [ $rc -eq 0 ]
 verdict "hello runs with the shared library" $?
 
+cc -Wall -Werror $extra -o "$dest/ptl_so" "$top/tests/portals/header_ptl33.c" \
+	$(pkg-config --cflags --libs portals3) &&
+	readelf -d "$dest/ptl_so" | grep -q "NEEDED.*libmyriexpress.so" &&
+	LD_LIBRARY_PATH=$libdir timeout 60 "$dest/ptl_so"
+verdict "a Portals program through portals3.pc on libmyriexpress.so runs" $?
+
 if [ "$san" = none ]; then
+	cc -Wall -Werror -o "$dest/ptl_a" "$top/tests/portals/header_ptl32.c" \
+		$(pkg-config --cflags --libs --static portals3) &&
+	! readelf -d "$dest/ptl_a" | grep -q "NEEDED.*libmyriexpress" &&
+		timeout 60 "$dest/ptl_a"
+	verdict "a Portals program through portals3.pc --static runs" $?
 	cc -Wall -Werror -o "$dest/hello_a" "$top/examples/hello.c" \
 		$(pkg-config --cflags --libs --static myriexpress) &&
 	! readelf -d "$dest/hello_a" | grep -q "NEEDED.*libmyriexpress" &&
@@ -65,9 +78,9 @@ if [ "$san" = none ]; then
 fi
 
 bad=$(nm -D --defined-only "$libdir/libmyriexpress.so" | awk '{print $3}' |
-	grep -vE '^(mx_|MX_)' | grep -v '^$')
+	grep -vE '^(mx_|MX_|Ptl|ptl_err_str$)' | grep -v '^$')
 [ -z "$bad" ]
-verdict "the shared library exports only mx_/MX_ symbols${bad:+ (not: $bad)}" $?
+verdict "the shared library exports only mx_/MX_ and Ptl*/ptl_err_str symbols${bad:+ (not: $bad)}" $?
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

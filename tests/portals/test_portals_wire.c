@@ -30,6 +30,7 @@ roundtrip(void **state)
 	struct mxd_ptl_hdr h;
 
 	(void)state;
+	memset(&h, 0, sizeof(h));	/* its padding, compared below */
 	mxd_ptl_wire_encode(b, &put);
 	assert_int_equal(b[0], MXD_PTL_WIRE_VERSION);
 	assert_int_equal(b[1], MXD_PTL_PUT);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The manual pages (sections 1, 3 and 7): each renders with groff without a
 # single warning (-ww), every function declared in the public headers has a
-# page (its own or a .so to its group's) and is listed in mx(3), every page
+# page (its own or a .so to its group's) and is listed in mx(3) (a Portals
+# function: is in portals3(3)'s synopsis, NAME and headings), every page
 # a .so names exists, every page is installed by docs/man/meson.build, and
 # every option that a tool prints with -h is in its page.
 set -u
@@ -59,6 +60,23 @@ for v in MX_ERRORS_ARE_FATAL MX_ERRORS_RETURN; do
 done
 echo "functions with a page: $n"
 
+# Portals: every function of portals3.h in the synopsis and under a
+# heading of portals3(3), and in its NAME.
+page=$man/man3/portals3.3
+pfns=$(sed -n 's/^[a-z_ *]*[ *]\(Ptl[A-Za-z0-9]*\)(.*/\1/p' \
+	"$top/lib/include/portals3.h" | sort -u)
+np=0
+for f in $pfns; do
+	np=$((np + 1))
+	grep -q "$f(" "$page" || bad "$f: not in the synopsis of portals3(3)"
+	grep -Eq "^\.SS (.*[ ,])?$f(,|$)" "$page" ||
+		bad "$f: under no heading of portals3(3)"
+	sed -n '/^\.SH NAME/,/^\.SH/p' "$page" | grep -Eq "(^|[ ,])$f(,|$| )" ||
+		bad "$f: not in the NAME of portals3(3)"
+done
+[ "$np" -ge 24 ] || bad "only $np Portals functions found in portals3.h"
+echo "Portals functions in portals3(3): $np"
+
 # Every option of each tool's -h in its page (roff writes - as \-).
 for t in mx_pingpong mx_bw mx_info mx_counters; do
 	opts=$("$build/apps/$t" -h | grep -oE '^  (-[A-Za-z]|--[a-z-]+)(, (-[A-Za-z]|--[a-z-]+))*' |
@@ -70,5 +88,5 @@ for t in mx_pingpong mx_bw mx_info mx_counters; do
 	done
 done
 
-echo "$((passed + n)) passed, $failed failed"
+echo "$((passed + n + np)) passed, $failed failed"
 [ "$failed" -eq 0 ]
