@@ -778,9 +778,14 @@ const char *PtlNIFailStr(ptl_handle_ni_t ni_handle, ptl_ni_fail_t fail);
  * The five calls whose argument lists Portals 3.3 changed, by their
  * number of arguments: PtlMDBind(ni, md, &h) is 3.2's, PtlMDBind(ni, md,
  * unlink_op, &h) 3.3's, and so on.  A name not followed by '(' is the
- * 3.2 function itself (its address, or (PtlMDBind)(...)).
+ * 3.2 function itself (its address, or (PtlMDBind)(...)).  An argument
+ * with a comma outside parentheses (a compound literal) goes in
+ * parentheses.  Variadic macros need C99 or C++11: before them, the
+ * names are the 3.2 functions only.
  */
-#ifndef PTL_NO_ARITY_MACROS
+#if !defined(PTL_NO_ARITY_MACROS) && \
+	((defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L) || \
+	(defined(__cplusplus) && __cplusplus >= 201103L))
 #define PTL_NARG_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, n, ...) n
 #define PTL_NARG(...) PTL_NARG_(__VA_ARGS__, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define PTL_CAT_(a, b) a##b
