@@ -224,6 +224,27 @@ mxd_ptl_rx_ack(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h)
 	mxd_ptl_md_event(ni, md, &ev);
 }
 
+/* The get op ends with no data: refused by its target (DROPPED), or
+ * answered by a reply that is not its own (another descriptor or
+ * generation: dropped, counted). */
+static int
+reply_refused(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
+		const struct mxd_ptl_op *op, const struct mxd_ptl_hdr *h)
+{
+	ptl_event_t ev;
+
+	answer_event(&ev, PTL_EVENT_REPLY_FAIL, h);
+	ev.offset = op->region.offset;
+	ev.mlength = 0;
+	ev.ni_fail_type = PTL_NI_DROPPED;
+	if (h->md_handle != op->hdr.md_handle) {
+		mxd_ptl_drop(ni, PTL_SR_DROP_LATE, h->rlength);
+		ev.ni_fail_type = PTL_NI_FAIL;
+	}
+	mxd_ptl_md_end(ni, md, &ev);
+	return MXD_PTL_DONE;
+}
+
 int
 mxd_ptl_rx_reply(struct mxd_ptl_ni *ni, const struct mxd_ptl_op *op,
 		const struct mxd_ptl_hdr *h, struct mxd_ptl_tgt *t)
@@ -238,20 +259,8 @@ mxd_ptl_rx_reply(struct mxd_ptl_ni *ni, const struct mxd_ptl_op *op,
 		return MXD_PTL_DONE;
 	}
 	if (h->md_handle != op->hdr.md_handle ||
-			(h->flags & MXD_PTL_F_DROPPED)) {
-		/* Refused; or not the answer to op (another descriptor or
-		 * generation): dropped, and the get fails. */
-		answer_event(&ev, PTL_EVENT_REPLY_FAIL, h);
-		ev.offset = op->region.offset;
-		ev.mlength = 0;
-		ev.ni_fail_type = PTL_NI_DROPPED;
-		if (h->md_handle != op->hdr.md_handle) {
-			mxd_ptl_drop(ni, PTL_SR_DROP_LATE, h->rlength);
-			ev.ni_fail_type = PTL_NI_FAIL;
-		}
-		mxd_ptl_md_end(ni, md, &ev);
-		return MXD_PTL_DONE;
-	}
+			(h->flags & MXD_PTL_F_DROPPED))
+		return reply_refused(ni, md, op, h);
 	t->req = *h;
 	t->kind = MXD_PTL_REPLY;
 	t->md = op->hdr.md_handle;

@@ -129,12 +129,40 @@ walk(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h, ptl_size_t *off,
 	return NULL;
 }
 
+/* md takes the request h: the operation starts (one of its threshold,
+ * its offset), START is logged, *t says where the bytes go. */
+static int
+accept(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
+		const struct mxd_ptl_hdr *h, ptl_size_t off, ptl_size_t mlen,
+		struct mxd_ptl_tgt *t)
+{
+	ptl_event_t ev;
+
+	mxd_ptl_md_begin(md, mlen);
+	t->md = mxd_ptl_md_handle(ni, md);
+	t->offset = off;
+	t->link = ++ni->link;
+	mxd_ptl_md_region(md, off, mlen, &t->region);
+	if (h->kind == MXD_PTL_GET) {
+		t->reply.flags = 0;
+		t->reply.offset = off;
+		t->reply.mlength = mlen;
+	}
+	event_of(&ev, h->kind == MXD_PTL_PUT ? PTL_EVENT_PUT_START :
+			PTL_EVENT_GET_START, h);
+	ev.mlength = mlen;
+	ev.offset = off;
+	ev.link = t->link;
+	if (!(md->md.options & PTL_MD_EVENT_START_DISABLE))
+		mxd_ptl_log(ni, md, &ev);
+	return MXD_PTL_ACCEPT;
+}
+
 int
 mxd_ptl_rx_request(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h,
 		struct mxd_ptl_tgt *t)
 {
 	struct mxd_ptl_md *md;
-	ptl_event_t ev;
 	ptl_sr_index_t why;
 	ptl_size_t off = 0, mlen = 0;
 
@@ -155,24 +183,7 @@ mxd_ptl_rx_request(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h,
 	md = walk(ni, h, &off, &mlen);
 	if (md == NULL)
 		return drop(ni, h, PTL_SR_DROP_NO_MATCH);
-	mxd_ptl_md_begin(md, mlen);
-	t->md = mxd_ptl_md_handle(ni, md);
-	t->offset = off;
-	t->link = ++ni->link;
-	mxd_ptl_md_region(md, off, mlen, &t->region);
-	if (h->kind == MXD_PTL_GET) {
-		t->reply.flags = 0;
-		t->reply.offset = off;
-		t->reply.mlength = mlen;
-	}
-	event_of(&ev, h->kind == MXD_PTL_PUT ? PTL_EVENT_PUT_START :
-			PTL_EVENT_GET_START, h);
-	ev.mlength = mlen;
-	ev.offset = off;
-	ev.link = t->link;
-	if (!(md->md.options & PTL_MD_EVENT_START_DISABLE))
-		mxd_ptl_log(ni, md, &ev);
-	return MXD_PTL_ACCEPT;
+	return accept(ni, md, h, off, mlen, t);
 }
 
 /* The acknowledgement of the put t: echoes it, with what was done. */
