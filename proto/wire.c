@@ -571,6 +571,68 @@ mxd_wire_check(const struct mxd_pkt *pkt)
 			mxd_crc_update(pkt->crc, pkt->payload, pkt->u.rep.len));
 }
 
+int
+mxd_wire_plain(const uint8_t *frame, size_t len, struct mxd_plain *m)
+{
+	const uint8_t *h = frame + MXD_ETH_HLEN;
+	const uint8_t *e = h + sizeof(struct mxd_hdr);
+	uint32_t body, msg_len, head, frag_max;
+	uint64_t place;
+
+	if (len < MXD_EAGER_HLEN ||
+			mxd_get16(frame + O(mxd_eth_hdr, ethertype)) !=
+			MXD_ETHERTYPE)
+		return 0;
+	/* version, type EAGER, flags ACK_VALID alone (the epoch is not) */
+	memcpy(&head, h, 4);
+	if ((head & 0x00ffffffu) != (MXD_WIRE_VERSION |
+				(uint32_t)MXD_T_EAGER << 8 |
+				(uint32_t)MXD_F_ACK_VALID << 16))
+		return 0;
+	body = mxd_get16(h + H(length));
+	if (body < sizeof(struct mxd_eager_hdr) || body > len - MXD_HDRS_LEN)
+		return 0;
+	/* One fragment: offset 0, index 0, count 1 (frag_off, frag_idx,
+	 * frag_count, in the order of the header), and frag_max not 0. */
+	memcpy(&place, e + O(mxd_eager_hdr, frag_off), 8);
+	frag_max = mxd_get16(e + O(mxd_eager_hdr, frag_max));
+	msg_len = mxd_get32(e + O(mxd_eager_hdr, msg_len));
+	if ((place & 0x0000ffffffffffffull) != 0x0000010000000000ull ||
+			frag_max == 0 || msg_len > frag_max ||
+			msg_len != body - sizeof(struct mxd_eager_hdr))
+		return 0;
+	if (~crc_zeroed(frame, MXD_HDRS_LEN + body) !=
+			mxd_get32(frame + CSUM_OFF))
+		return -1;
+	m->hdr = h;
+	m->payload = e + sizeof(struct mxd_eager_hdr);
+	m->match = mxd_get64(e + O(mxd_eager_hdr, match));
+	m->seq = mxd_get32(e + O(mxd_eager_hdr, seq));
+	m->len = msg_len;
+	m->ack = mxd_get32(h + H(ack));
+	return 1;
+}
+
+void
+mxd_wire_plain_pkt(const uint8_t *frame, const struct mxd_plain *m,
+		struct mxd_pkt *pkt)
+{
+	const uint8_t *e = m->hdr + sizeof(struct mxd_hdr);
+
+	pkt->unchecked = 0;
+	pkt->eth = (const struct mxd_eth_hdr *)(const void *)frame;
+	parse_common(m->hdr, pkt);
+	pkt->u.eager.seq = m->seq;
+	pkt->u.eager.msg_len = m->len;
+	pkt->u.eager.match = m->match;
+	pkt->u.eager.frag_off = 0;
+	pkt->u.eager.frag_idx = 0;
+	pkt->u.eager.frag_count = 1;
+	pkt->u.eager.frag_max = mxd_get16(e + O(mxd_eager_hdr, frag_max));
+	pkt->u.eager.frag_len = m->len;
+	pkt->payload = m->payload;
+}
+
 const char *
 mxd_drop_name(enum mxd_drop d)
 {

@@ -673,6 +673,31 @@ enum mxd_drop mxd_wire_parse_lazy(uint8_t *frame, size_t len,
 int mxd_wire_payload_ok(const struct mxd_pkt *pkt, uint32_t crc);
 int mxd_wire_check(const struct mxd_pkt *pkt);
 
+/*
+ * A plain message: an EAGER frame of one fragment whose header flags are
+ * ACK_VALID alone, the most common frame.  mxd_wire_plain() checks such a
+ * frame as mxd_wire_parse() does (Ethernet type, version, length, the
+ * integrity check, the fragment's fields), without decoding the rest of
+ * its header: it returns 1 with *m filled, -1 when the frame looks like
+ * one but its check fails (drop: bad checksum), and 0 for any other frame
+ * or a plain one that breaks another rule, which mxd_wire_parse_lazy()
+ * then takes (and counts by its reason).  mxd_wire_plain_pkt() decodes a
+ * frame it accepted into a struct mxd_pkt, as mxd_wire_parse() would,
+ * checking nothing again.
+ */
+struct mxd_plain {
+	const uint8_t *hdr;	/* the common header (frame + MXD_ETH_HLEN) */
+	const uint8_t *payload;
+	uint64_t match;
+	uint32_t seq;
+	uint32_t len;		/* the message's: the fragment's */
+	uint32_t ack;
+};
+
+int mxd_wire_plain(const uint8_t *frame, size_t len, struct mxd_plain *m);
+void mxd_wire_plain_pkt(const uint8_t *frame, const struct mxd_plain *m,
+		struct mxd_pkt *pkt);
+
 /* Human-readable name of a drop reason (counter label). */
 const char *mxd_drop_name(enum mxd_drop d);
 

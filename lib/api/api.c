@@ -205,34 +205,35 @@ check_segs(const mx_segment_t *segs, uint32_t n)
 	return 0;
 }
 
-static mx_return_t
-post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
-		mx_endpoint_addr_t dest, uint64_t match, void *context,
-		mx_request_t *request, int sync, const char *fn)
+/* A send's message is on its way: the board's queue goes, and the acks
+ * received meanwhile are applied now. */
+static void
+send_posted(struct mx_endpoint *ep)
 {
-	struct mxd_partner *p;
+	mxd_board_flush(ep->board);
+	if (ep->ack_held != NULL)
+		mxd_send_acks_apply(ep);
+}
+
+/* mx_isend and mx_issend but for mx_isend's common case (do_isend); p:
+ * the partner dest names, if known already. */
+static __attribute__((noinline)) mx_return_t
+post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		const mx_endpoint_addr_t *dest, uint64_t match, void *context,
+		mx_request_t *request, int sync, struct mxd_partner *p,
+		const char *fn)
+{
 	struct mx_request *r;
 	mx_status_code_t told;
 	int ret;
 
 	if (request == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "%s: NULL request", fn);
-	/* The common case first: a small standard send that leaves now. */
-	if (nseg == 1 && !sync && segs != NULL) {
-		p = mxd_addr_partner_now(ep, &dest);
-		if (p != NULL && (r = mxd_send_fast(ep, p, segs, match,
-						context)) != NULL) {
-			mxd_board_flush(ep->board);
-			if (ep->ack_held != NULL)
-				mxd_send_acks_apply(ep);
-			*request = r;
-			return MX_SUCCESS;
-		}
-	}
 	ret = check_segs(segs, nseg);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret, "%s: segments", fn);
-	p = mxd_addr_partner_now(ep, &dest);
+	if (p == NULL)
+		p = mxd_addr_partner_now(ep, dest);
 	if (p == NULL && mxd_ep_closing(ep))	/* closed while connecting */
 		return mxd_wait_failed(ep, -MX_BAD_ENDPOINT, NULL, fn);
 	if (p == NULL || p->state == MXD_PS_NEW || p->state == MXD_PS_CLOSED)
@@ -264,10 +265,7 @@ post_send(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	r->status.match_info = match;
 	r->status.msg_length = r->length;
 	mxd_partner_addr(p, &r->status.source);
-	mxd_board_flush(ep->board);
-	/* Acks received, applied now that the message is on its way. */
-	if (ep->ack_held != NULL)
-		mxd_send_acks_apply(ep);
+	send_posted(ep);
 	*request = r;
 	return MX_SUCCESS;
 }
@@ -277,9 +275,23 @@ do_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		mx_endpoint_addr_t dest, uint64_t match, void *context,
 		mx_request_t *request)
 {
+	struct mxd_partner *p = NULL;
+	struct mx_request *r;
+
 	CHECK_EP(ep, "mx_isend");
-	return post_send(ep, segs, nseg, dest, match, context, request, 0,
-			"mx_isend");
+	/* The common case, decided once: a small message that leaves now
+	 * (mxd_send_fast); any other takes the general way. */
+	if (request != NULL && nseg == 1 && segs != NULL &&
+			(segs[0].segment_ptr != NULL ||
+			 segs[0].segment_length == 0) &&
+			(p = mxd_addr_partner_now(ep, &dest)) != NULL &&
+			(r = mxd_send_fast(ep, p, segs, match, context)) != NULL) {
+		send_posted(ep);
+		*request = r;
+		return MX_SUCCESS;
+	}
+	return post_send(ep, segs, nseg, &dest, match, context, request, 0,
+			p, "mx_isend");
 }
 
 static mx_return_t
@@ -288,8 +300,8 @@ do_issend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		mx_request_t *request)
 {
 	CHECK_EP(ep, "mx_issend");
-	return post_send(ep, segs, nseg, dest, match, context, request, 1,
-			"mx_issend");
+	return post_send(ep, segs, nseg, &dest, match, context, request, 1,
+			NULL, "mx_issend");
 }
 
 /* Arguments of a receive or probe: the value fits the mask, which covers
@@ -316,7 +328,9 @@ do_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	if (request == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_irecv: NULL request");
 	ret = check_match(ep, match_recv, match_mask);
-	if (ret == 0)
+	if (ret == 0 && !(nseg == 1 && segs != NULL &&
+				(segs[0].segment_ptr != NULL ||
+				 segs[0].segment_length == 0)))
 		ret = check_segs(segs, nseg);
 	if (ret < 0)
 		return mxd_error(ep, (mx_return_t)-ret, "mx_irecv: arguments");
@@ -466,6 +480,10 @@ do_ipeek(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 	if (request == NULL || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_ipeek: NULL output");
 	mxd_progress(ep);
+	if (mxd_list_empty(&ep->done)) {
+		*result = 0;
+		return MX_SUCCESS;
+	}
 	peek_result(ep, request, result);
 	return MX_SUCCESS;
 }

@@ -53,6 +53,13 @@ struct mxd_board {
 	uint32_t ep_open;		/* bit per open endpoint id */
 	uint32_t ep_busy;		/* bit per endpoint with work for the
 					 * passes (endpoint.h, mxd_ep_busy) */
+	uint32_t ep_pump;		/* of those, with queued sends or
+					 * PULLs: pumped every pass */
+	uint32_t look_pass;		/* passes since the endpoints' timers
+					 * were looked at (progress.c) */
+	uint8_t look_now;		/* a notice waits: the next pass looks */
+	uint32_t others_pass;		/* passes on behalf of its endpoints
+					 * since one covered every board */
 	struct mxd_txq txq[MXD_BOARD_PORTS];
 	uint32_t tx_queued;		/* bit per port whose queue holds
 					 * frames: flush looks at no other */
@@ -89,6 +96,8 @@ struct mxd_ep_slot {
 	uint8_t closing;	/* mx_close_endpoint has begun */
 };
 
+#define MXD_LIVE_HINTS	8	/* endpoints remembered open, 2^n */
+
 /* The process's boards and links. */
 struct mxd_lib {
 	int initialized;
@@ -97,10 +106,11 @@ struct mxd_lib {
 	struct mxd_link *links[MXD_GLUE_MAX_PORTS];
 	unsigned nlinks;
 	int eal_reused;
-	/* The endpoint an API call last found open (mxd_ep_live), so that
-	 * the calls of a program on one endpoint look no further; cleared
-	 * when it closes.  Written under the library lock only. */
-	const struct mx_endpoint *live_hint;
+	/* Endpoints API calls found open lately (mxd_ep_live), one per slot
+	 * by address, so that the calls of a program on a few endpoints
+	 * look no further; cleared when one closes.  Written under the
+	 * library lock only. */
+	const struct mx_endpoint *live_hint[MXD_LIVE_HINTS];
 	/* Endpoints holding an ack received, not applied yet (send.c,
 	 * mxd_send_ack_hold): a pass starts by applying them. */
 	unsigned acks_in;

@@ -60,7 +60,7 @@
 #include "engine/match.h"
 #include "engine/unexp.h"
 
-#define SHORT		0xfe		/* r->mclass: on the short list */
+#define SHORT		MXD_MCLASS_LISTED	/* r->mclass: on the list */
 #define NO_CLASS	0xff		/* on the list: no class to be had */
 #define SHORT_MAX	8		/* receives on the list, unhashed */
 #define ORDER_MIN	6		/* 64 slots to start with */
@@ -216,16 +216,10 @@ hash_walked(struct mx_endpoint *ep, unsigned n)
 	}
 }
 
-/* A receive waits on the list (see the top). */
 void
-mxd_match_post(struct mx_endpoint *ep, struct mx_request *r)
+mxd_match_hash_posted(struct mx_endpoint *ep)
 {
-	r->post_seq = ++ep->post_seq;
-	r->mclass = SHORT;
-	ep->posted_short++;
-	mxd_list_add_tail(&ep->posted, &r->link);
-	if (ep->posted_short_max == 0)
-		hash_short_list(ep);
+	hash_short_list(ep);
 }
 
 void

@@ -25,8 +25,25 @@ mxd_match(uint64_t match, uint64_t value, uint64_t mask)
 int mxd_match_init(struct mx_endpoint *ep);
 void mxd_match_fini(struct mx_endpoint *ep);
 
-/* Posts receive r after every receive posted. */
-void mxd_match_post(struct mx_endpoint *ep, struct mx_request *r);
+/* r->mclass of a receive on ep->posted that a message has not walked
+ * past (match.c). */
+#define MXD_MCLASS_LISTED	0xfe
+
+/* Every receive on ep's list to its class's table (posted_short_max 0:
+ * tests). */
+void mxd_match_hash_posted(struct mx_endpoint *ep);
+
+/* Posts receive r after every receive posted: on the list (match.c). */
+static inline void
+mxd_match_post(struct mx_endpoint *ep, struct mx_request *r)
+{
+	r->post_seq = ++ep->post_seq;
+	r->mclass = MXD_MCLASS_LISTED;
+	ep->posted_short++;
+	mxd_list_add_tail(&ep->posted, &r->link);
+	if (ep->posted_short_max == 0)
+		mxd_match_hash_posted(ep);
+}
 /* Takes posted receive r off (matched or cancelled). */
 void mxd_match_unpost(struct mx_endpoint *ep, struct mx_request *r);
 /* The earliest posted receive that accepts 'match', or NULL. */

@@ -473,6 +473,35 @@ rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	return 1;
 }
 
+int
+mxd_rx_plain(struct mxd_board *b, unsigned port, const struct mxd_plain *m)
+{
+	const uint8_t *h = m->hdr;
+	struct mx_endpoint *ep = mxd_ep_of(b, h[offsetof(struct mxd_hdr,
+				dst_ep)]);
+	uint32_t idx = mxd_get16(h + offsetof(struct mxd_hdr, dst_peer));
+	struct mxd_partner *p;
+	struct mx_request *r;
+
+	if (ep == NULL || idx >= ep->npartners)
+		return 0;
+	p = ep->partners[idx];
+	if (!mxd_partner_rx_ok(p, h) || (!p->local && (int)port != p->port) ||
+			!mxd_rxwin_next_alone(&p->rx, m->seq) ||
+			ep->progression_off)
+		return 0;
+	r = mxd_match_posted(ep, m->match);
+	if (r == NULL)
+		return 0;
+	mxd_rx_heard(p, port);
+	p->used = 1;
+	mxd_send_ack_in(p, m->ack);
+	recv_direct(r, p, m->match, m->payload, m->len);
+	mxd_rxwin_pass(&p->rx);
+	ack_schedule(p);
+	return 1;
+}
+
 void
 mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
 {
@@ -602,10 +631,10 @@ void
 mxd_recv_post(struct mx_request *r)
 {
 	struct mx_endpoint *ep = r->ep;
-	struct mxd_unexp *u = mxd_match_unexp(ep, r->match_recv,
-			r->match_mask);
+	struct mxd_unexp *u;
 
-	if (u == NULL) {
+	if (ep->unexp_n == 0 || (u = mxd_match_unexp(ep, r->match_recv,
+					r->match_mask)) == NULL) {
 		mxd_req_set_state(r, MXD_RS_POSTED);
 		mxd_match_post(ep, r);
 		return;

@@ -57,6 +57,15 @@ mxd_rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 	return p;
 }
 
+/*
+ * A plain message's frame (proto's mxd_wire_plain accepted it) of board b
+ * by 'port': the next message of its partner, nothing after it seen, a
+ * receive posted for it, the partner's port: taken at once, as the
+ * general way (mxd_rx_partner, its ack, mxd_rx_eager) would, in the
+ * fewest steps.  Returns 1 if taken, 0 (nothing done) otherwise.
+ */
+int mxd_rx_plain(struct mxd_board *b, unsigned port,
+		const struct mxd_plain *m);
 /* An EAGER fragment (or notice) from p. */
 void mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt);
 /* A PACK frame of p: its messages, one by one, as EAGER frames of one

@@ -6,8 +6,9 @@
  * (progress/timers_run.c), calling the protocol to act.  There is no timer
  * thread and no timer wheel: each endpoint keeps two short lists, and the
  * progress pass looks at them while they hold anything, the ack list
- * every MXD_ACK_PASSES passes (at once for a notice) and the rest every
- * MXD_TIMER_PASSES passes, so the clock is read rarely on the hot path.
+ * every MXD_ACK_PASSES passes (at the next for a notice) and the rest
+ * every MXD_TIMER_PASSES passes, so the clock is read rarely on the hot
+ * path.
  *
  *  timer              armed by                      when due
  *  -----------------  ----------------------------  --------------------------
@@ -77,6 +78,8 @@ mxd_timer_ack(struct mxd_partner *p, uint64_t due)
 
 	if (mxd_list_empty(&ep->acks) || due < ep->acks_due)
 		ep->acks_due = due;	/* a notice (0) too: the next pass */
+	if (due == 0)
+		ep->board->look_now = 1;
 	if (!p->ack_queued) {
 		p->ack_due = due;
 		p->ack_queued = 1;

@@ -58,17 +58,21 @@ mxd_timer_ack_paid(struct mxd_partner *p)
 /* Request r fails with MX_STATUS_TIMEOUT 'ms' from now (0: never). */
 void mxd_timer_deadline(struct mx_request *r, uint32_t ms);
 
-#define MXD_TIMER_PASSES	64	/* passes between timer checks */
-#define MXD_ACK_PASSES		8	/* passes between looks at acks owed */
+#define MXD_ACK_PASSES		32	/* passes between looks at acks owed */
+#define MXD_TIMER_LOOKS		2	/* looks between timer checks */
+#define MXD_TIMER_PASSES	(MXD_ACK_PASSES * MXD_TIMER_LOOKS)
 #define MXD_WATCH_PASSES	1024	/* passes between link watch checks */
 
 /* Whether the look at ep's timers other than acks may come in the next
- * pass (mxd_timers_pass, progress/timers_run.h). */
+ * pass (mxd_timers_look, progress/timers_run.h). */
 static inline int
 mxd_timers_due(const struct mx_endpoint *ep)
 {
+	const struct mxd_board *b = ep->board;
+
 	return (ep->work & MXD_EW_TIMERS) &&
-		ep->timer_pass + 1 >= MXD_TIMER_PASSES;
+		ep->timer_pass + 1 >= MXD_TIMER_LOOKS &&
+		(b->look_pass + 1 >= MXD_ACK_PASSES || b->look_now);
 }
 
 #endif /* MXD_TIMERS_H */

@@ -84,9 +84,10 @@ mxd_ep_free(struct mx_endpoint *ep)
 		__atomic_store_n(&ep->board->ep[ep->id], NULL,
 				__ATOMIC_RELEASE);
 		ep->board->ep_busy &= ~(1u << ep->id);
+		ep->board->ep_pump &= ~(1u << ep->id);
 	}
-	if (mxd_lib.live_hint == ep)
-		mxd_lib.live_hint = NULL;
+	if (mxd_lib.live_hint[mxd_live_slot(ep)] == ep)
+		mxd_lib.live_hint[mxd_live_slot(ep)] = NULL;
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		mxd_partner_reset(ep->partners[i], 0);
 		free(ep->partners[i]->notify);
@@ -334,6 +335,33 @@ mxd_partner_set_mtu(struct mxd_partner *p, uint32_t remote_mtu)
 			b->eager_max : p->frag_max * MXD_MAX_FRAGS;
 	}
 	return remote_mtu != 0 && remote_mtu != b->mtu;
+}
+
+int
+mxd_partner_rx_key(struct mxd_partner *p)
+{
+	uint8_t k[12];
+
+	_Static_assert(offsetof(struct mxd_hdr, filter) == 12 &&
+			offsetof(struct mxd_hdr, src_session) == 16 &&
+			offsetof(struct mxd_hdr, dst_session) == 20 &&
+			offsetof(struct mxd_hdr, epoch) == 3 &&
+			offsetof(struct mxd_hdr, src_ep) == 4, "rx key");
+	if (p->remote_session == 0)
+		return 0;
+	mxd_put32(k, p->ep->filter);
+	mxd_put32(k + 4, p->remote_session);
+	mxd_put32(k + 8, p->ep->session);
+	memcpy(&p->rx_key_a, k, 8);
+	memcpy(&p->rx_key_c, k + 8, 4);
+	k[0] = (uint8_t)p->epoch;
+	k[1] = (uint8_t)p->remote_ep;
+	memcpy(&p->rx_key_e, k, 2);
+	k[0] = p->epoch_hdr ? 0xff : 0;
+	k[1] = 0xff;
+	memcpy(&p->rx_mask_e, k, 2);
+	p->rx_key_ok = 1;
+	return 1;
 }
 
 static int

@@ -43,7 +43,11 @@
 #define MXD_MAX_PARTNERS	1024	/* per endpoint */
 #define MXD_MAX_SEGMENTS	256
 #define MXD_NOTIFY_MIN		16	/* queued notices per partner, grows */
-#define MXD_ACK_EVERY		8	/* explicit ack after this many messages */
+/* An explicit ack after this many messages with no reply to carry it:
+ * under MX_PACK_AFTER (32), so that a stream's acks come before its sends
+ * wait to be packed, and half as many ACK frames, to take in and to
+ * send, as at 8. */
+#define MXD_ACK_EVERY		16
 #define MXD_LSEND_MAX		4096	/* large sends per endpoint, 2^12 */
 #define MXD_PULLS_MAX		4096	/* large receives per endpoint, 2^12 */
 #define MXD_JOBS		64	/* blocks asked per partner, 2^n */
@@ -208,6 +212,14 @@ struct mxd_partner {
 	 * session, index and filter) calls mxd_partner_hdr_stale. */
 	uint8_t hdr[48] __attribute__((aligned(16)));
 	uint8_t hdr_ok;
+	/* What the common header of its frames to us holds, as it comes
+	 * (mxd_partner_rx_ok): filter and its session (bytes 12 to 19), our
+	 * session (20 to 23), its epoch and endpoint id (3 and 4, the epoch
+	 * only if it says it), made again after the same changes. */
+	uint8_t rx_key_ok;
+	uint16_t rx_key_e, rx_mask_e;
+	uint32_t rx_key_c;
+	uint64_t rx_key_a;
 	/* Frame sizes towards it: the smaller of its MTU (said at connect)
 	 * and our board's (mxd_partner_set_mtu). */
 	uint16_t mtu;			/* in use both ways */
@@ -349,13 +361,13 @@ struct mx_endpoint {
 					 * started (timers.h) */
 	struct mxd_list timed;		/* partners with something in flight
 					 * (retransmission, pulls, probes) */
-	uint32_t timer_pass;		/* passes since the last timer check */
-	uint32_t ack_pass;		/* passes since the last look at acks */
+	uint32_t timer_pass;		/* looks since the last timer check */
 	uint64_t now;			/* ns, at the last timer check */
 	/* What a pass must look at (MXD_EW_*): a bit is set when its list
 	 * gains an entry (mxd_ep_busy) and cleared by the pass that finds
 	 * the list empty; the board keeps a bit per endpoint with any
-	 * (b->ep_busy), so that a pass skips idle endpoints at one test. */
+	 * (b->ep_busy), and one per endpoint with sends or PULLs queued
+	 * (b->ep_pump), so that a pass skips idle endpoints at one test. */
 	uint8_t work;
 };
 
@@ -364,6 +376,7 @@ struct mx_endpoint {
 #define MXD_EW_PULLS	0x04	/* ep->pulls_waiting, pulls_deferred */
 #define MXD_EW_ACKS	0x08	/* ep->acks: acks or notices owed */
 #define MXD_EW_TIMERS	0x10	/* ep->timed, ep->connects, deadlines */
+#define MXD_EW_PUMP	(MXD_EW_SENDS | MXD_EW_JOBS | MXD_EW_PULLS)
 
 /* ep has work of kind 'bit' for the passes (see ep->work). */
 static inline void
@@ -371,6 +384,8 @@ mxd_ep_busy(struct mx_endpoint *ep, unsigned bit)
 {
 	ep->work |= (uint8_t)bit;
 	ep->board->ep_busy |= 1u << ep->id;
+	if (bit & MXD_EW_PUMP)
+		ep->board->ep_pump |= 1u << ep->id;
 }
 
 /* The slot of open endpoint ep (board.h). */
@@ -426,17 +441,26 @@ mxd_ep_open_now(const struct mx_endpoint *ep)
 	return mxd_ep_open_slot(ep) != NULL;
 }
 
-/* The same for a call under the library lock: the endpoint found open
- * is remembered (mxd_lib.live_hint, forgotten by mxd_ep_free), and the
+/* ep's slot in mxd_lib.live_hint: its address, hashed. */
+static inline unsigned
+mxd_live_slot(const struct mx_endpoint *ep)
+{
+	_Static_assert(MXD_LIVE_HINTS == 8, "three bits of hash");
+	return (unsigned)(((uint64_t)(uintptr_t)ep >> 4) *
+			0x9e3779b97f4a7c15ull >> 61);
+}
+
+/* The same for a call under the library lock: an endpoint found open is
+ * remembered (mxd_lib.live_hint, forgotten by mxd_ep_free), and the
  * next call on it compares one pointer. */
 static inline int
 mxd_ep_live(const struct mx_endpoint *ep)
 {
-	if (ep != NULL && ep == mxd_lib.live_hint)
+	if (ep != NULL && ep == mxd_lib.live_hint[mxd_live_slot(ep)])
 		return 1;
 	if (!mxd_ep_open_now(ep))
 		return 0;
-	mxd_lib.live_hint = ep;
+	mxd_lib.live_hint[mxd_live_slot(ep)] = ep;
 	return 1;
 }
 
@@ -497,6 +521,30 @@ static inline void
 mxd_partner_hdr_stale(struct mxd_partner *p)
 {
 	p->hdr_ok = 0;
+	p->rx_key_ok = 0;
+}
+
+/* p's rx_key (see struct mxd_partner) from what p holds now; 0 when its
+ * session is not known (no frame of it can be taken). */
+int mxd_partner_rx_key(struct mxd_partner *p);
+
+/* Whether the common header h of a frame is one p sends us now: the
+ * checks of mxd_rx_partner (engine/recv.h) past the endpoint and the
+ * partner index, in three compares. */
+static inline int
+mxd_partner_rx_ok(struct mxd_partner *p, const uint8_t *h)
+{
+	uint64_t a;
+	uint32_t c;
+	uint16_t e;
+
+	if (!p->rx_key_ok && !mxd_partner_rx_key(p))
+		return 0;
+	memcpy(&a, h + 12, 8);
+	memcpy(&c, h + 20, 4);
+	memcpy(&e, h + 3, 2);
+	return a == p->rx_key_a && c == p->rx_key_c &&
+		((e ^ p->rx_key_e) & p->rx_mask_e) == 0;
 }
 
 /* Messages may go to p (a session is known and nothing failed). */

@@ -128,13 +128,31 @@ rx_plain(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	mxd_rx_eager(p, pkt);
 }
 
+/*
+ * A frame: a plain message, the most common, is checked and taken the
+ * shortest way (mxd_wire_plain, mxd_rx_plain); if it is not one it may
+ * take there (not the next message, no receive posted...), it goes on
+ * below already checked.  Any other frame is checked by the parser, then
+ * acted on by type.
+ */
 void
 mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 {
+	struct mxd_plain m;
 	struct mxd_pkt pkt;
-	enum mxd_drop why = mxd_wire_parse_lazy(f->data, f->len, &pkt);
+	int plain = mxd_wire_plain(f->data, f->len, &m);
+	enum mxd_drop why = MXD_DROP_NONE;
 	struct mxd_partner *p;
 
+	if (plain > 0) {
+		if (mxd_rx_plain(b, port, &m))
+			return;
+		mxd_wire_plain_pkt(f->data, &m, &pkt);
+	} else if (plain < 0) {
+		why = MXD_DROP_CSUM;
+	} else {
+		why = mxd_wire_parse_lazy(f->data, f->len, &pkt);
+	}
 	if (why != MXD_DROP_NONE) {
 		mxd_count_drop(b, why);
 		return;
@@ -247,60 +265,78 @@ ep_work(struct mx_endpoint *ep, unsigned w)
 	}
 }
 
-/* Clears ep's work bits whose lists are empty now (and its board's bit
- * when none is left). */
+/* Clears those of ep's work bits in 'look' whose lists are empty now
+ * (and its board's bits when none is left of that kind). */
 static void
-ep_settle(struct mx_endpoint *ep)
+ep_settle(struct mx_endpoint *ep, unsigned look)
 {
-	unsigned w = ep->work;
+	struct mxd_board *b = ep->board;
+	unsigned w = ep->work, set = w & look;
 
-	if ((w & MXD_EW_SENDS) && mxd_list_empty(&ep->sending))
+	if ((set & MXD_EW_SENDS) && mxd_list_empty(&ep->sending))
 		w &= ~MXD_EW_SENDS;
-	if ((w & MXD_EW_JOBS) && mxd_list_empty(&ep->jobq))
+	if ((set & MXD_EW_JOBS) && mxd_list_empty(&ep->jobq))
 		w &= ~MXD_EW_JOBS;
-	if ((w & MXD_EW_PULLS) && mxd_list_empty(&ep->pulls_waiting) &&
+	if ((set & MXD_EW_PULLS) && mxd_list_empty(&ep->pulls_waiting) &&
 			mxd_list_empty(&ep->pulls_deferred))
 		w &= ~MXD_EW_PULLS;
-	if ((w & MXD_EW_ACKS) && mxd_list_empty(&ep->acks)) {
+	if ((set & MXD_EW_ACKS) && mxd_list_empty(&ep->acks))
 		w &= ~MXD_EW_ACKS;
-		ep->ack_pass = 0;
-	}
-	if ((w & MXD_EW_TIMERS) && mxd_list_empty(&ep->timed) &&
+	if ((set & MXD_EW_TIMERS) && mxd_list_empty(&ep->timed) &&
 			mxd_list_empty(&ep->connects) && ep->ntimed == 0) {
 		w &= ~MXD_EW_TIMERS;
 		ep->timer_pass = 0;
 	}
 	ep->work = (uint8_t)w;
+	if (!(w & MXD_EW_PUMP))
+		b->ep_pump &= ~(1u << ep->id);
 	if (w == 0)
-		ep->board->ep_busy &= ~(1u << ep->id);
+		b->ep_busy &= ~(1u << ep->id);
 }
 
-/* After an rx burst: what its frames let go (sends the acks admit, PULLs
- * to serve) goes in this pass, as it did before the burst. */
+/* The endpoints with sends or PULLs queued (b->ep_pump): after an rx
+ * burst, what its frames let go (sends the acks admit, PULLs to serve)
+ * goes in this pass, as it did before the burst. */
 static void
 rx_work(struct mxd_board *b)
 {
-	for (uint32_t m = b->ep_busy; m != 0; m &= m - 1) {
+	for (uint32_t m = b->ep_pump; m != 0; m &= m - 1) {
 		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
 
 		ep_work(ep, ep->work);
 	}
 }
 
-/* The board's endpoints with work (b->ep_busy): their timers, queued
- * sends and PULLs. */
+/*
+ * The board's endpoints with work (b->ep_busy): every MXD_ACK_PASSES
+ * passes (or at the next, b->look_now: a notice waits) their timers
+ * (timers_run.h), and at every pass the queued sends and PULLs of those
+ * that have some (b->ep_pump).  A board whose endpoints only wait (for
+ * acks, a timeout) costs a count per pass.
+ */
 static __attribute__((noinline)) void
 board_work(struct mxd_board *b)
 {
-	for (uint32_t m = b->ep_busy; m != 0; m &= m - 1) {
-		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
-		unsigned w;
+	uint32_t m;
 
-		mxd_timers_pass(ep);
-		w = ep->work;
-		if (w & (MXD_EW_SENDS | MXD_EW_JOBS | MXD_EW_PULLS))
-			ep_work(ep, w);
-		ep_settle(ep);
+	if (b->look_pass >= MXD_ACK_PASSES || b->look_now) {
+		b->look_pass = 0;
+		b->look_now = 0;
+		for (m = b->ep_busy; m != 0; m &= m - 1) {
+			struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
+
+			mxd_timers_look(ep);
+			if (ep->work & MXD_EW_PUMP)
+				ep_work(ep, ep->work);
+			ep_settle(ep, ~0u);
+		}
+		return;
+	}
+	for (m = b->ep_pump; m != 0; m &= m - 1) {
+		struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
+
+		ep_work(ep, ep->work);
+		ep_settle(ep, MXD_EW_PUMP);
 	}
 }
 
@@ -319,28 +355,47 @@ board_pass(struct mxd_board *b)
 	unsigned work;
 
 	mxd_timers_board(b);
-	if (b->ep_busy)
+	if (b->ep_busy && (++b->look_pass >= MXD_ACK_PASSES || b->look_now ||
+				b->ep_pump))
 		board_work(b);
 	mxd_board_flush(b);
 	work = rx_board(b);
 	if (work != 0) {
-		if (b->ep_busy)
+		if (b->ep_pump)
 			rx_work(b);
 		mxd_board_flush(b);
 	}
 	return work;
 }
 
+/*
+ * A pass on behalf of an endpoint of board 'own' covers that board, and
+ * every MXD_OTHERS_PASSES such passes the others too (as Open-MX progresses
+ * the endpoint a call names): the calls of a program that drives several
+ * boards, one endpoint each, look at each board mostly in its own calls,
+ * while no board's partners wait long for an answer (a quarter of the
+ * passes of any call, and the progression thread's, which cover them
+ * all).  own NULL: every board.
+ */
+#define MXD_OTHERS_PASSES	4
+
 static unsigned
-pass(void)
+pass(struct mxd_board *own)
 {
 	unsigned work = 0;
 
 	in_pass = 1;
 	if (mxd_lib.acks_in != 0)	/* held since the last pass */
 		mxd_send_acks_all();
-	for (unsigned i = 0; i < mxd_lib.nboards; i++)
-		work += board_pass(mxd_lib.boards[i]);
+	if (own != NULL && mxd_lib.nboards > 1 &&
+			++own->others_pass < MXD_OTHERS_PASSES) {
+		work = board_pass(own);
+	} else {
+		if (own != NULL)
+			own->others_pass = 0;
+		for (unsigned i = 0; i < mxd_lib.nboards; i++)
+			work += board_pass(mxd_lib.boards[i]);
+	}
 	in_pass = 0;
 	return work;
 }
@@ -350,13 +405,13 @@ mxd_progress(struct mx_endpoint *ep)
 {
 	if (ep->progression_off || in_pass)
 		return 0;
-	return pass();
+	return pass(ep->board);
 }
 
 unsigned
 mxd_progress_any(void)
 {
-	return in_pass ? 0 : pass();
+	return in_pass ? 0 : pass(NULL);
 }
 
 int

@@ -8,10 +8,11 @@
 
 #include "partners/endpoint.h"
 
-/* A pass over every board (rx bursts and their frames, timers, queued
- * sends and pulls, tx bursts) on behalf of ep; returns the number of
- * frames taken in (0: idle).  Nothing when ep's progression is off, or
- * inside a pass already (an unexpected handler calling MX). */
+/* A pass over ep's board (rx bursts and their frames, timers, queued
+ * sends and pulls, tx bursts), and every few passes over every board, on
+ * behalf of ep; returns the number of frames taken in (0: idle).
+ * Nothing when ep's progression is off, or inside a pass already (an
+ * unexpected handler calling MX). */
 unsigned mxd_progress(struct mx_endpoint *ep);
 /* The same on behalf of no endpoint (name lookups, the progress thread). */
 unsigned mxd_progress_any(void);

@@ -182,7 +182,6 @@ mxd_timers_run(struct mx_endpoint *ep, int acks, int all)
 
 	ep->now = now;
 	if (acks && !mxd_list_empty(&ep->acks)) {
-		ep->ack_pass = 0;
 		if (ep->acks_stamp)
 			acks_start(ep, now);
 		/* Nothing owed is due before acks_due: the list stays. */

@@ -15,18 +15,16 @@
 void mxd_timers_run(struct mx_endpoint *ep, int acks, int all);
 void mxd_timers_watch(struct mxd_board *b);
 
-/* From the progress passes of an endpoint with acks owed or timers
- * (ep->work): what is due is done.  Acks are looked at every
- * MXD_ACK_PASSES passes (a notice that waits for room: at once), the
- * other timers every MXD_TIMER_PASSES; the clock is read only then.
- * Inline: most passes find nothing due. */
+/* The look at an endpoint's timers, every MXD_ACK_PASSES passes of its
+ * board while it has acks owed or timers (ep->work; at the next pass for
+ * a notice that waits for room, b->look_now): acks at every look, the
+ * other timers every MXD_TIMER_LOOKS; the clock is read only then. */
 static inline void
-mxd_timers_pass(struct mx_endpoint *ep)
+mxd_timers_look(struct mx_endpoint *ep)
 {
 	unsigned w = ep->work;
-	int acks = (w & MXD_EW_ACKS) && (++ep->ack_pass >= MXD_ACK_PASSES ||
-			ep->acks_due == 0);
-	int all = (w & MXD_EW_TIMERS) && ++ep->timer_pass >= MXD_TIMER_PASSES;
+	int acks = (w & MXD_EW_ACKS) != 0;
+	int all = (w & MXD_EW_TIMERS) && ++ep->timer_pass >= MXD_TIMER_LOOKS;
 
 	if (acks || all)
 		mxd_timers_run(ep, acks, all);

@@ -10,12 +10,12 @@
  *                 eager send is done once its data is in a frame), and
  *                 one progress pass on the sender (mx_ipeek), which
  *                 takes in the receiver's ACK when one came (one per
- *                 MXD_ACK_EVERY = 8 messages).
+ *                 MXD_ACK_EVERY = 16 messages).
  *   icount_recv   one message received: mx_irecv posted (the frame is
  *                 in the rx ring, not yet seen: an expected receive),
  *                 mx_test until done: one pass that takes the frame,
  *                 matches it, copies the 8 bytes, completes, and every
- *                 8th message sends the explicit ACK.
+ *                 16th message sends the explicit ACK.
  *   icount_rtt    one round trip of mx_pingpong's kind: e0 sends, e1
  *                 echoes, both receives posted first; the acks ride on
  *                 the reverse messages.  Both sides, two passes.
@@ -59,7 +59,7 @@
  * decided by the clock.  Under callgrind the program runs some 50 times
  * slower, so the 5 us delayed-ack timer would always have fired and
  * explicit acks would follow the wall clock: MX_ACK_DELAY_US=1000000
- * leaves only the count rule (an ACK every 8 messages), which is also
+ * leaves only the count rule (an ACK every 16 messages), which is also
  * what a fast stream sees.  MX_RTO_MIN_US=10000000 keeps a message
  * waiting for its ack from ever being resent.  The link watch (every
  * 200 ms, a few instructions) is the one time-driven step left: well
@@ -407,9 +407,10 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (n % 40 != 0 || warm % 40 != 0) {
-		fprintf(stderr, "icount: -n and -w take multiples of 40 (the "
-				"ACK rule's period, 8, and a batch's size)\n");
+	if (n % 80 != 0 || warm % PACK_BATCH != 0) {
+		fprintf(stderr, "icount: -n takes multiples of 80 (the ACK "
+				"rule's period, %u, and a batch's size, %u), -w "
+				"of %u\n", MXD_ACK_EVERY, PACK_BATCH, PACK_BATCH);
 		return 2;
 	}
 	setenv("MX_PROGRESSION", "0", 1);
