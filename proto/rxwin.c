@@ -8,7 +8,8 @@
 void
 mxd_rxwin_init(struct mxd_rxwin *w, uint32_t first_seq)
 {
-	memset(w, 0, sizeof(*w));
+	if (w->slot != NULL)
+		memset(w->slot, 0, MXD_WIN * sizeof(w->slot[0]));
 	w->next_match = first_seq;
 	w->base = first_seq;
 	w->top = first_seq;

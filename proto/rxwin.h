@@ -22,6 +22,12 @@
  *
  * The window never touches payload bytes: the caller owns where they go
  * (slot->owner) and calls mxd_rxwin_matched() when it has matched a slot.
+ *
+ * The slots are the caller's too (w->slot, MXD_WIN of them), needed only
+ * by a message that is not the next one alone (mxd_rxwin_next_alone):
+ * one early, of several fragments, or matched later.  Until a caller
+ * gives them, top == base and no function but mxd_rxwin_next_alone,
+ * mxd_rxwin_pass and the cumulative ack may be called.
  */
 #ifndef MXD_RXWIN_H
 #define MXD_RXWIN_H
@@ -52,7 +58,7 @@ struct mxd_rxwin {
 	uint32_t next_match;
 	uint32_t base;
 	uint32_t top;		/* one past the highest sequence seen */
-	struct mxd_rxslot slot[MXD_WIN];
+	struct mxd_rxslot *slot;	/* [MXD_WIN], or NULL (see above) */
 };
 
 enum mxd_rx_verdict {
@@ -63,6 +69,7 @@ enum mxd_rx_verdict {
 	MXD_RX_WINDOW,	/* too far ahead: drop */
 };
 
+/* The window at first_seq; its slots (if any) emptied. */
 void mxd_rxwin_init(struct mxd_rxwin *w, uint32_t first_seq);
 
 /*
@@ -97,7 +104,7 @@ unsigned mxd_rxwin_partial(const struct mxd_rxwin *w, uint32_t *seq,
 static inline int
 mxd_rxwin_hole(const struct mxd_rxwin *w)
 {
-	return w->top - w->base > 1 &&
+	return w->top - w->base > 1 && w->slot != NULL &&
 		!(w->slot[w->base & (MXD_WIN - 1)].active &&
 		  w->slot[w->base & (MXD_WIN - 1)].seq == w->base &&
 		  w->slot[w->base & (MXD_WIN - 1)].complete);

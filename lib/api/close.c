@@ -71,9 +71,9 @@ drained(void *arg)
 
 		if (!reachable(p))
 			continue;
-		if (!mxd_list_empty(&p->sendq) ||
+		if ((p->a != NULL && (!mxd_list_empty(&p->a->sendq) ||
+					p->a->notify_n != 0)) ||
 				mxd_txwin_in_flight(&p->tx) != 0 ||
-				p->notify_n != 0 ||
 				mxd_rxwin_cum_ack(&p->rx) != p->ack_sent) {
 			done = 0;
 		} else if (mxd_rxwin_cum_ack(&p->rx) != 0 &&

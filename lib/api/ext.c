@@ -313,12 +313,15 @@ do_disable_progression(mx_endpoint_t ep)
 static mx_return_t
 do_reenable_progression(mx_endpoint_t ep)
 {
+	struct mxd_list *pos, *tmp;
+
 	CHECK_EP(ep, "mx_reenable_progression");
 	if (ep->progression_off == 0 || --ep->progression_off != 0)
 		return MX_SUCCESS;
 	/* Messages held while matching was paused match now, in order. */
-	for (uint32_t i = 0; i < ep->npartners; i++)
-		mxd_partner_drain(ep, ep->partners[i]);
+	mxd_list_foreach(pos, tmp, &ep->active)	/* the others hold none */
+		mxd_partner_drain(ep, mxd_container_of(pos,
+					struct mxd_peer_act, active)->p);
 	mxd_board_flush(ep->board);
 	return MX_SUCCESS;
 }

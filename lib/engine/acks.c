@@ -41,23 +41,27 @@ mxd_notice(struct mxd_partner *p, uint8_t kind, uint32_t value)
 
 	if (p->remote_session == 0)
 		return;		/* a lost partner: nobody waits for it */
-	if (p->notify_n == 0 && mxd_send_notice(p, note))
+	if (mxd_partner_act(p) == NULL) {	/* out of memory */
+		mxd_count(p->ep->board, MXD_C_NOTICE_LOST);
+		return;
+	}
+	if (p->a->notify_n == 0 && mxd_send_notice(p, note))
 		return;
 	/* No room now: the ack pass sends it (in order, with the rest). */
-	if (p->notify_n == p->notify_cap) {
-		uint32_t cap = p->notify_cap ? 2 * p->notify_cap :
+	if (p->a->notify_n == p->a->notify_cap) {
+		uint32_t cap = p->a->notify_cap ? 2 * p->a->notify_cap :
 			MXD_NOTIFY_MIN;
-		uint64_t *n = realloc(p->notify, cap * sizeof(*n));
+		uint64_t *n = realloc(p->a->notify, cap * sizeof(*n));
 
 		if (n == NULL) {	/* out of memory */
 			mxd_count(p->ep->board, MXD_C_NOTICE_LOST);
 			return;
 		}
-		p->notify = n;
-		p->notify_cap = cap;
+		p->a->notify = n;
+		p->a->notify_cap = cap;
 		mxd_count(p->ep->board, MXD_C_NOTICE_GROW);
 	}
-	p->notify[p->notify_n++] = note;
+	p->a->notify[p->a->notify_n++] = note;
 	mxd_timer_ack(p, 0);
 }
 
@@ -66,9 +70,9 @@ mxd_notices_flush(struct mxd_partner *p)
 {
 	uint32_t done = 0;
 
-	while (done < p->notify_n && mxd_send_notice(p, p->notify[done]))
+	while (done < p->a->notify_n && mxd_send_notice(p, p->a->notify[done]))
 		done++;
-	memmove(p->notify, p->notify + done,
-			(p->notify_n - done) * sizeof(p->notify[0]));
-	p->notify_n -= done;
+	memmove(p->a->notify, p->a->notify + done,
+			(p->a->notify_n - done) * sizeof(p->a->notify[0]));
+	p->a->notify_n -= done;
 }

@@ -61,7 +61,7 @@ conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, unsigned port,
 		.type = MXD_T_CONN_REQ, .src_ep = (uint8_t)ep->id,
 		.flags = mxd_partner_fresh(p) ? MXD_F_FRESH : 0,
 		.dst_ep = (uint8_t)p->remote_ep, .dst_peer = MXD_NO_PEER,
-		.src_peer = p->index, .filter = p->hs.filter,
+		.src_peer = p->index, .filter = p->a->hs.filter,
 		.src_session = ep->session,
 	};
 	struct mxd_frame f;
@@ -70,7 +70,7 @@ conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, unsigned port,
 				sizeof(struct mxd_conn_hdr), &f) < 0)
 		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->nic_id,
-			p->hs.id, ep->filter, MXD_CONN_OK, p->epoch,
+			p->a->hs.id, ep->filter, MXD_CONN_OK, p->epoch,
 			(uint16_t)b->mtu, CAPS);
 	mxd_xmit_send(b, port, p->local, &f);
 	mxd_count(b, MXD_C_CONN_REQ);
@@ -124,6 +124,7 @@ connect_finish(struct mx_request *r, mx_status_code_t code)
 
 	if (code == MX_STATUS_SUCCESS)
 		mxd_partner_addr(p, &r->status.source);
+	p->a->connects--;
 	mxd_req_complete(r, code);
 }
 
@@ -138,9 +139,9 @@ connects_answered(struct mxd_partner *p)
 				link);
 
 		if (r->partner == p)
-			connect_finish(r, conn_status_code(p->hs.status));
+			connect_finish(r, conn_status_code(p->a->hs.status));
 	}
-	p->hs.id = 0;
+	p->a->hs.id = 0;
 }
 
 void
@@ -155,9 +156,9 @@ mxd_connects_progress(struct mx_endpoint *ep, uint64_t now)
 
 		if (r->deadline && now >= r->deadline) {
 			connect_finish(r, MX_STATUS_TIMEOUT);
-		} else if (now >= p->hs.next) {
+		} else if (now >= p->a->hs.next) {
 			conn_req_round(ep, p);
-			p->hs.next = now + mxd_conf.connect_retry_ms *
+			p->a->hs.next = now + mxd_conf.connect_retry_ms *
 				1000000ull;
 		}
 	}
@@ -172,13 +173,16 @@ mxd_connect_start(struct mx_request *r, uint64_t nic, uint32_t remote_ep,
 
 	if (p == NULL && (p = mxd_partner_new(ep, nic, remote_ep)) == NULL)
 		return -MX_NO_RESOURCES;
+	if (mxd_partner_act(p) == NULL)		/* for its handshake */
+		return -MX_NO_RESOURCES;
+	p->a->connects++;
 	/* Connects to one partner share its handshake; a new filter starts
 	 * a new one. */
-	if (p->hs.id == 0 || p->hs.filter != filter) {
-		p->hs.id = ++ep->next_conn_id;
-		p->hs.status = -1;
-		p->hs.filter = filter;
-		p->hs.next = 0;
+	if (p->a->hs.id == 0 || p->a->hs.filter != filter) {
+		p->a->hs.id = ++ep->next_conn_id;
+		p->a->hs.status = -1;
+		p->a->hs.filter = filter;
+		p->a->hs.next = 0;
 	}
 	r->partner = p;
 	mxd_req_set_state(r, MXD_RS_QUEUED);
@@ -195,6 +199,7 @@ mxd_connect_abandon(struct mx_request *r)
 {
 	if (r->state == MXD_RS_QUEUED) {
 		mxd_list_del(&r->link);
+		r->partner->a->connects--;
 		mxd_req_set_state(r, MXD_RS_COMPLETE);
 	}
 }
@@ -349,19 +354,20 @@ mxd_rx_conn_rep(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		return;
 	}
 	p = ep->partners[pkt->h.dst_peer];
-	if (p->hs.id == 0 || p->hs.id != pkt->u.conn.conn_id ||
+	if (p->a == NULL || p->a->hs.id == 0 ||
+			p->a->hs.id != pkt->u.conn.conn_id ||
 			p->nic_id != pkt->u.conn.src_nic ||
-			p->remote_ep != pkt->h.src_ep || p->hs.status >= 0) {
+			p->remote_ep != pkt->h.src_ep || p->a->hs.status >= 0) {
 		mxd_count_drop(b, MXD_DROP_PEER);	/* stale or forged */
 		return;
 	}
 	if (pkt->u.conn.status == MXD_CONN_OK) {
 		if (partner_learn(p, port, pkt) < 0)
 			return;		/* from before our start-over: ask on */
-		p->remote_filter = p->hs.filter;
+		p->remote_filter = p->a->hs.filter;
 		mxd_partner_hdr_stale(p);
 	}
-	p->hs.status = pkt->u.conn.status;
+	p->a->hs.status = pkt->u.conn.status;
 	connects_answered(p);
 }
 
@@ -380,12 +386,14 @@ mxd_partner_lost(struct mxd_partner *p, mx_status_code_t code)
 	p->epoch++;		/* the peer starts over too when it hears */
 	p->fail = code;
 	mxd_partner_set_state(p, MXD_PS_LOST);
-	p->notify_n = 0;
-	p->backoff = 0;
-	p->probe_since = 0;
-	memset(&p->rtt, 0, sizeof(p->rtt));
-	memset(&p->pull_rtt, 0, sizeof(p->pull_rtt));
-	mxd_list_del(&p->timed);
-	mxd_list_del(&p->ackq);
-	p->ack_queued = 0;
+	if (p->a == NULL)
+		return;
+	p->a->notify_n = 0;
+	p->a->backoff = 0;
+	p->a->probe_since = 0;
+	memset(&p->a->rtt, 0, sizeof(p->a->rtt));
+	memset(&p->a->pull_rtt, 0, sizeof(p->a->pull_rtt));
+	mxd_list_del(&p->a->timed);
+	mxd_list_del(&p->a->ackq);
+	p->a->ack_queued = 0;
 }

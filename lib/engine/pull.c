@@ -87,7 +87,7 @@ pull_put(struct mx_endpoint *ep, struct mxd_pull *pl)
 		mxd_crc_store_fence();
 	for (unsigned b = 0; b < MXD_PULL_BLOCKS; b++)
 		if (pl->blk[b].asked)	/* outstanding: no longer ours */
-			pl->p->pulls_out--;
+			pl->p->a->pulls_out--;
 	ep->pulls[pl->handle & (MXD_PULLS_MAX - 1)] = NULL;
 	ep->npulls--;
 	mxd_list_del(&pl->link);
@@ -135,7 +135,7 @@ pull_port(struct mxd_pull *pl, int avoid, const uint8_t **mac)
 			unsigned port = pl->rr++ % b->nports;
 			unsigned li = b->link_index[port];
 
-			if (careful && (p->port_bad_until[port] > p->ep->now ||
+			if (careful && (p->a->port_bad_until[port] > p->ep->now ||
 						(int)port == avoid))
 				continue;
 			if ((peer->seen & (1u << li)) &&
@@ -169,12 +169,12 @@ pull_send(struct mxd_pull *pl, struct mxd_pullblk *k, int avoid,
 	if (flags != 0)
 		mxd_wire_add_flags(f.data, flags);
 	mxd_partner_xmit_on(p, port, &f, 0);
-	if (!p->silent[port]) {
-		p->silent[port] = 1;
-		p->silent_from[port] = p->ask_next;
+	if (!p->a->silent[port]) {
+		p->a->silent[port] = 1;
+		p->a->silent_from[port] = p->a->ask_next;
 	}
 	k->port = (uint8_t)port;
-	k->ask = p->ask_next++;
+	k->ask = p->a->ask_next++;
 	return (int)port;
 }
 
@@ -189,14 +189,14 @@ pull_ask(struct mxd_pull *pl)
 
 		if (k->len == 0 || k->asked)
 			continue;
-		if (p->pulls_out >= MXD_JOBS ||
+		if (p->a->pulls_out >= MXD_JOBS ||
 				pull_send(pl, k, -1, k->off, k->len, 0) < 0)
 			return -1;
 		k->asked = 1;
 		k->again = 0;
 		k->asked_at = 0;	/* stamped by the next timer pass */
 		k->tail = (uint8_t)(k->count - 1);
-		p->pulls_out++;
+		p->a->pulls_out++;
 	}
 	return 0;
 }
@@ -329,9 +329,9 @@ pull_start(struct mx_request *r, struct mxd_partner *p, const uint8_t *desc,
 				MX_STATUS_ENDPOINT_UNREACHABLE);
 		return 0;
 	}
-	if (d.frag_max == 0) {
-		/* A descriptor no sender writes: its send stays open until
-		 * it gives up. */
+	if (d.frag_max == 0 || mxd_partner_act(p) == NULL) {
+		/* A descriptor no sender writes (its send stays open until
+		 * it gives up), or no memory for the partner's state. */
 		mxd_req_complete(r, MX_STATUS_NO_RESOURCES);
 		return 0;
 	}
@@ -350,7 +350,7 @@ pull_start(struct mx_request *r, struct mxd_partner *p, const uint8_t *desc,
 	pl->frag = d.frag_max < p->pull_frag_max ? d.frag_max :
 		p->pull_frag_max;
 	pl->cold = (uint8_t)pull_cold(ep, r, pl->total);
-	mxd_list_add_tail(&p->pulls, &pl->plink);
+	mxd_list_add_tail(&p->a->pulls, &pl->plink);
 	mxd_timer_watch(p);
 	if (pl->total == 0) {
 		pull_finish(ep, pl);
@@ -417,9 +417,9 @@ block_done(struct mxd_partner *p, const struct mxd_pullblk *k)
 {
 	if (k->tries != 0)
 		return;
-	p->port_fails[k->port] = 0;
+	p->a->port_fails[k->port] = 0;
 	if (k->asked_at != 0)
-		mxd_rtt_sample(&p->pull_rtt, mxd_now_ns() - k->asked_at);
+		mxd_rtt_sample(&p->a->pull_rtt, mxd_now_ns() - k->asked_at);
 }
 
 /* A pull reply dropped for c, or for its check if it is corrupt: the
@@ -560,8 +560,8 @@ mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	k->have |= 1ull << idx;
 	/* (first asks only: one asking again jumps the sender's queue) */
 	if (port == k->port && !k->again &&
-			(int32_t)(k->ask - p->answered[port]) > 0)
-		p->answered[port] = k->ask;
+			(int32_t)(k->ask - p->a->answered[port]) > 0)
+		p->a->answered[port] = k->ask;
 	if (k->n == k->n_asked && port == k->port)
 		blocks_overtaken(pl, k, port);	/* k's PULL's first frame */
 	pl->got += want;
@@ -572,7 +572,7 @@ mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 		return 1;
 	}
 	if (++k->n == k->count) {
-		p->pulls_out--;
+		p->a->pulls_out--;
 		block_done(p, k);
 		block_next(pl, k);
 		if (k->len != 0)
@@ -605,14 +605,14 @@ ports_check(struct mxd_partner *p, uint64_t now)
 	const struct mxd_board *b = p->ep->board;
 
 	for (unsigned q = 0; q < b->nports; q++) {
-		if (!p->silent[q])
+		if (!p->a->silent[q])
 			continue;
 		for (unsigned o = 0; o < b->nports; o++) {
-			if (o == q || (int32_t)(p->answered[o] -
-						p->silent_from[q]) <= MXD_JOBS)
+			if (o == q || (int32_t)(p->a->answered[o] -
+						p->a->silent_from[q]) <= MXD_JOBS)
 				continue;
 			mxd_port_suspect(p, q, now);
-			p->silent[q] = 0;	/* again from its next PULL */
+			p->a->silent[q] = 0;	/* again from its next PULL */
 			break;
 		}
 	}
@@ -621,13 +621,13 @@ ports_check(struct mxd_partner *p, uint64_t now)
 void
 mxd_pulls_timer(struct mxd_partner *p, uint64_t now)
 {
-	uint64_t rto = mxd_rtt_rto(&p->pull_rtt);
-	uint64_t again_rto = mxd_rtt_probe(&p->pull_rtt);
+	uint64_t rto = mxd_rtt_rto(&p->a->pull_rtt);
+	uint64_t again_rto = mxd_rtt_probe(&p->a->pull_rtt);
 	uint64_t rto_max = mxd_conf.rto_max_ms * 1000000ull;
 	int asked = 0;
 	struct mxd_list *pos, *tmp;
 
-	mxd_list_foreach(pos, tmp, &p->pulls) {
+	mxd_list_foreach(pos, tmp, &p->a->pulls) {
 		struct mxd_pull *pl = mxd_container_of(pos, struct mxd_pull,
 				plink);
 
@@ -689,8 +689,8 @@ mxd_pulls_fail(struct mxd_partner *p, mx_status_code_t code)
 		if (r->partner == p)
 			mxd_req_complete(r, code);	/* off the list */
 	}
-	while (!mxd_list_empty(&p->pulls)) {
-		struct mxd_pull *pl = mxd_container_of(p->pulls.next,
+	while (p->a != NULL && !mxd_list_empty(&p->a->pulls)) {
+		struct mxd_pull *pl = mxd_container_of(p->a->pulls.next,
 				struct mxd_pull, plink);
 		struct mx_request *r = pl->r;
 

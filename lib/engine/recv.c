@@ -332,6 +332,8 @@ mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p)
 {
 	struct mxd_rxslot *sl;
 
+	if (p->rx.slot == NULL)		/* nothing held */
+		return;
 	/* Later messages whose header is already here may now match. */
 	while ((sl = mxd_rxwin_matchable(&p->rx)) != NULL)
 		if (match_slot(ep, p, sl, early_data(sl)) != 0)
@@ -368,10 +370,10 @@ first_fragment(struct mx_endpoint *ep, struct mxd_partner *p,
 static void
 sack_prompt(struct mxd_partner *p)
 {
-	if (p->sack_hole == p->rx.base && ++p->sack_ooo % SACK_EVERY != 0)
+	if (p->a->sack_hole == p->rx.base && ++p->a->sack_ooo % SACK_EVERY != 0)
 		return;
-	p->sack_hole = p->rx.base;
-	p->sack_ooo = 0;
+	p->a->sack_hole = p->rx.base;
+	p->a->sack_ooo = 0;
 	if (mxd_partner_ack(p, 0) == 0)
 		mxd_count(p->ep->board, MXD_C_SACKS_SENT);
 }
@@ -407,7 +409,13 @@ msg_frag(struct mxd_partner *p, const struct mxd_pkt *pkt,
 	struct mx_endpoint *ep = p->ep;
 	struct mxd_board *b = ep->board;
 	struct mxd_rxslot *sl = NULL;
-	enum mxd_rx_verdict v = mxd_rxwin_frag(&p->rx, pkt, &sl);
+	enum mxd_rx_verdict v;
+
+	if (p->rx.slot == NULL && mxd_partner_slots(p) < 0) {
+		drop(b, MXD_DROP_NOBUF);	/* the sender sends it again */
+		return MXD_RX_BAD;
+	}
+	v = mxd_rxwin_frag(&p->rx, pkt, &sl);
 
 	switch (v) {
 	case MXD_RX_DUP:
@@ -488,7 +496,7 @@ mxd_rx_plain(struct mxd_board *b, unsigned port, const struct mxd_plain *m)
 	p = ep->partners[idx];
 	if (!mxd_partner_rx_ok(p, h) || (!p->local && (int)port != p->port) ||
 			!mxd_rxwin_next_alone(&p->rx, m->seq) ||
-			ep->progression_off)
+			ep->progression_off || mxd_partner_act(p) == NULL)
 		return 0;
 	r = mxd_match_posted(ep, m->match);
 	if (r == NULL)
@@ -620,6 +628,10 @@ mxd_rx_partner_slow(struct mxd_board *b, unsigned port,
 		refuse(b, pkt, MXD_DROP_STALE);
 		return NULL;
 	}
+	if (mxd_partner_act(p) == NULL) {
+		refuse(b, pkt, MXD_DROP_NOBUF);
+		return NULL;
+	}
 	if (!pkt->unchecked)
 		mxd_rx_heard(p, port);
 	p->used = 1;	/* more than a connect request: never reused */
@@ -649,10 +661,15 @@ mxd_recv_post(struct mx_request *r)
 		u->req = r;
 	}
 	if (ep->unexp_full) {
-		/* Room again: held messages match now, in order. */
+		struct mxd_list *pos, *tmp;
+
+		/* Room again: held messages match now, in order (of the
+		 * partners with traffic state: the others hold none). */
 		ep->unexp_full = 0;
-		for (uint32_t i = 0; i < ep->npartners; i++)
-			mxd_partner_drain(ep, ep->partners[i]);
+		mxd_list_foreach(pos, tmp, &ep->active)
+			mxd_partner_drain(ep, mxd_container_of(pos,
+						struct mxd_peer_act,
+						active)->p);
 	}
 }
 
@@ -684,7 +701,7 @@ mxd_recv_partner_lost(struct mxd_partner *p, mx_status_code_t code)
 			u->fail = (uint8_t)code;
 	}
 
-	for (unsigned i = 0; i < MXD_WIN; i++) {
+	for (unsigned i = 0; p->rx.slot != NULL && i < MXD_WIN; i++) {
 		struct mxd_rxslot *sl = &p->rx.slot[i];
 		struct mxd_unexp *u;
 

@@ -17,8 +17,8 @@ mxd_rx_heard(struct mxd_partner *p, unsigned port)
 {
 	p->last_heard = p->ep->now;
 	p->heard++;
-	p->heard_on[port] = p->ep->now;
-	p->silent[port] = 0;
+	p->a->heard_on[port] = p->ep->now;
+	p->a->silent[port] = 0;
 }
 
 /* mxd_rx_partner's checks one by one, each refusal counted (and an
@@ -31,10 +31,11 @@ struct mxd_partner *mxd_rx_partner_slow(struct mxd_board *b, unsigned port,
  * (counted; a refused EAGER is answered with a NACK): the endpoint it
  * names, open, in the session and with the filter it names; the partner
  * by index, whose endpoint id, session and (if it says its epoch) epoch
- * the frame's are.  A frame whose check is not verified yet (a lazily
- * parsed PULL_REP) only finds its partner: the caller calls
- * mxd_rx_heard() once its payload proved intact.  Inline: every frame of
- * a partner passes, at a few compares.
+ * the frame's are.  Its traffic state is taken (the frame is traffic;
+ * out of memory: counted, drop: no buffer).  A frame whose check is not
+ * verified yet (a lazily parsed PULL_REP) only finds its partner: the
+ * caller calls mxd_rx_heard() once its payload proved intact.  Inline:
+ * every frame of a partner passes, at a few compares.
  */
 static inline struct mxd_partner *
 mxd_rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
@@ -49,7 +50,8 @@ mxd_rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 	p = ep->partners[pkt->h.dst_peer];
 	if (p->remote_ep != pkt->h.src_ep || p->remote_session == 0 ||
 			p->remote_session != pkt->h.src_session ||
-			(p->epoch_hdr && pkt->h.epoch != (uint8_t)p->epoch))
+			(p->epoch_hdr && pkt->h.epoch != (uint8_t)p->epoch) ||
+			mxd_partner_act(p) == NULL)
 		return mxd_rx_partner_slow(b, port, pkt);
 	if (!pkt->unchecked)
 		mxd_rx_heard(p, port);

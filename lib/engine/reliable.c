@@ -92,16 +92,16 @@ mxd_rtt_backed_off(const struct mxd_rtt *r, uint32_t backoff)
 void
 mxd_probe_sent(struct mxd_partner *p, uint64_t now)
 {
-	if (p->probe_since <= p->last_heard)
-		p->probe_since = now;
+	if (p->a->probe_since <= p->last_heard)
+		p->a->probe_since = now;
 }
 
 void
 mxd_port_suspect(struct mxd_partner *p, unsigned port, uint64_t now)
 {
-	uint32_t f = p->port_fails[port]++;
+	uint32_t f = p->a->port_fails[port]++;
 
-	p->port_bad_until[port] = now + (100000000ull << (f < 6 ? f : 6));
+	p->a->port_bad_until[port] = now + (100000000ull << (f < 6 ? f : 6));
 	mxd_count(p->ep->board, MXD_C_PORT_SUSPECT);
 }
 
@@ -116,7 +116,7 @@ move_to(struct mxd_partner *p, unsigned q, const uint8_t *mac, uint64_t now)
 	memcpy(p->mac, mac, MXD_ETH_ALEN);
 	mxd_partner_hdr_stale(p);
 	for (unsigned i = 0; i < MXD_WIN; i++) {
-		struct mxd_txrec *rec = p->inflight[i];
+		struct mxd_txrec *rec = p->a->inflight[i];
 
 		if (rec == NULL || rec->small)	/* built anew if sent again */
 			continue;
@@ -145,7 +145,7 @@ mxd_reroute(struct mxd_partner *p, uint64_t now, uint64_t tried)
 	unsigned old = (unsigned)p->port;
 
 	if (p->local || b->nports == 1 || peer == NULL ||
-			p->heard_on[old] >= tried)
+			p->a->heard_on[old] >= tried)
 		return;
 	for (int careful = 1; careful >= 0; careful--)
 		for (unsigned n = 1; n < b->nports; n++) {
@@ -154,7 +154,7 @@ mxd_reroute(struct mxd_partner *p, uint64_t now, uint64_t tried)
 
 			if (!(peer->seen & (1u << li)) ||
 					!mxd_board_port_up(b, q) ||
-					(careful && p->port_bad_until[q] > now))
+					(careful && p->a->port_bad_until[q] > now))
 				continue;
 			move_to(p, q, peer->mac[li], now);
 			return;
@@ -237,11 +237,11 @@ resend(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t now)
 void
 mxd_retransmit(struct mxd_partner *p, uint64_t now)
 {
-	struct mxd_txrec *rec = p->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
+	struct mxd_txrec *rec = p->a->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
 	int sent;
 
 	mxd_probe_sent(p, now);		/* even if the link takes nothing */
-	if (p->backoff >= 2)
+	if (p->a->backoff >= 2)
 		mxd_reroute(p, now, rec->sent_at);
 	/* The receiver's word is trusted, but not for ever: when a second
 	 * timeout in a row finds it as the one before left it (what went
@@ -264,7 +264,7 @@ mxd_retransmit(struct mxd_partner *p, uint64_t now)
 	else
 		sent = resend(p, rec, now);
 	if (sent)
-		p->backoff++;
+		p->a->backoff++;
 }
 
 /*
@@ -308,7 +308,7 @@ mxd_frags_heard(struct mxd_partner *p, const struct mxd_pkt *pkt)
 		uint32_t seq;
 
 		mxd_wire_get_frags(pkt, k, &seq, &have);
-		rec = p->inflight[seq & (MXD_WIN - 1)];
+		rec = p->a->inflight[seq & (MXD_WIN - 1)];
 		if (mxd_seq_lt(seq, p->tx.acked + 1) ||
 				!mxd_seq_lt(seq, p->tx.next_seq) ||
 				rec == NULL || !mxd_txrec_has(rec, seq) ||
@@ -325,7 +325,7 @@ mxd_frags_heard(struct mxd_partner *p, const struct mxd_pkt *pkt)
 		later |= frags_resend(p, rec, now);
 	}
 	if (later) {
-		p->frags_pending = 1;
+		p->a->frags_pending = 1;
 		mxd_timer_watch(p);
 	}
 }
@@ -335,15 +335,15 @@ mxd_frags_again(struct mxd_partner *p, uint64_t now)
 {
 	int later = 0;
 
-	p->frags_pending = 0;
+	p->a->frags_pending = 0;
 	for (uint32_t seq = p->tx.acked + 1; mxd_seq_lt(seq, p->tx.next_seq);
 			seq++) {
-		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+		struct mxd_txrec *rec = p->a->inflight[seq & (MXD_WIN - 1)];
 
 		if (rec != NULL && mxd_txrec_has(rec, seq) && rec->have != 0)
 			later |= frags_resend(p, rec, now);
 	}
-	p->frags_pending = (uint8_t)later;
+	p->a->frags_pending = (uint8_t)later;
 }
 
 void
@@ -356,17 +356,17 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 	uint32_t newest_seq = ack;
 	int later = 0;
 
-	p->sack_pending = 0;
+	p->a->sack_pending = 0;
 	if (bits == 0 || !mxd_partner_up(p))
 		return;
 	top = 63u - (uint32_t)__builtin_clzll(bits);	/* highest arrived */
 	now = mxd_now_ns();
-	gap = p->rtt.srtt > FAST_GAP_MIN_NS ? p->rtt.srtt : FAST_GAP_MIN_NS;
+	gap = p->a->rtt.srtt > FAST_GAP_MIN_NS ? p->a->rtt.srtt : FAST_GAP_MIN_NS;
 	/* The last (re)send of the latest message known arrived (of those
 	 * sent at the same time, the highest: they left in order). */
 	for (uint64_t m = bits; m != 0; m &= m - 1) {
 		uint32_t seq = ack + 1 + (uint32_t)__builtin_ctzll(m);
-		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+		struct mxd_txrec *rec = p->a->inflight[seq & (MXD_WIN - 1)];
 
 		if (rec != NULL && mxd_txrec_has(rec, seq) &&
 				rec->sent_at >= newest) {
@@ -376,7 +376,7 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 	}
 	for (uint32_t i = 0; i < top; i++) {
 		uint32_t seq = ack + 1 + i;
-		struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+		struct mxd_txrec *rec = p->a->inflight[seq & (MXD_WIN - 1)];
 
 		/* Arrived, or no longer ours (acked since), or not sent; a
 		 * message of a PACK frame just sent again went with it. */
@@ -411,9 +411,9 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		p->ep->board->counters[MXD_C_FAST_RETX]++;
 	}
 	if (later) {
-		p->sack_ack = ack;
-		p->sack_bits = bits;
-		p->sack_pending = 1;
+		p->a->sack_ack = ack;
+		p->a->sack_bits = bits;
+		p->a->sack_pending = 1;
 		mxd_timer_watch(p);
 	}
 }
@@ -421,7 +421,7 @@ mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 void
 mxd_ping(struct mxd_partner *p, uint64_t now)
 {
-	p->ping_at = now;
+	p->a->ping_at = now;
 	mxd_probe_sent(p, now);		/* even if the link takes nothing */
 	if (mxd_partner_ack(p, MXD_F_PING) == 0)
 		mxd_count(p->ep->board, MXD_C_PINGS);

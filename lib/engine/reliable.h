@@ -32,7 +32,7 @@ void mxd_retransmit(struct mxd_partner *p, uint64_t now);
 /* p's ACK 'ack' carried SACK 'bits' (bit i: message ack + 1 + i arrived):
  * the messages missing below the highest bit are sent again now, each at
  * most once a round trip; those sent too recently are left to the timer
- * pass, which calls again with 'fresh' 0 (p->sack_pending). */
+ * pass, which calls again with 'fresh' 0 (p->a->sack_pending). */
 void mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
 		int fresh);
 /* p's ACK named the fragments it holds of messages it has in part
@@ -41,7 +41,7 @@ void mxd_fast_retransmit(struct mxd_partner *p, uint32_t ack, uint64_t bits,
  * room: at the next timer pass); the rest is the timer's. */
 void mxd_frags_heard(struct mxd_partner *p, const struct mxd_pkt *pkt);
 /* The timer pass's look again at what mxd_frags_heard left for later
- * (p->frags_pending). */
+ * (p->a->frags_pending). */
 void mxd_frags_again(struct mxd_partner *p, uint64_t now);
 /* A liveness probe: an ACK flagged PING, answered at once. */
 void mxd_ping(struct mxd_partner *p, uint64_t now);

@@ -44,8 +44,8 @@ lsend_clear(struct mx_endpoint *ep, uint32_t i)
 	struct mx_request *r = ep->lsend[i];
 
 	ep->lsend[i] = NULL;
-	if (r->partner->lsends > 0)
-		r->partner->lsends--;
+	if (r->partner->a->lsends > 0)
+		r->partner->a->lsends--;
 }
 
 static struct mx_request *
@@ -68,7 +68,7 @@ mxd_rndv_prepare(struct mx_request *r)
 			continue;
 		ep->lsend[i] = r;
 		ep->lsend_next = i + 1;
-		r->partner->lsends++;
+		r->partner->a->lsends++;
 		mxd_timer_watch(r->partner);
 		do	/* never 0: "not prepared" (send.c) */
 			r->rndv_handle = (++ep->lsend_gen << 12) | i;
@@ -103,8 +103,10 @@ mxd_rndv_fail(struct mxd_partner *p, mx_status_code_t code)
 			mxd_req_complete(r, code);
 		}
 	}
-	p->job_head = p->job_tail;	/* nothing more to serve */
-	p->again_head = p->again_tail;
+	if (p->a->jobs != NULL) {	/* nothing more to serve */
+		p->a->jobs->job_head = p->a->jobs->job_tail;
+		p->a->jobs->again_head = p->a->jobs->again_tail;
+	}
 }
 
 /* Large sends past their deadline (mx_set_request_timeout). */
@@ -128,7 +130,7 @@ mxd_rndv_expire(struct mx_endpoint *ep, uint64_t now)
 static void
 send_detach(struct mx_request *r)
 {
-	struct mxd_txrec *rec = r->partner->inflight[r->seq & (MXD_WIN - 1)];
+	struct mxd_txrec *rec = r->partner->a->inflight[r->seq & (MXD_WIN - 1)];
 
 	if (rec != NULL && rec->req == r)
 		rec->req = NULL;
@@ -176,6 +178,7 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 {
 	struct mx_endpoint *ep = p->ep;
 	struct mx_request *r = lsend_lookup(ep, pkt->u.pull.send_handle);
+	struct mxd_pulljobs *q;
 	struct mxd_pulljob *j;
 
 	if (r == NULL) {		/* ended, or never was */
@@ -195,18 +198,22 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	/* Frames asked again hold their whole message back: they go first,
 	 * not behind every block asked since (a round of recovery would
 	 * otherwise wait for the whole queue). */
+	if ((q = mxd_partner_jobs(p)) == NULL) {	/* out of memory */
+		mxd_count(ep->board, MXD_C_PULL_BUSY);
+		return;
+	}
 	if (pkt->h.flags & MXD_F_AGAIN) {
-		if (p->again_tail - p->again_head == MXD_JOBS_AGAIN) {
+		if (q->again_tail - q->again_head == MXD_JOBS_AGAIN) {
 			mxd_count(ep->board, MXD_C_PULL_BUSY);
 			return;
 		}
-		j = &p->again[p->again_tail++ & (MXD_JOBS_AGAIN - 1)];
+		j = &q->again[q->again_tail++ & (MXD_JOBS_AGAIN - 1)];
 	} else {
-		if (p->job_tail - p->job_head == MXD_JOBS) {
+		if (q->job_tail - q->job_head == MXD_JOBS) {
 			mxd_count(ep->board, MXD_C_PULL_BUSY);
 			return;
 		}
-		j = &p->jobs[p->job_tail++ & (MXD_JOBS - 1)];
+		j = &q->jobs[q->job_tail++ & (MXD_JOBS - 1)];
 	}
 	j->send_handle = r->rndv_handle;
 	j->recv_handle = pkt->u.pull.recv_handle;
@@ -215,8 +222,8 @@ mxd_pull_serve(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	j->frag = pkt->u.pull.frag;
 	j->port = (uint8_t)port;
 	memcpy(j->mac, pkt->eth->src, MXD_ETH_ALEN);
-	if (mxd_list_empty(&p->jobq)) {
-		mxd_list_add_tail(&ep->jobq, &p->jobq);
+	if (mxd_list_empty(&p->a->jobq)) {
+		mxd_list_add_tail(&ep->jobq, &p->a->jobq);
 		mxd_ep_busy(ep, MXD_EW_JOBS);
 	}
 	mxd_pull_pump(p);
@@ -330,12 +337,14 @@ jobs_pump(struct mxd_partner *p, struct mxd_pulljob *ring, uint32_t mask,
 void
 mxd_pull_pump(struct mxd_partner *p)
 {
-	if (!jobs_pump(p, p->again, MXD_JOBS_AGAIN - 1, &p->again_head,
-				p->again_tail) ||
-			!jobs_pump(p, p->jobs, MXD_JOBS - 1, &p->job_head,
-				p->job_tail))
+	struct mxd_pulljobs *q = p->a->jobs;
+
+	if (!jobs_pump(p, q->again, MXD_JOBS_AGAIN - 1, &q->again_head,
+				q->again_tail) ||
+			!jobs_pump(p, q->jobs, MXD_JOBS - 1, &q->job_head,
+				q->job_tail))
 		return;
-	mxd_list_del(&p->jobq);
+	mxd_list_del(&p->a->jobq);
 }
 
 void
@@ -344,5 +353,5 @@ mxd_pulls_pump(struct mx_endpoint *ep)
 	struct mxd_list *pos, *tmp;
 
 	mxd_list_foreach(pos, tmp, &ep->jobq)
-		mxd_pull_pump(mxd_container_of(pos, struct mxd_partner, jobq));
+		mxd_pull_pump(mxd_container_of(pos, struct mxd_peer_act, jobq)->p);
 }

@@ -130,7 +130,7 @@ msg_keep(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 	rec->have_rto = 0;
 	rec->rto_still = 0;
 	rec->sent = mxd_frames_mask(n);
-	p->inflight[seq & (MXD_WIN - 1)] = rec;
+	p->a->inflight[seq & (MXD_WIN - 1)] = rec;
 }
 
 /*
@@ -328,7 +328,7 @@ pack_plan(struct mxd_partner *p, uint32_t *bytes)
 	uint32_t win = MXD_WIN - mxd_txwin_in_flight(&p->tx);
 	unsigned n = 0;
 
-	for (struct mxd_list *pos = p->sendq.next; pos != &p->sendq &&
+	for (struct mxd_list *pos = p->a->sendq.next; pos != &p->a->sendq &&
 			n < win && n < MXD_PACK_MAX; pos = pos->next) {
 		const struct mx_request *r = mxd_container_of(pos,
 				struct mx_request, link);
@@ -393,12 +393,12 @@ pack_send(struct mxd_partner *p, unsigned n, uint32_t bytes)
 	rec->nmsgs = (uint16_t)n;
 	rec->done = 1;		/* synchronous sends: on syncq (see above) */
 	for (unsigned i = 0; i < n; i++) {
-		struct mx_request *r = mxd_container_of(p->sendq.next,
+		struct mx_request *r = mxd_container_of(p->a->sendq.next,
 				struct mx_request, link);
 		uint32_t seq = mxd_txwin_take(&p->tx);
 
 		d = pack_put(r, seq, d);
-		p->inflight[seq & (MXD_WIN - 1)] = rec;
+		p->a->inflight[seq & (MXD_WIN - 1)] = rec;
 		if (!r->sync) {
 			msg_taken(r, rec, seq);
 			continue;
@@ -407,7 +407,7 @@ pack_send(struct mxd_partner *p, unsigned n, uint32_t bytes)
 		r->seq = seq;
 		mxd_list_del(&r->link);
 		mxd_req_set_state(r, MXD_RS_BUFFERED);
-		mxd_list_add_tail(&p->syncq, &r->link);
+		mxd_list_add_tail(&p->a->syncq, &r->link);
 	}
 	mxd_board_ref(b, f, 1);
 	mxd_partner_xmit(p, f);		/* checked now, all records written */
@@ -427,7 +427,7 @@ send_delivered(struct mxd_partner *p, struct mx_request *r)
 	if (!r->sync || r->matched)
 		mxd_req_complete(r, MX_STATUS_SUCCESS);
 	else
-		mxd_list_add_tail(&p->syncq, &r->link);
+		mxd_list_add_tail(&p->a->syncq, &r->link);
 }
 
 /* The synchronous sends of PACK frames that p's ack 'ack' covers (on
@@ -437,7 +437,7 @@ syncq_acked(struct mxd_partner *p, uint32_t ack)
 {
 	struct mxd_list *pos, *tmp;
 
-	mxd_list_foreach(pos, tmp, &p->syncq) {
+	mxd_list_foreach(pos, tmp, &p->a->syncq) {
 		struct mx_request *r = mxd_container_of(pos, struct mx_request,
 				link);
 
@@ -452,14 +452,14 @@ syncq_acked(struct mxd_partner *p, uint32_t ack)
 void
 mxd_send_matched(struct mxd_partner *p, uint32_t seq)
 {
-	struct mxd_txrec *rec = p->inflight[seq & (MXD_WIN - 1)];
+	struct mxd_txrec *rec = p->a->inflight[seq & (MXD_WIN - 1)];
 	struct mxd_list *pos, *tmp;
 
 	if (rec != NULL && mxd_txrec_has(rec, seq) && rec->req != NULL) {
 		rec->req->matched = 1;	/* completes with its ack */
 		return;
 	}
-	mxd_list_foreach(pos, tmp, &p->syncq) {
+	mxd_list_foreach(pos, tmp, &p->a->syncq) {
 		struct mx_request *r = mxd_container_of(pos, struct mx_request,
 				link);
 
@@ -499,16 +499,18 @@ mxd_sends_lost(struct mxd_partner *p, mx_status_code_t code)
 	struct mxd_list *pos, *tmp;
 	uint32_t n = 0;
 
+	if (p->a == NULL)		/* nothing in flight */
+		return;
 	/* A message each (those of a PACK frame share a record), then
 	 * each counted once. */
 	for (unsigned i = 0; i < MXD_WIN; i++)
-		n += p->inflight[i] != NULL && p->inflight[i]->done;
+		n += p->a->inflight[i] != NULL && p->a->inflight[i]->done;
 	for (unsigned i = 0; i < MXD_WIN; i++)
-		if (p->inflight[i] != NULL)
-			p->inflight[i]->done = 0;
+		if (p->a->inflight[i] != NULL)
+			p->a->inflight[i]->done = 0;
 	/* A synchronous send of a PACK frame not acked yet still has its
 	 * request, which fails (its record counted it). */
-	mxd_list_foreach(pos, tmp, &p->syncq) {
+	mxd_list_foreach(pos, tmp, &p->a->syncq) {
 		const struct mx_request *r = mxd_container_of(pos,
 				struct mx_request, link);
 
@@ -548,8 +550,10 @@ mxd_send_report_any(struct mxd_partner *p)
 void
 mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code)
 {
+	if (p->a == NULL)		/* nothing going on */
+		return;
 	for (unsigned i = 0; i < MXD_WIN; i++) {
-		struct mxd_txrec *rec = p->inflight[i];
+		struct mxd_txrec *rec = p->a->inflight[i];
 
 		if (rec != NULL && rec->req != NULL &&
 				rec->req->state != MXD_RS_COMPLETE) {
@@ -557,11 +561,11 @@ mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code)
 			rec->req = NULL;
 		}
 	}
-	fail_list(&p->sendq, code);
-	fail_list(&p->syncq, code);
+	fail_list(&p->a->sendq, code);
+	fail_list(&p->a->syncq, code);
 	mxd_rndv_fail(p, code);
-	mxd_list_del(&p->sending);
-	mxd_list_del(&p->jobq);
+	mxd_list_del(&p->a->sending);
+	mxd_list_del(&p->a->jobq);
 	/*
 	 * The windows stay: frames in flight may still be acked, and after
 	 * mx_disconnect + mx_connect both sessions go on with the same
@@ -578,7 +582,7 @@ mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code)
 static int
 goes_now(struct mxd_partner *p, const struct mx_request *r)
 {
-	return mxd_list_empty(&p->sendq) && (!p->pack ||
+	return mxd_list_empty(&p->a->sendq) && (!p->pack ||
 			mxd_txwin_in_flight(&p->tx) < mxd_conf.pack_after ||
 			!packable(p, r));
 }
@@ -606,7 +610,8 @@ mxd_send_fast(struct mx_endpoint *ep, struct mxd_partner *p,
 			(seg->segment_ptr == NULL && len != 0) ||
 			p->state != MXD_PS_UP ||
 			p->unreported != MX_STATUS_SUCCESS ||
-			ep->req_timeout_ms != 0 || !mxd_list_empty(&p->sendq) ||
+			ep->req_timeout_ms != 0 || p->a == NULL ||
+			!mxd_list_empty(&p->a->sendq) ||
 			mxd_txwin_in_flight(&p->tx) >= (p->pack ?
 				mxd_conf.pack_after : MXD_WIN) ||
 			mxd_partner_room(p) == 0 || ep->reqs.free == NULL ||
@@ -636,7 +641,7 @@ mxd_send_fast(struct mx_endpoint *ep, struct mxd_partner *p,
 	rec->sent = 1;
 	rec->have_rto = 0;
 	rec->req = NULL;
-	p->inflight[seq & (MXD_WIN - 1)] = rec;
+	p->a->inflight[seq & (MXD_WIN - 1)] = rec;
 	mxd_timer_watch(p);
 	mxd_timer_ack_paid(p);
 	/* Complete: what the application reads (msg_taken's). */
@@ -658,6 +663,10 @@ mxd_send_post(struct mx_request *r)
 {
 	struct mxd_partner *p = r->partner;
 
+	if (mxd_partner_act(p) == NULL) {	/* out of memory */
+		mxd_req_complete(r, MX_STATUS_NO_RESOURCES);
+		return;
+	}
 	if (goes_now(p, r) && eager_try(r, 1))
 		return;
 	/* Held back by the window, perhaps for want of a held ack. */
@@ -667,9 +676,9 @@ mxd_send_post(struct mx_request *r)
 			return;
 	}
 	mxd_req_set_state(r, MXD_RS_QUEUED);
-	mxd_list_add_tail(&p->sendq, &r->link);
-	if (mxd_list_empty(&p->sending)) {
-		mxd_list_add_tail(&p->ep->sending, &p->sending);
+	mxd_list_add_tail(&p->a->sendq, &r->link);
+	if (mxd_list_empty(&p->a->sending)) {
+		mxd_list_add_tail(&p->ep->sending, &p->a->sending);
 		mxd_ep_busy(p->ep, MXD_EW_SENDS);
 	}
 }
@@ -677,8 +686,8 @@ mxd_send_post(struct mx_request *r)
 void
 mxd_send_pump(struct mxd_partner *p)
 {
-	while (!mxd_list_empty(&p->sendq)) {
-		struct mx_request *r = mxd_container_of(p->sendq.next,
+	while (!mxd_list_empty(&p->a->sendq)) {
+		struct mx_request *r = mxd_container_of(p->a->sendq.next,
 				struct mx_request, link);
 		uint32_t bytes;
 		unsigned n = p->pack ? pack_plan(p, &bytes) : 0;
@@ -686,7 +695,7 @@ mxd_send_pump(struct mxd_partner *p)
 		if (n >= 2 ? !pack_send(p, n, bytes) : !eager_try(r, 0))
 			return;
 	}
-	mxd_list_del(&p->sending);
+	mxd_list_del(&p->a->sending);
 }
 
 void
@@ -695,8 +704,8 @@ mxd_sends_pump(struct mx_endpoint *ep)
 	struct mxd_list *pos, *tmp;
 
 	mxd_list_foreach(pos, tmp, &ep->sending)
-		mxd_send_pump(mxd_container_of(pos, struct mxd_partner,
-					sending));
+		mxd_send_pump(mxd_container_of(pos, struct mxd_peer_act,
+					sending)->p);
 }
 
 void
@@ -713,7 +722,7 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 	}
 	for (int i = 0; i < n; i++) {
 		struct mxd_txrec **slot =
-			&p->inflight[(first + (uint32_t)i) & (MXD_WIN - 1)];
+			&p->a->inflight[(first + (uint32_t)i) & (MXD_WIN - 1)];
 
 		if (*slot == NULL)
 			continue;
@@ -734,17 +743,17 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 	}
 	if (n <= 0)
 		return;
-	if (!mxd_list_empty(&p->syncq))
+	if (!mxd_list_empty(&p->a->syncq))
 		syncq_acked(p, ack);
-	p->backoff = 0;
+	p->a->backoff = 0;
 	if (sample_from != 0 && !held)
-		mxd_rtt_sample(&p->rtt, mxd_now_ns() - sample_from);
-	/* Notices that waited for the window (p->notify_n) go at the next
+		mxd_rtt_sample(&p->a->rtt, mxd_now_ns() - sample_from);
+	/* Notices that waited for the window (p->a->notify_n) go at the next
 	 * pass's look at the ack timers, which they armed due at once. */
 	/* Sends waiting for the window go in the pass's send step, once
 	 * every ack of the rx burst is in: together, packed.  A paused
 	 * endpoint (mx_disable_progression) has no send step. */
-	if (!mxd_list_empty(&p->sendq) && p->ep->progression_off)
+	if (!mxd_list_empty(&p->a->sendq) && p->ep->progression_off)
 		mxd_send_pump(p);
 }
 
@@ -755,9 +764,9 @@ mxd_send_ack_hold(struct mxd_partner *p, uint32_t ack)
 
 	if (ep->ack_held == p) {
 		/* One held at a time, applied in the order received. */
-		uint32_t older = p->ack_in;
+		uint32_t older = p->a->ack_in;
 
-		p->ack_in = ack;
+		p->a->ack_in = ack;
 		mxd_send_acked(p, older);
 		return;
 	}
@@ -768,7 +777,7 @@ mxd_send_ack_hold(struct mxd_partner *p, uint32_t ack)
 	if (ep->ack_held != NULL)	/* another partner's: applied now */
 		mxd_send_acks_apply(ep);
 	ep->ack_held = p;
-	p->ack_in = ack;
+	p->a->ack_in = ack;
 	mxd_lib.acks_in++;
 }
 
@@ -779,7 +788,7 @@ mxd_send_acks_apply(struct mx_endpoint *ep)
 
 	ep->ack_held = NULL;
 	mxd_lib.acks_in--;
-	mxd_send_acked(p, p->ack_in);
+	mxd_send_acked(p, p->a->ack_in);
 }
 
 void
@@ -826,11 +835,15 @@ expire_list(struct mxd_list *q, uint64_t now)
 void
 mxd_sends_expire(struct mx_endpoint *ep, uint64_t now)
 {
-	for (uint32_t i = 0; i < ep->npartners; i++) {
-		struct mxd_partner *p = ep->partners[i];
+	struct mxd_list *pos, *tmp;
+
+	/* Pending sends are traffic: their partners' state is taken. */
+	mxd_list_foreach(pos, tmp, &ep->active) {
+		struct mxd_partner *p = mxd_container_of(pos,
+				struct mxd_peer_act, active)->p;
 
 		for (unsigned s = 0; s < MXD_WIN; s++) {
-			struct mxd_txrec *rec = p->inflight[s];
+			struct mxd_txrec *rec = p->a->inflight[s];
 
 			if (rec != NULL && rec->req != NULL &&
 					expired(rec->req, now)) {
@@ -838,8 +851,8 @@ mxd_sends_expire(struct mx_endpoint *ep, uint64_t now)
 				rec->req = NULL;
 			}
 		}
-		expire_list(&p->sendq, now);
-		expire_list(&p->syncq, now);
+		expire_list(&p->a->sendq, now);
+		expire_list(&p->a->syncq, now);
 	}
 	mxd_rndv_expire(ep, now);
 }

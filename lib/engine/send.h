@@ -67,7 +67,7 @@ mxd_send_ack_in(struct mxd_partner *p, uint32_t ack)
 		return;
 	if (ep->ack_held == NULL && mxd_send_ack_may_wait(ep)) {
 		ep->ack_held = p;	/* the usual case, inline */
-		p->ack_in = ack;
+		p->a->ack_in = ack;
 		mxd_lib.acks_in++;
 		return;
 	}

@@ -26,7 +26,7 @@
  *                                                   sent again
  *  fast retransmit    a SACK named holes sent       a round trip after they
  *                     too recently to resend yet    were sent: sent again
- *                     (p->sack_pending)
+ *                     (p->a->sack_pending)
  *  link down          (same partners)               port of a board of
  *                                                   several went down:
  *                                                   reroute
@@ -65,8 +65,8 @@
 void
 mxd_timer_watch(struct mxd_partner *p)
 {
-	if (mxd_list_empty(&p->timed)) {
-		mxd_list_add_tail(&p->ep->timed, &p->timed);
+	if (mxd_list_empty(&p->a->timed)) {
+		mxd_list_add_tail(&p->ep->timed, &p->a->timed);
 		mxd_ep_busy(p->ep, MXD_EW_TIMERS);
 	}
 }
@@ -80,10 +80,10 @@ mxd_timer_ack(struct mxd_partner *p, uint64_t due)
 		ep->acks_due = due;	/* a notice (0) too: the next pass */
 	if (due == 0)
 		ep->board->look_now = 1;
-	if (!p->ack_queued) {
-		p->ack_due = due;
-		p->ack_queued = 1;
-		mxd_list_add_tail(&ep->acks, &p->ackq);
+	if (!p->a->ack_queued) {
+		p->a->ack_due = due;
+		p->a->ack_queued = 1;
+		mxd_list_add_tail(&ep->acks, &p->a->ackq);
 	}
 	mxd_ep_busy(ep, MXD_EW_ACKS);
 }

@@ -24,19 +24,19 @@ void mxd_timer_ack(struct mxd_partner *p, uint64_t due);
  * at most that many passes late): a ping-pong's reply carries the ack
  * before that, and no clock is read for it at all.
  */
-#define MXD_DUE_UNSTAMPED	UINT64_MAX	/* p->ack_due: not started */
+#define MXD_DUE_UNSTAMPED	UINT64_MAX	/* p->a->ack_due: not started */
 static inline void
 mxd_timer_ack_owed(struct mxd_partner *p)
 {
 	struct mx_endpoint *ep = p->ep;
 
-	if (p->ack_queued)
+	if (p->a->ack_queued)
 		return;
 	if (mxd_list_empty(&ep->acks))
 		ep->acks_due = MXD_DUE_UNSTAMPED;
-	p->ack_due = MXD_DUE_UNSTAMPED;
-	p->ack_queued = 1;
-	mxd_list_add_tail(&ep->acks, &p->ackq);
+	p->a->ack_due = MXD_DUE_UNSTAMPED;
+	p->a->ack_queued = 1;
+	mxd_list_add_tail(&ep->acks, &p->a->ackq);
 	ep->acks_stamp = 1;
 	mxd_ep_busy(ep, MXD_EW_ACKS);
 }
@@ -48,11 +48,11 @@ mxd_timer_ack_owed(struct mxd_partner *p)
 static inline void
 mxd_timer_ack_paid(struct mxd_partner *p)
 {
-	if (!p->ack_queued || p->notify_n != 0 ||
+	if (p->a == NULL || !p->a->ack_queued || p->a->notify_n != 0 ||
 			mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
 		return;
-	mxd_list_del(&p->ackq);
-	p->ack_queued = 0;
+	mxd_list_del(&p->a->ackq);
+	p->a->ack_queued = 0;
 }
 
 /* Request r fails with MX_STATUS_TIMEOUT 'ms' from now (0: never). */

@@ -12,11 +12,15 @@
 #include <string.h>
 
 #include "glue.h"
+#include "util/config.h"
 #include "partners/endpoint.h"
 
 #define TXREC_CHUNK 64
 
 /* ---- endpoints ---------------------------------------------------------- */
+
+static int act_grow(struct mx_endpoint *ep);
+static int slots_grow(struct mx_endpoint *ep);
 
 struct mx_endpoint *
 mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
@@ -51,10 +55,17 @@ mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
 	mxd_list_init(&ep->txrec_chunks);
 	mxd_list_init(&ep->acks);
 	mxd_list_init(&ep->timed);
+	mxd_list_init(&ep->partner_chunks);
+	mxd_list_init(&ep->active);
+	mxd_list_init(&ep->act_chunks);
+	ep->partners_max = mxd_conf.max_partners < MXD_PARTNERS_FLOOR ?
+		MXD_PARTNERS_FLOOR : mxd_conf.max_partners > MXD_PARTNERS_CEIL ?
+		MXD_PARTNERS_CEIL : mxd_conf.max_partners;
 	mxd_reqpool_init(&ep->reqs, ep);
-	/* The first frame records now: the first sends do not wait for
-	 * them. */
-	if (mxd_txrec_grow(ep, 0) < 0 || mxd_txrec_grow(ep, 1) < 0) {
+	/* The first frame records and traffic states now: the first
+	 * messages do not wait for them. */
+	if (mxd_txrec_grow(ep, 0) < 0 || mxd_txrec_grow(ep, 1) < 0 ||
+			act_grow(ep) < 0 || slots_grow(ep) < 0) {
 		mxd_ep_free(ep);
 		return NULL;
 	}
@@ -90,9 +101,18 @@ mxd_ep_free(struct mx_endpoint *ep)
 		mxd_lib.live_hint[mxd_live_slot(ep)] = NULL;
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		mxd_partner_reset(ep->partners[i], 0);
-		free(ep->partners[i]->notify);
-		free(ep->partners[i]);
+		if (ep->partners[i]->a != NULL)
+			mxd_partner_act_put(ep->partners[i]);
 	}
+	for (struct mxd_peer_act *a = ep->free_act; a != NULL;
+			a = a->next_free)
+		free(a->notify);
+	mxd_list_foreach(pos, tmp, &ep->act_chunks)
+		free(pos);
+	mxd_list_foreach(pos, tmp, &ep->partner_chunks)
+		free(pos);
+	free(ep->partners);
+	free(ep->partner_hash);
 	mxd_list_foreach(pos, tmp, &ep->txrec_chunks)
 		free(pos);
 	mxd_reqpool_fini(&ep->reqs);
@@ -149,13 +169,219 @@ mxd_txrec_grow(struct mx_endpoint *ep, int small)
 }
 
 
+/* ---- traffic state: its pools ------------------------------------------ */
+
+#define ACT_CHUNK	16	/* traffic states per chunk (about 38 KiB) */
+#define SLOTS_CHUNK	4	/* receive windows' slots per chunk (40 KiB) */
+#define JOBS_CHUNK	2	/* PULL queues per chunk (27 KiB) */
+
+/* A chunk of n objects of 'size' bytes for a pool: on ep->act_chunks,
+ * mapped in one call; returns its first object. */
+static void *
+pool_chunk(struct mx_endpoint *ep, size_t size, unsigned n)
+{
+	size_t len = 64 + (size_t)n * size;
+	struct mxd_list *c = malloc(len);
+
+	if (c == NULL)
+		return NULL;
+	mxd_glue_prefault(c, len);
+	mxd_list_add_tail(&ep->act_chunks, c);
+	return (char *)c + 64;
+}
+
+static int
+act_grow(struct mx_endpoint *ep)
+{
+	struct mxd_peer_act *a = pool_chunk(ep, sizeof(*a), ACT_CHUNK);
+
+	if (a == NULL)
+		return -1;
+	for (unsigned i = 0; i < ACT_CHUNK; i++) {
+		a[i].notify = NULL;
+		a[i].notify_cap = 0;
+		a[i].next_free = ep->free_act;
+		ep->free_act = &a[i];
+	}
+	return 0;
+}
+
+struct mxd_peer_act *
+mxd_partner_act_take(struct mxd_partner *p)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_peer_act *a;
+	uint64_t *notify;
+	uint32_t cap;
+
+	if (ep->free_act == NULL && act_grow(ep) < 0)
+		return NULL;
+	a = ep->free_act;
+	ep->free_act = a->next_free;
+	notify = a->notify;		/* a buffer grown once stays */
+	cap = a->notify_cap;
+	memset(a, 0, sizeof(*a));
+	a->notify = notify;
+	a->notify_cap = cap;
+	a->p = p;
+	a->hs.status = -1;
+	mxd_list_init(&a->ackq);
+	mxd_list_init(&a->timed);
+	mxd_list_init(&a->sendq);
+	mxd_list_init(&a->sending);
+	mxd_list_init(&a->syncq);
+	mxd_list_init(&a->jobq);
+	mxd_list_init(&a->pulls);
+	mxd_list_add_tail(&ep->active, &a->active);
+	ep->nactive++;
+	mxd_ep_busy(ep, MXD_EW_TIMERS);	/* its look gives it back */
+	p->a = a;
+	return a;
+}
+
+#define SLOTS_BYTES	(MXD_WIN * sizeof(struct mxd_rxslot))
+
+static int
+slots_grow(struct mx_endpoint *ep)
+{
+	char *c = pool_chunk(ep, SLOTS_BYTES, SLOTS_CHUNK);
+
+	if (c == NULL)
+		return -1;
+	for (unsigned i = 0; i < SLOTS_CHUNK; i++) {
+		*(void **)(void *)(c + i * SLOTS_BYTES) = ep->free_slots;
+		ep->free_slots = c + i * SLOTS_BYTES;
+	}
+	return 0;
+}
+
+int
+mxd_partner_slots(struct mxd_partner *p)
+{
+	struct mx_endpoint *ep = p->ep;
+	const size_t size = SLOTS_BYTES;
+	void *s;
+
+	if (p->rx.slot != NULL)
+		return 0;
+	if (ep->free_slots == NULL && slots_grow(ep) < 0)
+		return -1;
+	s = ep->free_slots;
+	ep->free_slots = *(void **)s;
+	memset(s, 0, size);
+	p->rx.slot = s;
+	return 0;
+}
+
+struct mxd_pulljobs *
+mxd_partner_jobs(struct mxd_partner *p)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_pulljobs *j;
+
+	if (p->a->jobs != NULL)
+		return p->a->jobs;
+	if (ep->free_jobs == NULL) {
+		j = pool_chunk(ep, sizeof(*j), JOBS_CHUNK);
+		if (j == NULL)
+			return NULL;
+		for (unsigned i = 0; i < JOBS_CHUNK; i++) {
+			j[i].next_free = ep->free_jobs;
+			ep->free_jobs = &j[i];
+		}
+	}
+	j = ep->free_jobs;
+	ep->free_jobs = j->next_free;
+	j->job_head = j->job_tail = j->again_head = j->again_tail = 0;
+	p->a->jobs = j;
+	return j;
+}
+
+int
+mxd_partner_idle_now(const struct mxd_partner *p)
+{
+	const struct mxd_peer_act *a = p->a;
+
+	return mxd_txwin_in_flight(&p->tx) == 0 && p->rx.top == p->rx.base &&
+		p->ack_sent == mxd_rxwin_cum_ack(&p->rx) && !a->ack_queued &&
+		p->ep->ack_held != p && a->notify_n == 0 && a->lsends == 0 &&
+		a->pulls_out == 0 && a->connects == 0 &&
+		mxd_list_empty(&a->sendq) && mxd_list_empty(&a->syncq) &&
+		mxd_list_empty(&a->sending) && mxd_list_empty(&a->ackq) &&
+		mxd_list_empty(&a->timed) && mxd_list_empty(&a->jobq) &&
+		mxd_list_empty(&a->pulls) && (a->jobs == NULL ||
+			(a->jobs->job_head == a->jobs->job_tail &&
+			 a->jobs->again_head == a->jobs->again_tail));
+}
+
+void
+mxd_partner_act_put(struct mxd_partner *p)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_peer_act *a = p->a;
+
+	if (p->rx.slot != NULL) {
+		*(void **)(void *)p->rx.slot = ep->free_slots;
+		ep->free_slots = p->rx.slot;
+		p->rx.slot = NULL;
+	}
+	if (a->jobs != NULL) {
+		a->jobs->next_free = ep->free_jobs;
+		ep->free_jobs = a->jobs;
+	}
+	mxd_list_del(&a->active);
+	ep->nactive--;
+	a->next_free = ep->free_act;
+	ep->free_act = a;
+	p->a = NULL;
+}
+
 /* ---- partners ----------------------------------------------------------- */
+
+#define PARTNER_CHUNK	64	/* partners per chunk (16 KiB) */
+#define TABLE_FIRST	64	/* slots of a new endpoint's table */
+
+/* The hash of a partner's NIC id and endpoint id, for ep's table. */
+static uint32_t
+partner_hash(const struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
+{
+	uint64_t k = (nic & 0xffffffffffffull) ^ ((uint64_t)remote_ep << 48);
+
+	return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & ep->hash_mask;
+}
+
+static void
+hash_add(struct mx_endpoint *ep, struct mxd_partner *p)
+{
+	uint32_t *head = &ep->partner_hash[partner_hash(ep, p->nic_id,
+			p->remote_ep)];
+
+	p->hash_next = *head;
+	*head = p->index + 1u;
+}
+
+static void
+hash_del(struct mx_endpoint *ep, struct mxd_partner *p)
+{
+	uint32_t *link = &ep->partner_hash[partner_hash(ep, p->nic_id,
+			p->remote_ep)];
+
+	while (*link != 0 && *link != p->index + 1u)
+		link = &ep->partners[*link - 1]->hash_next;
+	if (*link != 0)
+		*link = p->hash_next;
+}
 
 struct mxd_partner *
 mxd_partner_find(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 {
-	for (uint32_t i = 0; i < ep->npartners; i++) {
-		struct mxd_partner *p = ep->partners[i];
+	uint32_t i;
+
+	if (ep->partner_hash == NULL)
+		return NULL;
+	for (i = ep->partner_hash[partner_hash(ep, nic, remote_ep)]; i != 0;
+			i = ep->partners[i - 1]->hash_next) {
+		struct mxd_partner *p = ep->partners[i - 1];
 
 		if (p->nic_id == nic && p->remote_ep == remote_ep)
 			return p;
@@ -163,13 +389,66 @@ mxd_partner_find(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 	return NULL;
 }
 
+/*
+ * Room for one partner more in the table (by index, and the hash with a
+ * chain per partner on average at most), doubled when full: 0, or -1 out
+ * of memory.  The partners themselves never move.
+ */
+static int
+table_room(struct mx_endpoint *ep)
+{
+	uint32_t cap = ep->partners_cap ? 2 * ep->partners_cap : TABLE_FIRST;
+	struct mxd_partner **t;
+	uint32_t *h;
+
+	if (ep->npartners < ep->partners_cap)
+		return 0;
+	if (cap > ep->partners_max)
+		cap = ep->partners_max;
+	t = realloc(ep->partners, cap * sizeof(*t));
+	if (t == NULL)
+		return -1;
+	ep->partners = t;
+	h = calloc(cap, sizeof(*h));	/* cap: a power of 2, or the max */
+	if (h == NULL)
+		return -1;
+	free(ep->partner_hash);
+	ep->partner_hash = h;
+	ep->hash_mask = (1u << (31 - __builtin_clz(cap))) - 1;
+	ep->partners_cap = cap;
+	for (uint32_t i = 0; i < ep->npartners; i++)
+		hash_add(ep, ep->partners[i]);
+	return 0;
+}
+
+/* Memory for a partner more (zeroed), from the chunk being given out. */
+static struct mxd_partner *
+partner_alloc(struct mx_endpoint *ep)
+{
+	if (ep->partner_spare_n == 0) {
+		size_t len = 64 + PARTNER_CHUNK * sizeof(struct mxd_partner);
+		struct mxd_list *c = calloc(1, len);
+
+		if (c == NULL)
+			return NULL;
+		mxd_list_add_tail(&ep->partner_chunks, c);
+		ep->partner_spare = (struct mxd_partner *)(void *)
+			((char *)c + 64);
+		ep->partner_spare_n = PARTNER_CHUNK;
+	}
+	ep->partner_spare_n--;
+	return ep->partner_spare++;
+}
+
 static void
 partner_drop_inflight(struct mxd_partner *p)
 {
+	if (p->a == NULL)
+		return;
 	for (unsigned i = 0; i < MXD_WIN; i++)
-		if (p->inflight[i] != NULL) {
-			mxd_txrec_drop(p->ep, p->inflight[i]);
-			p->inflight[i] = NULL;
+		if (p->a->inflight[i] != NULL) {
+			mxd_txrec_drop(p->ep, p->a->inflight[i]);
+			p->a->inflight[i] = NULL;
 		}
 }
 
@@ -187,7 +466,8 @@ mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session)
 	mxd_partner_hdr_stale(p);
 	p->ack_sent = 0;
 	/* The old session's PULLs will not be answered: no port is silent. */
-	memset(p->silent, 0, sizeof(p->silent));
+	if (p->a != NULL)
+		memset(p->a->silent, 0, sizeof(p->a->silent));
 }
 
 int
@@ -197,45 +477,38 @@ mxd_partner_fresh(const struct mxd_partner *p)
 }
 
 /*
- * With the table full (MXD_MAX_PARTNERS), a partner the program cannot
- * know of is reused: never given out as an address, nothing heard from
- * it but connect requests (p->used), no connect of ours waiting on it,
- * nothing queued.  Such are what failed connects leave (NIC ids that never
- * answered) and what connect requests from forged NIC ids make; without
- * reuse they filled the table for the endpoint's life, and every later
- * mx_connect failed.  Of them, one not up goes first, then the one heard
- * from longest ago.  A peer whose request we answered but that has sent
- * nothing since finds its frames to the old index dropped as stale, and
- * its sends fail when it gives up on us: we forgot it, as if restarted.
+ * With the table at its most (MX_MAX_PARTNERS), a partner the program
+ * cannot know of is reused: never given out as an address, nothing heard
+ * from it but connect requests (p->used), no connect of ours waiting on
+ * it, nothing queued or in flight (no traffic state).  Such are what
+ * failed connects leave (NIC ids that never answered) and what connect
+ * requests from forged NIC ids make; without reuse they filled the table
+ * for the endpoint's life, and every later mx_connect failed.  Of them,
+ * one not up goes first, then the one heard from longest ago.  A peer
+ * whose request we answered but that has sent nothing since finds its
+ * frames to the old index dropped as stale, and its sends fail when it
+ * gives up on us: we forgot it, as if restarted.  A partner the program
+ * holds an address of is never reused.
  */
 static int
 partner_idle(const struct mx_endpoint *ep, const struct mxd_partner *p)
 {
-	return !p->used && p->notify_n == 0 && p->lsends == 0 &&
-		p->pulls_out == 0 && ep->ack_held != p &&
-		mxd_list_empty(&p->sendq) && mxd_list_empty(&p->syncq) &&
-		mxd_list_empty(&p->sending) && mxd_list_empty(&p->ackq) &&
-		mxd_list_empty(&p->jobq) && mxd_list_empty(&p->pulls);
+	return !p->used && ep->ack_held != p &&
+		(p->a == NULL || mxd_partner_idle_now(p));
 }
 
 static struct mxd_partner *
 partner_reusable(struct mx_endpoint *ep)
 {
-	uint8_t waited[MXD_MAX_PARTNERS / 8] = { 0 };
 	struct mxd_partner *best = NULL;
 	struct mxd_list *pos, *tmp;
 
-	mxd_list_foreach(pos, tmp, &ep->connects) {
-		const struct mx_request *r = mxd_container_of(pos,
-				struct mx_request, link);
-
-		waited[r->partner->index / 8] |=
-			(uint8_t)(1u << (r->partner->index & 7));
-	}
+	mxd_list_foreach(pos, tmp, &ep->connects)
+		mxd_container_of(pos, struct mx_request, link)->partner->mark = 1;
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		struct mxd_partner *p = ep->partners[i];
 
-		if ((waited[i / 8] >> (i & 7) & 1) || !partner_idle(ep, p))
+		if (p->mark || !partner_idle(ep, p))
 			continue;
 		if (best == NULL || (best->state == MXD_PS_UP &&
 					p->state != MXD_PS_UP) ||
@@ -244,10 +517,12 @@ partner_reusable(struct mx_endpoint *ep)
 				 p->last_heard < best->last_heard))
 			best = p;
 	}
+	mxd_list_foreach(pos, tmp, &ep->connects)
+		mxd_container_of(pos, struct mx_request, link)->partner->mark = 0;
 	return best;
 }
 
-/* Makes p (zeroed but for its notice buffer) a new partner at 'index'. */
+/* Makes p (zeroed) a new partner at 'index'. */
 static void
 partner_init(struct mx_endpoint *ep, struct mxd_partner *p, uint16_t index,
 		uint64_t nic, uint32_t remote_ep)
@@ -256,19 +531,11 @@ partner_init(struct mx_endpoint *ep, struct mxd_partner *p, uint16_t index,
 	p->index = index;
 	p->remote_index = MXD_NO_PEER;
 	p->nic_id = nic;
-	p->remote_ep = remote_ep;
+	p->remote_ep = (uint8_t)remote_ep;
 	p->local = nic == ep->board->nic_id;
 	p->port = p->local ? 0 : -1;
 	p->state = MXD_PS_NEW;
-	p->hs.status = -1;
 	p->epoch = 1;
-	mxd_list_init(&p->sendq);
-	mxd_list_init(&p->syncq);
-	mxd_list_init(&p->sending);
-	mxd_list_init(&p->jobq);
-	mxd_list_init(&p->ackq);
-	mxd_list_init(&p->timed);
-	mxd_list_init(&p->pulls);
 	mxd_partner_reset(p, 0);
 	mxd_partner_set_mtu(p, 0);
 }
@@ -278,29 +545,26 @@ mxd_partner_new(struct mx_endpoint *ep, uint64_t nic, uint32_t remote_ep)
 {
 	struct mxd_partner *p;
 
-	if (ep->npartners == MXD_MAX_PARTNERS) {
-		uint64_t *notify;
-		uint32_t cap;
+	if (ep->npartners == ep->partners_max) {
 		uint16_t index;
 
 		if ((p = partner_reusable(ep)) == NULL)
 			return NULL;
-		mxd_list_del(&p->timed);	/* no timer of its own left */
-		notify = p->notify;
-		cap = p->notify_cap;
+		if (p->a != NULL)
+			mxd_partner_act_put(p);
+		hash_del(ep, p);
 		index = p->index;
 		memset(p, 0, sizeof(*p));
-		p->notify = notify;
-		p->notify_cap = cap;
 		partner_init(ep, p, index, nic, remote_ep);
+		hash_add(ep, p);
 		mxd_count(ep->board, MXD_C_PARTNER_REUSED);
 		return p;
 	}
-	p = calloc(1, sizeof(*p));
-	if (p == NULL)
+	if (table_room(ep) < 0 || (p = partner_alloc(ep)) == NULL)
 		return NULL;
 	partner_init(ep, p, (uint16_t)ep->npartners, nic, remote_ep);
 	ep->partners[ep->npartners++] = p;
+	hash_add(ep, p);
 	return p;
 }
 

@@ -40,7 +40,8 @@
 #include "util/request.h"
 #include "board/board.h"
 
-#define MXD_MAX_PARTNERS	1024	/* per endpoint */
+#define MXD_PARTNERS_FLOOR	1024	/* MX_MAX_PARTNERS at least: MX's */
+#define MXD_PARTNERS_CEIL	65535	/* indexes fit 16 bits, 0xffff apart */
 #define MXD_MAX_SEGMENTS	256
 #define MXD_NOTIFY_MIN		16	/* queued notices per partner, grows */
 /* An explicit ack after this many messages with no reply to carry it:
@@ -74,7 +75,7 @@ struct mxd_pull;
  * sent, and a retransmission builds the frame again (send.c,
  * mxd_send_rebuild).  Any other keeps its frames, a reference each; the
  * messages of a PACK frame share one record of that frame (refs: the
- * slots of p->inflight that name it).
+ * slots of p->a->inflight that name it).
  */
 #define MXD_TXCOPY_MAX	128
 
@@ -168,105 +169,66 @@ struct mxd_handshake {
 	uint64_t next;			/* ns: next request */
 };
 
-struct mxd_partner {
-	struct mx_endpoint *ep;
-	uint16_t index;			/* ours, sent as src_peer */
-	uint16_t remote_index;		/* theirs, sent as dst_peer */
-	uint64_t nic_id;
-	uint32_t remote_ep;
-	uint32_t remote_filter;
-	uint32_t remote_session;	/* 0 until known, and once lost */
-	uint32_t epoch;			/* of our state for it (connect.c) */
-	uint32_t epoch_session;		/* the peer session epoch is of */
-	uint32_t heard;			/* frames heard from it, wrapping */
-	uint32_t bye_mark;		/* mx_close_endpoint: heard then */
-	uint8_t state;			/* enum mxd_peer_state */
-	uint8_t local;			/* same board, same process */
-	/* The program has its address, or it sent us more than a connect
-	 * request: kept for the endpoint's life (mxd_partner_new may reuse
-	 * a partner without it when the table is full). */
-	uint8_t used;
-	mx_status_code_t fail;		/* REFUSED, LOST: why sends fail */
-	/* A message of a completed send was refused or lost for good: the
-	 * next send or mx_iconnect to the partner fails with this, once,
-	 * unless the peer has started over since (a new session: the loss
-	 * concerned its past life, and is only counted). */
-	mx_status_code_t unreported;	/* MX_STATUS_SUCCESS: none */
-	uint32_t unreported_session;	/* the peer's session it concerns */
+/* PULLs a partner asked us for, to serve (rndv.c): frames asked again
+ * first (their block holds its message back), then first asks; each
+ * queue in order.  Taken with the first PULL, given back with the
+ * partner's traffic state (struct mxd_peer_act). */
+struct mxd_pulljobs {
+	struct mxd_pulljob jobs[MXD_JOBS], again[MXD_JOBS_AGAIN];
+	uint32_t job_head, job_tail, again_head, again_tail;
+	struct mxd_pulljobs *next_free;
+};
+
+/*
+ * What a partner needs only while traffic with it is in flight: the
+ * frames kept until acknowledged, the queues of sends, notices, PULLs to
+ * serve and large receives, acks owed, the timers' state, the handshake
+ * of a connect going on, and the per-port record of where it was heard
+ * and lost frames.  Taken from the endpoint's pool when traffic starts
+ * (mxd_partner_act), given back by the timers' look once nothing of the
+ * sort is left (mxd_partner_idle_now, progress/timers_run.c).  Its
+ * receive window's slots (p->rx.slot) and PULL queues come from pools of
+ * their own, only when a message needs a slot or a PULL comes.
+ */
+struct mxd_peer_act {
+	struct mxd_partner *p;
+	struct mxd_list active;		/* on ep->active */
+	uint8_t idle_looks;		/* looks that found it idle in a row */
+	uint16_t connects;		/* connect requests of ours on it */
+	uint8_t ack_queued;
+	uint8_t sack_pending;		/* (reliable.c: mxd_fast_retransmit) */
+	/* Fragments it named lost wait for their stamp or tx room
+	 * (reliable.c: mxd_frags_heard). */
+	uint8_t frags_pending;
+	uint32_t ack_in;		/* its ack held, while ep->ack_held is
+					 * this partner (send.c) */
+	uint64_t ack_due;		/* ns: send an explicit ack by then */
+	struct mxd_list ackq;		/* on the endpoint's ack list */
+	struct mxd_list timed;		/* on the endpoint's timed list */
+	struct mxd_list sendq;		/* sends waiting for window/tx */
+	struct mxd_list sending;	/* on the endpoint's sending list */
+	struct mxd_list syncq;		/* issends acked, waiting for MATCHED */
 	uint32_t sack_hole;		/* base our last prompt SACK was for */
 	uint32_t sack_ooo;		/* messages completed past a hole */
 	/* The partner's last SACK, while holes it named wait for their
 	 * round trip (reliable.c: mxd_fast_retransmit). */
 	uint64_t sack_bits;
 	uint32_t sack_ack;
-	uint8_t sack_pending;
-	/* Fragments it named lost wait for their stamp or tx room
-	 * (reliable.c: mxd_frags_heard). */
-	uint8_t frags_pending;
-	int port;			/* board port to use, -1 unknown */
-	uint8_t mac[MXD_ETH_ALEN];
-	/* The Ethernet and common headers of an EAGER frame to p but for
-	 * flags, length, ack and check (xmit.h, mxd_partner_hdr_build), so
-	 * that a message's frame starts as a copy; rebuilt at the next send
-	 * after whatever changes what they hold (port, MACs, the peer's
-	 * session, index and filter) calls mxd_partner_hdr_stale. */
-	uint8_t hdr[48] __attribute__((aligned(16)));
-	uint8_t hdr_ok;
-	/* What the common header of its frames to us holds, as it comes
-	 * (mxd_partner_rx_ok): filter and its session (bytes 12 to 19), our
-	 * session (20 to 23), its epoch and endpoint id (3 and 4, the epoch
-	 * only if it says it), made again after the same changes. */
-	uint8_t rx_key_ok;
-	uint16_t rx_key_e, rx_mask_e;
-	uint32_t rx_key_c;
-	uint64_t rx_key_a;
-	/* Frame sizes towards it: the smaller of its MTU (said at connect)
-	 * and our board's (mxd_partner_set_mtu). */
-	uint16_t mtu;			/* in use both ways */
-	uint16_t remote_mtu;		/* as it said, 0: not said */
-	uint16_t mtu_said;		/* remote_mtu we logged about */
-	uint16_t frag_max;		/* eager payload per frame */
-	uint16_t pull_frag_max;		/* pull reply payload per frame */
-	uint32_t eager_max;		/* largest eager message to it */
-	uint8_t pack;			/* it takes PACK frames (said at
-					 * connect: MXD_CAP_PACK) */
-	uint8_t frags;			/* it takes ACKs naming fragments
-					 * held (MXD_CAP_FRAGS) */
-	uint8_t epoch_hdr;		/* its frames carry the epoch
-					 * (MXD_CAP_EPOCH) */
-	struct mxd_txwin tx;
-	struct mxd_rxwin rx;
-	struct mxd_txrec *inflight[MXD_WIN];
-	struct mxd_list sendq;		/* sends waiting for window/tx */
-	struct mxd_list syncq;		/* issends acked, waiting for MATCHED */
-	uint64_t *notify;		/* notices not sent yet: */
-	uint32_t notify_n, notify_cap;	/* kind << 32 | value */
-	struct mxd_list sending;	/* on the endpoint's sending list */
-	struct mxd_list ackq;		/* on the endpoint's ack list */
-	uint32_t ack_in;		/* its ack held, while ep->ack_held is
-					 * this partner (send.c) */
-	uint32_t ack_sent;		/* last cumulative ack sent */
-	uint64_t ack_due;		/* ns: send an explicit ack by then */
-	uint8_t ack_queued;
+	uint32_t notify_n, notify_cap;	/* notices not sent yet: */
+	uint64_t *notify;		/* kind << 32 | value */
 	struct mxd_handshake hs;
-	void *addr_context;		/* mx_set_endpoint_addr_context */
-	/* PULLs to serve: frames asked again first (their block holds its
-	 * message back), then first asks; each queue in order. */
-	struct mxd_pulljob jobs[MXD_JOBS], again[MXD_JOBS_AGAIN];
-	uint32_t job_head, job_tail, again_head, again_tail;
-	uint32_t pulls_out;		/* our PULLs to it not yet answered */
+	struct mxd_pulljobs *jobs;	/* PULLs to serve, or NULL */
 	struct mxd_list jobq;		/* on ep->jobq while it has jobs */
+	uint32_t pulls_out;		/* our PULLs to it not yet answered */
+	uint32_t lsends;		/* our large sends to it */
 	/* Reliability. */
-	uint64_t last_heard;		/* ns, last valid frame from it */
 	uint64_t probe_since;		/* ns, first probe unanswered */
 	uint64_t ping_at;		/* ns, last liveness probe */
 	uint32_t backoff;		/* consecutive timeouts */
 	struct mxd_rtt rtt;		/* messages: send to ack */
 	struct mxd_rtt pull_rtt;	/* blocks: PULL to last reply */
-	struct mxd_list timed;		/* on the endpoint's timed list */
 	struct mxd_list pulls;		/* our large receives from it */
 	uint64_t pulls_check_at;	/* ns: next look for overdue blocks */
-	uint32_t lsends;		/* our large sends to it */
 	uint64_t heard_on[MXD_BOARD_PORTS];	/* ns, last frame per port */
 	uint64_t port_bad_until[MXD_BOARD_PORTS];	/* ns: skip in pulls */
 	uint32_t port_fails[MXD_BOARD_PORTS];
@@ -277,7 +239,89 @@ struct mxd_partner {
 	uint32_t answered[MXD_BOARD_PORTS];
 	uint32_t silent_from[MXD_BOARD_PORTS];
 	uint8_t silent[MXD_BOARD_PORTS];
+	struct mxd_peer_act *next_free;
+	/* Messages in flight, by sequence number: their records. */
+	struct mxd_txrec *inflight[MXD_WIN];
 };
+
+/*
+ * A partner: what every peer this endpoint knows needs, used by every
+ * message (identity, sessions and epoch, route, frame sizes, sequence
+ * numbers, the header template and what its frames must hold); the
+ * rest, needed only while traffic is in flight, hangs on 'a' (NULL while
+ * idle: struct mxd_peer_act).  Kept to MXD_PARTNER_BYTES, so that an
+ * endpoint can know tens of thousands.
+ */
+struct mxd_partner {
+	struct mx_endpoint *ep;
+	struct mxd_peer_act *a;		/* traffic state, NULL while idle */
+	struct mxd_txwin tx;
+	struct mxd_rxwin rx;		/* slots: a's pool's, or NULL */
+	uint32_t ack_sent;		/* last cumulative ack sent */
+	uint8_t state;			/* enum mxd_peer_state */
+	uint8_t local;			/* same board, same process */
+	/* The program has its address, or it sent us more than a connect
+	 * request: kept for the endpoint's life (mxd_partner_new may reuse
+	 * a partner without it when the table is full). */
+	uint8_t used;
+	int8_t port;			/* board port to use, -1 unknown */
+	uint16_t frag_max;		/* eager payload per frame */
+	uint8_t pack;			/* it takes PACK frames (said at
+					 * connect: MXD_CAP_PACK) */
+	uint8_t frags;			/* it takes ACKs naming fragments
+					 * held (MXD_CAP_FRAGS) */
+	uint32_t eager_max;		/* largest eager message to it */
+	/* The Ethernet and common headers of an EAGER frame to p but for
+	 * flags, length, ack and check (xmit.h, mxd_partner_hdr_build), so
+	 * that a message's frame starts as a copy; rebuilt at the next send
+	 * after whatever changes what they hold (port, MACs, the peer's
+	 * session, index and filter) calls mxd_partner_hdr_stale. */
+	uint8_t hdr[48] __attribute__((aligned(16)));
+	/* What the common header of its frames to us holds, as it comes
+	 * (mxd_partner_rx_ok): filter and its session (bytes 12 to 19), our
+	 * session (20 to 23), its epoch and endpoint id (3 and 4, the epoch
+	 * only if it says it), made again after the same changes. */
+	uint64_t rx_key_a;
+	uint32_t rx_key_c;
+	uint16_t rx_key_e, rx_mask_e;
+	uint8_t rx_key_ok;
+	uint8_t hdr_ok;
+	uint8_t epoch_hdr;		/* its frames carry the epoch
+					 * (MXD_CAP_EPOCH) */
+	uint8_t remote_ep;
+	uint16_t index;			/* ours, sent as src_peer */
+	uint16_t remote_index;		/* theirs, sent as dst_peer */
+	uint64_t nic_id;
+	uint32_t remote_filter;
+	uint32_t remote_session;	/* 0 until known, and once lost */
+	uint32_t epoch;			/* of our state for it (connect.c) */
+	uint32_t epoch_session;		/* the peer session epoch is of */
+	uint32_t heard;			/* frames heard from it, wrapping */
+	uint32_t bye_mark;		/* mx_close_endpoint: heard then */
+	uint64_t last_heard;		/* ns, last valid frame from it */
+	mx_status_code_t fail;		/* REFUSED, LOST: why sends fail */
+	/* A message of a completed send was refused or lost for good: the
+	 * next send or mx_iconnect to the partner fails with this, once,
+	 * unless the peer has started over since (a new session: the loss
+	 * concerned its past life, and is only counted). */
+	mx_status_code_t unreported;	/* MX_STATUS_SUCCESS: none */
+	uint32_t unreported_session;	/* the peer's session it concerns */
+	/* Frame sizes towards it: the smaller of its MTU (said at connect)
+	 * and our board's (mxd_partner_set_mtu). */
+	uint16_t mtu;			/* in use both ways */
+	uint16_t remote_mtu;		/* as it said, 0: not said */
+	uint16_t mtu_said;		/* remote_mtu we logged about */
+	uint16_t pull_frag_max;		/* pull reply payload per frame */
+	uint8_t mac[MXD_ETH_ALEN];
+	uint8_t mark;			/* a scan's (endpoint.c) */
+	uint32_t hash_next;		/* ep's table by NIC and id: the next
+					 * index + 1 in its chain, 0: none */
+	void *addr_context;		/* mx_set_endpoint_addr_context */
+};
+
+#define MXD_PARTNER_BYTES	256
+_Static_assert(sizeof(struct mxd_partner) <= MXD_PARTNER_BYTES,
+		"an idle partner's state");
 
 /* The receives of one mask, hashed by match value, and (once 'indexed')
  * the unexpected queue hashed by match & mask (match.c). */
@@ -307,8 +351,26 @@ struct mx_endpoint {
 	uint64_t ctx_mask;		/* MX_PARAM_CONTEXT_ID bits */
 	uint32_t unexp_bytes;		/* on the unexpected queue */
 	uint8_t unexp_full;		/* messages held for lack of room */
+	/* Partners by index, the table growing as they come (doubling, up
+	 * to partners_max: MX_MAX_PARTNERS), and by NIC id and endpoint id
+	 * (hashed; chains through p->hash_next). */
 	uint32_t npartners;
-	struct mxd_partner *partners[MXD_MAX_PARTNERS];
+	uint32_t partners_cap;
+	uint32_t partners_max;
+	struct mxd_partner **partners;	/* [partners_cap] */
+	uint32_t *partner_hash;		/* [hash_mask + 1]: index + 1 */
+	uint32_t hash_mask;
+	struct mxd_partner *partner_spare;	/* the chunk being given out */
+	uint32_t partner_spare_n;
+	struct mxd_list partner_chunks;	/* the partners' memory */
+	/* Traffic state (struct mxd_peer_act), taken by partners when
+	 * traffic starts, given back when it ends; its pools. */
+	struct mxd_list active;		/* partners holding one */
+	uint32_t nactive;
+	struct mxd_peer_act *free_act;
+	void *free_slots;		/* receive window slots, MXD_WIN each */
+	struct mxd_pulljobs *free_jobs;
+	struct mxd_list act_chunks;	/* the pools' memory */
 	struct mxd_list posted;		/* receives not hashed, post order */
 	struct mxd_list unexp;		/* unexpected messages, match order */
 	struct mxd_mclass mclass[MXD_MCLASSES];	/* [0]: the full mask */
@@ -375,7 +437,8 @@ struct mx_endpoint {
 #define MXD_EW_JOBS	0x02	/* ep->jobq: PULLs to serve */
 #define MXD_EW_PULLS	0x04	/* ep->pulls_waiting, pulls_deferred */
 #define MXD_EW_ACKS	0x08	/* ep->acks: acks or notices owed */
-#define MXD_EW_TIMERS	0x10	/* ep->timed, ep->connects, deadlines */
+#define MXD_EW_TIMERS	0x10	/* ep->timed, ep->connects, deadlines,
+				 * partners' traffic state (ep->active) */
 #define MXD_EW_PUMP	(MXD_EW_SENDS | MXD_EW_JOBS | MXD_EW_PULLS)
 
 /* ep has work of kind 'bit' for the passes (see ep->work). */
@@ -499,11 +562,35 @@ mxd_req_complete(struct mx_request *r, mx_status_code_t code)
 
 /* ---- partners ----------------------------------------------------------- */
 
+/* The partner of ep at NIC nic, endpoint remote_ep (hashed), or NULL. */
 struct mxd_partner *mxd_partner_find(struct mx_endpoint *ep, uint64_t nic,
 		uint32_t remote_ep);
 struct mxd_partner *mxd_partner_new(struct mx_endpoint *ep, uint64_t nic,
 		uint32_t remote_ep);
 void mxd_partner_set_state(struct mxd_partner *p, enum mxd_peer_state s);
+
+/*
+ * Traffic state (struct mxd_peer_act).  Whatever starts traffic with p
+ * (a send, a frame from it, a connect, a pull, a notice) takes it first
+ * (mxd_partner_act: p->a, from the pool if NULL; NULL out of memory);
+ * the timers' look gives it back once mxd_partner_idle_now(p) says
+ * nothing of it is left (progress/timers_run.c).  Code that only reads
+ * whether something is going on with p looks at p->a first.
+ */
+struct mxd_peer_act *mxd_partner_act_take(struct mxd_partner *p);
+static inline struct mxd_peer_act *
+mxd_partner_act(struct mxd_partner *p)
+{
+	return p->a != NULL ? p->a : mxd_partner_act_take(p);
+}
+int mxd_partner_idle_now(const struct mxd_partner *p);
+void mxd_partner_act_put(struct mxd_partner *p);
+/* p's receive window's slots (p->rx.slot), from the pool if it has
+ * none; 0, or -1 out of memory.  p holds traffic state. */
+int mxd_partner_slots(struct mxd_partner *p);
+/* p's queues of PULLs to serve, from the pool if it has none; NULL out
+ * of memory.  p holds traffic state. */
+struct mxd_pulljobs *mxd_partner_jobs(struct mxd_partner *p);
 /* Drops what is in flight and starts both windows over at message 1,
  * with the peer's session 'remote_session' (0: none). */
 void mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session);
@@ -637,7 +724,7 @@ mxd_txrec_put(struct mx_endpoint *ep, struct mxd_txrec *r)
 	ep->free_txrec = r;
 }
 
-/* A slot of p->inflight lets go of r (the last one: back to the pool). */
+/* A slot of p->a->inflight lets go of r (the last one: back to the pool). */
 static inline void
 mxd_txrec_drop(struct mx_endpoint *ep, struct mxd_txrec *r)
 {

@@ -283,7 +283,8 @@ ep_settle(struct mx_endpoint *ep, unsigned look)
 	if ((set & MXD_EW_ACKS) && mxd_list_empty(&ep->acks))
 		w &= ~MXD_EW_ACKS;
 	if ((set & MXD_EW_TIMERS) && mxd_list_empty(&ep->timed) &&
-			mxd_list_empty(&ep->connects) && ep->ntimed == 0) {
+			mxd_list_empty(&ep->connects) && ep->ntimed == 0 &&
+			ep->nactive == 0) {
 		w &= ~MXD_EW_TIMERS;
 		ep->timer_pass = 0;
 	}

@@ -37,16 +37,16 @@ acks_flush(struct mx_endpoint *ep, uint64_t now)
 	mxd_list_init(&ep->acks);
 	while (!mxd_list_empty(&work)) {
 		struct mxd_partner *p = mxd_container_of(work.next,
-				struct mxd_partner, ackq);
-		uint64_t due = p->ack_due;
+				struct mxd_peer_act, ackq)->p;
+		uint64_t due = p->a->ack_due;
 
-		mxd_list_del(&p->ackq);
-		p->ack_queued = 0;
-		if (p->notify_n != 0)
+		mxd_list_del(&p->a->ackq);
+		p->a->ack_queued = 0;
+		if (p->a->notify_n != 0)
 			mxd_notices_flush(p);	/* carries the ack too */
 		if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent && now >= due)
 			mxd_ack_send(p);
-		if (p->notify_n != 0 ||
+		if (p->a->notify_n != 0 ||
 				mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
 			mxd_timer_ack(p, now >= due ? now : due);
 	}
@@ -61,12 +61,12 @@ acks_start(struct mx_endpoint *ep, uint64_t now)
 
 	mxd_list_foreach(pos, tmp, &ep->acks) {
 		struct mxd_partner *p = mxd_container_of(pos,
-				struct mxd_partner, ackq);
+				struct mxd_peer_act, ackq)->p;
 
-		if (p->ack_due == MXD_DUE_UNSTAMPED)
-			p->ack_due = due;
-		if (p->ack_due < ep->acks_due)
-			ep->acks_due = p->ack_due;
+		if (p->a->ack_due == MXD_DUE_UNSTAMPED)
+			p->a->ack_due = due;
+		if (p->a->ack_due < ep->acks_due)
+			ep->acks_due = p->a->ack_due;
 	}
 	ep->acks_stamp = 0;
 }
@@ -80,7 +80,7 @@ stamp(struct mxd_partner *p, uint64_t now)
 	const struct mxd_txrec *prev = NULL;
 
 	for (uint32_t s = p->tx.next_seq - 1; s != p->tx.acked; s--) {
-		struct mxd_txrec *rec = p->inflight[s & (MXD_WIN - 1)];
+		struct mxd_txrec *rec = p->a->inflight[s & (MXD_WIN - 1)];
 
 		if (rec == NULL)
 			break;
@@ -97,9 +97,9 @@ stamp(struct mxd_partner *p, uint64_t now)
 static int
 waiting(const struct mxd_partner *p)
 {
-	return mxd_txwin_in_flight(&p->tx) != 0 || !mxd_list_empty(&p->pulls) ||
-		p->lsends != 0 || !mxd_list_empty(&p->syncq) ||
-		p->notify_n != 0;
+	return mxd_txwin_in_flight(&p->tx) != 0 || !mxd_list_empty(&p->a->pulls) ||
+		p->a->lsends != 0 || !mxd_list_empty(&p->a->syncq) ||
+		p->a->notify_n != 0;
 }
 
 /* The oldest unacknowledged message of p is due again. */
@@ -107,12 +107,12 @@ static int
 retransmit_due(const struct mxd_partner *p, uint64_t now)
 {
 	const struct mxd_txrec *rec =
-		p->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
+		p->a->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
 
 	return rec != NULL && rec->sent_at != 0 &&
-		now >= rec->sent_at + (p->backoff == 0 ?
-				mxd_rtt_probe(&p->rtt) :
-				mxd_rtt_backed_off(&p->rtt, p->backoff));
+		now >= rec->sent_at + (p->a->backoff == 0 ?
+				mxd_rtt_probe(&p->a->rtt) :
+				mxd_rtt_backed_off(&p->a->rtt, p->a->backoff));
 }
 
 static void
@@ -122,7 +122,7 @@ partner_timer(struct mxd_partner *p, uint64_t now)
 	uint64_t ping_every = limit / 4;
 
 	if (p->remote_session == 0 || !waiting(p)) {
-		mxd_list_del(&p->timed);
+		mxd_list_del(&p->a->timed);
 		return;
 	}
 	if (p->ep->board->nports > 1 && !p->local &&
@@ -130,30 +130,63 @@ partner_timer(struct mxd_partner *p, uint64_t now)
 		mxd_reroute(p, now, UINT64_MAX);
 	if (mxd_txwin_in_flight(&p->tx) != 0) {
 		stamp(p, now);
-		if (p->sack_pending)	/* holes too recent at the SACK */
-			mxd_fast_retransmit(p, p->sack_ack, p->sack_bits, 0);
-		if (p->frags_pending)	/* or at the fragments named */
+		if (p->a->sack_pending)	/* holes too recent at the SACK */
+			mxd_fast_retransmit(p, p->a->sack_ack, p->a->sack_bits, 0);
+		if (p->a->frags_pending)	/* or at the fragments named */
 			mxd_frags_again(p, now);
 		if (retransmit_due(p, now))
 			mxd_retransmit(p, now);
 	} else if (now - p->last_heard >= ping_every &&
-			now - p->ping_at >= ping_every) {
+			now - p->a->ping_at >= ping_every) {
 		/* The last probe went unanswered too: try another port. */
-		if (p->probe_since > p->last_heard && p->ping_at != 0)
-			mxd_reroute(p, now, p->ping_at);
+		if (p->a->probe_since > p->last_heard && p->a->ping_at != 0)
+			mxd_reroute(p, now, p->a->ping_at);
 		mxd_ping(p, now);
 	}
 	/* Blocks are overdue after MX_RTO_MIN_US at the least: looking a
 	 * quarter of that apart is soon enough, and keeps a window of large
 	 * receives from being scanned on every pass. */
-	if (!mxd_list_empty(&p->pulls) && now >= p->pulls_check_at) {
-		p->pulls_check_at = now + mxd_conf.rto_min_us * 250ull;
+	if (!mxd_list_empty(&p->a->pulls) && now >= p->a->pulls_check_at) {
+		p->a->pulls_check_at = now + mxd_conf.rto_min_us * 250ull;
 		mxd_pulls_timer(p, now);
 	}
-	if (limit != 0 && p->probe_since > p->last_heard &&
-			now - p->probe_since >= limit) {
+	if (limit != 0 && p->a->probe_since > p->last_heard &&
+			now - p->a->probe_since >= limit) {
 		mxd_count(p->ep->board, MXD_C_PEER_DEAD);
 		mxd_partner_lost(p, MX_STATUS_ENDPOINT_UNREACHABLE);
+	}
+}
+
+/* ---- traffic state given back ------------------------------------------ */
+
+/*
+ * A partner with nothing going on (mxd_partner_idle_now) at two looks in
+ * a row gives its traffic state back to the pool: an idle peer costs its
+ * struct mxd_partner alone.  Two looks, so that a partner that is idle
+ * only between the messages of its traffic keeps its state.  At most
+ * ACT_SWEEP partners are looked at per look, in turn (each goes to the
+ * list's end), so that thousands of partners cost a look no more.
+ */
+#define ACT_SWEEP	64
+
+static void
+act_sweep(struct mx_endpoint *ep)
+{
+	unsigned n = ep->nactive < ACT_SWEEP ? ep->nactive : ACT_SWEEP;
+
+	while (n-- > 0) {
+		struct mxd_peer_act *a = mxd_container_of(ep->active.next,
+				struct mxd_peer_act, active);
+		int idle = mxd_partner_idle_now(a->p);
+
+		if (idle && ++a->idle_looks >= 2) {
+			mxd_partner_act_put(a->p);
+			continue;
+		}
+		if (!idle)
+			a->idle_looks = 0;
+		mxd_list_del(&a->active);
+		mxd_list_add_tail(&ep->active, &a->active);
 	}
 }
 
@@ -164,8 +197,10 @@ timers_run(struct mx_endpoint *ep, uint64_t now)
 {
 	struct mxd_list *pos, *tmp;
 
+	if (ep->nactive != 0)
+		act_sweep(ep);
 	mxd_list_foreach(pos, tmp, &ep->timed)
-		partner_timer(mxd_container_of(pos, struct mxd_partner, timed),
+		partner_timer(mxd_container_of(pos, struct mxd_peer_act, timed)->p,
 				now);
 	if (!mxd_list_empty(&ep->connects))
 		mxd_connects_progress(ep, now);

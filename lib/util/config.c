@@ -39,6 +39,10 @@ static const struct num_setting nums[] = {
 		"two partners use the smaller of their MTUs"),
 	NUM("MX_UNEXP_QUEUE_MAX", unexp_max, 8u << 20, 0, 1u << 31,
 		"unexpected-queue limit per endpoint, bytes (back-pressure)"),
+	NUM("MX_MAX_PARTNERS", max_partners, 65535, 1024, 65535,
+		"partners an endpoint may know; its table grows as they "
+		"come; at the most, a new one reuses one the program holds "
+		"no address of and nothing is going on with, or fails"),
 	NUM("MX_SPIN_US", spin_us, 1000, 0, 10000000,
 		"blocking calls sleep between polls once idle this long"),
 	NUM("MX_DISCOVERY_MS", discovery_ms, 3000, 0, 600000,

@@ -22,6 +22,7 @@ struct mxd_config {
 	uint32_t eager_max;		/* MX_RNDV_THRESHOLD */
 	uint32_t mtu;			/* MX_MTU, 0: the port's */
 	uint32_t unexp_max;		/* MX_UNEXP_QUEUE_MAX, bytes */
+	uint32_t max_partners;		/* MX_MAX_PARTNERS, per endpoint */
 	uint32_t spin_us;		/* MX_SPIN_US */
 	uint32_t discovery_ms;		/* MX_DISCOVERY_MS */
 	uint32_t link_wait_ms;		/* MX_LINK_WAIT_MS */

@@ -76,8 +76,10 @@ main(int argc, char **argv)
 			(unsigned long long)fx.e0->board->counters[MXD_C_PULL_BUSY],
 			(unsigned long long)fx.e1->board->counters[MXD_C_REPULLS],
 			(unsigned long long)fx.e1->board->counters[MXD_C_FAST_REPULLS]);
-		printf("  e0->e1 srtt %u ns var %u ns backoff %u\n",
-				p->rtt.srtt, p->rtt.var, p->backoff);
+		if (p->a != NULL)
+			printf("  e0->e1 srtt %u ns var %u ns backoff %u\n",
+					p->a->rtt.srtt, p->a->rtt.var,
+					p->a->backoff);
 	}
 	fixture_teardown(&st);
 	return 0;

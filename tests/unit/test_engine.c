@@ -1366,16 +1366,17 @@ forged_connects_leave_room(void **state)
 	void *ctx = NULL;
 
 	(void)state;
+	e0->partners_max = MXD_PARTNERS_FLOOR;	/* MX_MAX_PARTNERS's least */
 	mxt_pattern(out, sizeof(out), 3);
 	mx_get_endpoint_addr(e0, &self);
 	assert_int_equal(mx_set_endpoint_addr_context(self, out), MX_SUCCESS);
-	for (uint32_t n = 0; n < MXD_MAX_PARTNERS + 300; n++) {
+	for (uint32_t n = 0; n < MXD_PARTNERS_FLOOR + 300; n++) {
 		forge_conn_req(0x02aa00000000ull + n, n);
 		if (n % 128 == 127)
 			progress_both(8);
 	}
 	progress_both(8);
-	assert_int_equal(e0->npartners, MXD_MAX_PARTNERS);
+	assert_int_equal(e0->npartners, MXD_PARTNERS_FLOOR);
 	assert_true(e0->board->counters[MXD_C_PARTNER_REUSED] >= reused + 300);
 	assert_int_equal(mx_get_endpoint_addr_context(self, &ctx), MX_SUCCESS);
 	assert_ptr_equal(ctx, out);
@@ -1414,14 +1415,15 @@ failed_connects_leave_room(void **state)
 	mx_request_t r, s;
 
 	(void)state;
-	for (uint32_t n = 0; n < MXD_MAX_PARTNERS + 40; n++) {
+	e0->partners_max = MXD_PARTNERS_FLOOR;	/* MX_MAX_PARTNERS's least */
+	for (uint32_t n = 0; n < MXD_PARTNERS_FLOOR + 40; n++) {
 		mx_return_t rc = mx_connect(e0, 0x02bb00000000ull + n, 1,
 				0xf00d, 1, &a);
 
 		if (rc != MX_NIC_NOT_FOUND && rc != MX_TIMEOUT)
 			fail_msg("connect %u: %s", n, mx_strerror(rc));
 	}
-	assert_int_equal(e0->npartners, MXD_MAX_PARTNERS);
+	assert_int_equal(e0->npartners, MXD_PARTNERS_FLOOR);
 	assert_int_equal(mx_connect(e1, nic0, 1, 0xf00d, 1000, &a),
 			MX_SUCCESS);
 	r = mxt_recv(e0, in, sizeof(in), 8, MX_MATCH_MASK_NONE);
@@ -1590,7 +1592,8 @@ pull_jobs_outlive_their_send(void **state)
 	}
 	for (int i = 0; i < 20; i++)
 		mx_progress(e0);
-	assert_int_not_equal(q->job_head, q->job_tail);	/* still waiting */
+	assert_int_not_equal(q->a->jobs->job_head,
+			q->a->jobs->job_tail);	/* still waiting */
 	assert_int_equal(mx_set_request_timeout(e0, s, 20), MX_SUCCESS);
 	assert_int_equal(mxt_wait(e0, &s).code, MX_STATUS_TIMEOUT);
 	free(out);
@@ -1599,7 +1602,8 @@ pull_jobs_outlive_their_send(void **state)
 		mx_progress(e0);
 		mx_progress(e1);
 	}
-	assert_int_equal(q->job_head, q->job_tail);
+	assert_true(q->a == NULL || q->a->jobs == NULL ||
+			q->a->jobs->job_head == q->a->jobs->job_tail);
 	/* 64 replies were built before the send ended, none after. */
 	assert_int_equal(e1->board->counters[MXD_C_DROP_BASE + MXD_DROP_STALE],
 			stale + 64);
@@ -1991,18 +1995,22 @@ no_resources_when_memory_fails(void **state)
 	mx_segment_t segs[5] = { { b[0], 8 }, { b[1], 8 }, { b[2], 8 },
 		{ b[3], 8 }, { b[4], 8 } };
 	mx_endpoint_t e;
-	mx_request_t r;
+	mx_request_t r, c = NULL;
 	mx_return_t rc[3];
 
 	(void)state;
 	fail_allocs = 1;
 	rc[0] = mx_open_endpoint(0, 9, 0, NULL, 0, &e);
 	rc[1] = mx_irecv(e1, segs, 5, 1, MX_MATCH_MASK_NONE, NULL, &r);
-	rc[2] = mx_iconnect(e0, 0x02ab00000001ull, 1, 0, 0, NULL, &r);
+	rc[2] = mx_iconnect(e0, 0x02ab00000001ull, 1, 0, 0, NULL, &c);
 	fail_allocs = 0;
 	assert_int_equal(rc[0], MX_NO_RESOURCES);
 	assert_int_equal(rc[1], MX_NO_RESOURCES);
-	assert_int_equal(rc[2], MX_NO_RESOURCES);
+	/* A partner more comes from memory taken ahead (its table, its
+	 * traffic state's pool): no allocation, no failure. */
+	assert_true(rc[2] == MX_NO_RESOURCES || rc[2] == MX_SUCCESS);
+	if (rc[2] == MX_SUCCESS)
+		assert_int_equal(mx_forget(e0, &c), MX_SUCCESS);
 	assert_int_equal(mx_irecv(e1, segs, 5, 1, MX_MATCH_MASK_NONE, NULL, &r),
 			MX_SUCCESS);
 	mxt_send_ok(e0, to1, "0123456789abcdefghijklmnopqrstuvwxyz0123", 40, 1);
@@ -2135,6 +2143,15 @@ teardown_multi(void **state)
 	return fake_live_buffers() == 0 ? 0 : -1;
 }
 
+/* Whether ep's first partner has a large receive being pulled. */
+static int
+pulling(mx_endpoint_t ep)
+{
+	const struct mxd_partner *p = ep->partners[0];
+
+	return p->a != NULL && !mxd_list_empty(&p->a->pulls);
+}
+
 static void
 two_port_boards(void **state)
 {
@@ -2217,11 +2234,9 @@ two_port_boards(void **state)
 					MX_SUCCESS);
 			/* Until b pulls; from then on nothing of a's leaves
 			 * (either port): a quiet peer, not a lost port. */
-			for (int i = 0; i < 1000 &&
-					mxd_list_empty(&b->partners[0]->pulls);
-					i++)
+			for (int i = 0; i < 1000 && !pulling(b); i++)
 				mx_progress(b);
-			assert_false(mxd_list_empty(&b->partners[0]->pulls));
+			assert_true(pulling(b));
 			q[0].up = q[1].up = 0;
 			/* Past the pull timeout (at most MX_RTO_MAX_MS). */
 			t0 = mxd_now_ns();

@@ -768,7 +768,7 @@ repull_at_4gib_ends_in_range(void **state)
 	assert_int_equal(pl->total, UINT32_MAX);
 	for (int b = 1; b < MXD_PULL_BLOCKS; b++) {
 		if (pl->blk[b].asked)
-			p->pulls_out--;
+			p->a->pulls_out--;
 		memset(&pl->blk[b], 0, sizeof(pl->blk[b]));
 	}
 	k = &pl->blk[0];
@@ -1059,10 +1059,11 @@ rtt_estimate_ignores_recovery(void **state)
 	pb.tap = NULL;
 	p = mxd_addr_lookup(&to1);
 	assert_non_null(p);
+	assert_non_null(p->a);		/* its traffic just ended */
 	print_message("srtt %u ns, rttvar %u ns, timeout %llu us\n",
-			p->rtt.srtt, p->rtt.var, (unsigned long long)
-			mxd_rtt_rto(&p->rtt) / 1000);
-	assert_true(mxd_rtt_rto(&p->rtt) <=
+			p->a->rtt.srtt, p->a->rtt.var, (unsigned long long)
+			mxd_rtt_rto(&p->a->rtt) / 1000);
+	assert_true(mxd_rtt_rto(&p->a->rtt) <=
 			2ull * mxd_conf.rto_min_us * 1000);
 	assert_true(e0->board->counters[MXD_C_FAST_RETX] > 0);
 }

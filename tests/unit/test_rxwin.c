@@ -11,6 +11,7 @@
 #include "txwin.h"
 
 static struct mxd_rxwin w;
+static struct mxd_rxslot slots[MXD_WIN];
 
 static struct mxd_pkt
 frag(uint32_t seq, uint32_t msg_len, uint16_t frag_max, uint8_t idx)
@@ -252,6 +253,7 @@ txwin_acks(void **state)
 int
 main(void)
 {
+	w.slot = slots;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(in_order_single_frames),
 		cmocka_unit_test(fragments_any_order),
