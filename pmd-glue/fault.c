@@ -259,6 +259,7 @@ fault_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 
 	l->cut = fl->inner->cut;
 	l->too_long = fl->inner->too_long;
+	l->news = fl->inner->news;
 	return got;
 }
 

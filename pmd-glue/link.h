@@ -75,6 +75,9 @@ struct mxd_link {
 	 * MTU): the PMD chained buffers for them, which the engine cannot
 	 * read; they were dropped here. */
 	uint64_t too_long;
+	/* Bumped with either of the two above: one compare tells whether
+	 * anything of them changed since the last look. */
+	uint64_t news;
 	void *priv;
 	/* Start-up (control path, pmd-glue/setup.c): */
 	uint8_t started;	/* the PMD started the port */

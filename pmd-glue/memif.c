@@ -334,6 +334,7 @@ mxd_glue_guard_check(void)
 static void
 burst_cut(struct mxd_link *l, const char *what)
 {
+	l->news++;
 	if (l->cut++ == 0)
 		MXD_LOG(WARNING, port, "port %u (%s): the peer's memory "
 				"vanished during a %s burst; frames of that "

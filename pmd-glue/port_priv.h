@@ -97,6 +97,7 @@ port_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 	for (uint16_t i = 0; i < got; i++) {
 		if (unlikely(m[i]->nb_segs > 1)) {
 			l->too_long++;
+			l->news++;
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}

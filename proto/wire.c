@@ -61,26 +61,7 @@ mxd_wire_put_pack(uint8_t *p, uint16_t count)
 	return sizeof(struct mxd_pack_hdr);
 }
 
-size_t
-mxd_wire_put_pack_rec(uint8_t *p, uint32_t seq, uint16_t len, uint8_t flags,
-		uint64_t match)
-{
-	mxd_put32(p + O(mxd_pack_rec, seq), seq);
-	mxd_put16(p + O(mxd_pack_rec, len), len);
-	p[O(mxd_pack_rec, flags)] = flags;
-	p[O(mxd_pack_rec, pad0)] = 0;
-	mxd_put64(p + O(mxd_pack_rec, match), match);
-	return sizeof(struct mxd_pack_rec);
-}
 
-size_t
-mxd_wire_pack_pad(uint8_t *p, uint32_t len)
-{
-	size_t pad = mxd_pack_rec_size(len) - sizeof(struct mxd_pack_rec) - len;
-
-	memset(p + len, 0, pad);
-	return pad;
-}
 
 const uint8_t *
 mxd_wire_pack_first(const struct mxd_pkt *pkt, struct mxd_pkt *msg)
@@ -455,11 +436,6 @@ parse_common(const uint8_t *h, struct mxd_pkt *pkt)
 	pkt->payload = NULL;
 }
 
-void
-mxd_wire_seal_crc(uint8_t *frame, uint32_t crc)
-{
-	mxd_put32(frame + CSUM_OFF, ~crc);
-}
 
 /*
  * The CRC register over the frame's first n bytes with the csum field
@@ -569,48 +545,6 @@ mxd_wire_check(const struct mxd_pkt *pkt)
 {
 	return !pkt->unchecked || mxd_wire_payload_ok(pkt,
 			mxd_crc_update(pkt->crc, pkt->payload, pkt->u.rep.len));
-}
-
-int
-mxd_wire_plain(const uint8_t *frame, size_t len, struct mxd_plain *m)
-{
-	const uint8_t *h = frame + MXD_ETH_HLEN;
-	const uint8_t *e = h + sizeof(struct mxd_hdr);
-	uint32_t body, msg_len, head, frag_max;
-	uint64_t place;
-
-	if (len < MXD_EAGER_HLEN ||
-			mxd_get16(frame + O(mxd_eth_hdr, ethertype)) !=
-			MXD_ETHERTYPE)
-		return 0;
-	/* version, type EAGER, flags ACK_VALID alone (the epoch is not) */
-	memcpy(&head, h, 4);
-	if ((head & 0x00ffffffu) != (MXD_WIRE_VERSION |
-				(uint32_t)MXD_T_EAGER << 8 |
-				(uint32_t)MXD_F_ACK_VALID << 16))
-		return 0;
-	body = mxd_get16(h + H(length));
-	if (body < sizeof(struct mxd_eager_hdr) || body > len - MXD_HDRS_LEN)
-		return 0;
-	/* One fragment: offset 0, index 0, count 1 (frag_off, frag_idx,
-	 * frag_count, in the order of the header), and frag_max not 0. */
-	memcpy(&place, e + O(mxd_eager_hdr, frag_off), 8);
-	frag_max = mxd_get16(e + O(mxd_eager_hdr, frag_max));
-	msg_len = mxd_get32(e + O(mxd_eager_hdr, msg_len));
-	if ((place & 0x0000ffffffffffffull) != 0x0000010000000000ull ||
-			frag_max == 0 || msg_len > frag_max ||
-			msg_len != body - sizeof(struct mxd_eager_hdr))
-		return 0;
-	if (~crc_zeroed(frame, MXD_HDRS_LEN + body) !=
-			mxd_get32(frame + CSUM_OFF))
-		return -1;
-	m->hdr = h;
-	m->payload = e + sizeof(struct mxd_eager_hdr);
-	m->match = mxd_get64(e + O(mxd_eager_hdr, match));
-	m->seq = mxd_get32(e + O(mxd_eager_hdr, seq));
-	m->len = msg_len;
-	m->ack = mxd_get32(h + H(ack));
-	return 1;
 }
 
 void

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "csum.h"
+
 #define MXD_ETHERTYPE		0x88b5	/* IEEE 802 local experimental 1 */
 #define MXD_WIRE_VERSION	2	/* 2: csum checked */
 #define MXD_ETH_HLEN		14
@@ -592,11 +594,44 @@ size_t mxd_wire_put_conn(uint8_t *p, uint64_t src_nic, uint64_t dst_nic,
 /* Writes a PACK header of 'count' records (after the common header). */
 size_t mxd_wire_put_pack(uint8_t *p, uint16_t count);
 /* Writes one record's header; its data follows, then the padding
- * (mxd_wire_pack_pad).  Returns the header's size. */
-size_t mxd_wire_put_pack_rec(uint8_t *p, uint32_t seq, uint16_t len,
-		uint8_t flags, uint64_t match);
-/* Zeros the padding after a record's 'len' bytes at p; returns its size. */
-size_t mxd_wire_pack_pad(uint8_t *p, uint32_t len);
+ * (mxd_wire_pack_pad).  Returns the header's size.  Inline, as the
+ * padding: every message of a PACK frame takes them. */
+static inline size_t
+mxd_wire_put_pack_rec(uint8_t *p, uint32_t seq, uint16_t len, uint8_t flags,
+		uint64_t match)
+{
+	mxd_put32(p + offsetof(struct mxd_pack_rec, seq), seq);
+	mxd_put16(p + offsetof(struct mxd_pack_rec, len), len);
+	p[offsetof(struct mxd_pack_rec, flags)] = flags;
+	p[offsetof(struct mxd_pack_rec, pad0)] = 0;
+	mxd_put64(p + offsetof(struct mxd_pack_rec, match), match);
+	return sizeof(struct mxd_pack_rec);
+}
+
+/* Zeros the padding after a record's 'len' bytes at p; returns its
+ * size.  Called before the data is written (mxd_wire_pack_zero) or after
+ * (mxd_wire_pack_pad). */
+static inline size_t
+mxd_wire_pack_pad(uint8_t *p, uint32_t len)
+{
+	size_t pad = mxd_pack_rec_size(len) - sizeof(struct mxd_pack_rec) - len;
+
+	memset(p + len, 0, pad);
+	return pad;
+}
+
+/* The same before the data: the padded data's last word zeroed, the
+ * data then written over its start (one store, not a call). */
+static inline size_t
+mxd_wire_pack_zero(uint8_t *p, uint32_t len)
+{
+	static const uint64_t zero;
+	size_t padded = (len + MXD_PACK_ALIGN - 1) & ~(size_t)7;
+
+	if (padded != 0)
+		memcpy(p + padded - 8, &zero, 8);
+	return padded - len;
+}
 
 /*
  * Reading a PACK frame that mxd_wire_parse accepted: 'msg' starts as a
@@ -646,7 +681,11 @@ void mxd_wire_seal(uint8_t *frame);
  * byte the length covers (mxd_crc_update / mxd_crc_copy from
  * MXD_CRC_INIT), so the data is not read a second time.
  */
-void mxd_wire_seal_crc(uint8_t *frame, uint32_t crc);
+static inline void
+mxd_wire_seal_crc(uint8_t *frame, uint32_t crc)
+{
+	mxd_put32(frame + MXD_ETH_HLEN + offsetof(struct mxd_hdr, csum), ~crc);
+}
 
 /*
  * Validates a received frame of 'len' bytes and decodes it into 'pkt'.
@@ -694,9 +733,53 @@ struct mxd_plain {
 	uint32_t ack;
 };
 
-int mxd_wire_plain(const uint8_t *frame, size_t len, struct mxd_plain *m);
 void mxd_wire_plain_pkt(const uint8_t *frame, const struct mxd_plain *m,
 		struct mxd_pkt *pkt);
+
+/* (Inline: every message's frame is first looked at here.) */
+static inline int
+mxd_wire_plain(const uint8_t *frame, size_t len, struct mxd_plain *m)
+{
+	const uint8_t *h = frame + MXD_ETH_HLEN;
+	const uint8_t *e = h + sizeof(struct mxd_hdr);
+	const size_t csum_off = MXD_ETH_HLEN + offsetof(struct mxd_hdr, csum);
+	uint32_t body, msg_len, head, frag_max;
+	uint64_t place;
+
+	if (len < MXD_EAGER_HLEN ||
+			mxd_get16(frame + offsetof(struct mxd_eth_hdr,
+					ethertype)) != MXD_ETHERTYPE)
+		return 0;
+	/* version, type EAGER, flags ACK_VALID alone (the epoch is not) */
+	memcpy(&head, h, 4);
+	if ((head & 0x00ffffffu) != (MXD_WIRE_VERSION |
+				(uint32_t)MXD_T_EAGER << 8 |
+				(uint32_t)MXD_F_ACK_VALID << 16))
+		return 0;
+	body = mxd_get16(h + offsetof(struct mxd_hdr, length));
+	if (body < sizeof(struct mxd_eager_hdr) || body > len - MXD_HDRS_LEN)
+		return 0;
+	/* One fragment: offset 0, index 0, count 1 (frag_off, frag_idx,
+	 * frag_count, in the order of the header), and frag_max not 0. */
+	memcpy(&place, e + offsetof(struct mxd_eager_hdr, frag_off), 8);
+	frag_max = mxd_get16(e + offsetof(struct mxd_eager_hdr, frag_max));
+	msg_len = mxd_get32(e + offsetof(struct mxd_eager_hdr, msg_len));
+	if ((place & 0x0000ffffffffffffull) != 0x0000010000000000ull ||
+			frag_max == 0 || msg_len > frag_max ||
+			msg_len != body - sizeof(struct mxd_eager_hdr))
+		return 0;
+	/* The check, with its own field read as zero. */
+	if (~mxd_crc_update_hole(MXD_CRC_INIT, frame, MXD_HDRS_LEN + body,
+				csum_off) != mxd_get32(frame + csum_off))
+		return -1;
+	m->hdr = h;
+	m->payload = e + sizeof(struct mxd_eager_hdr);
+	m->match = mxd_get64(e + offsetof(struct mxd_eager_hdr, match));
+	m->seq = mxd_get32(e + offsetof(struct mxd_eager_hdr, seq));
+	m->len = msg_len;
+	m->ack = mxd_get32(h + offsetof(struct mxd_hdr, ack));
+	return 1;
+}
 
 /* Human-readable name of a drop reason (counter label). */
 const char *mxd_drop_name(enum mxd_drop d);

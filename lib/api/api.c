@@ -279,13 +279,15 @@ do_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 	struct mx_request *r;
 
 	CHECK_EP(ep, "mx_isend");
-	/* The common case, decided once: a small message that leaves now
-	 * (mxd_send_fast); any other takes the general way. */
+	/* The common case, decided once: a small message to a partner up
+	 * (mxd_send_small); any other takes the general way. */
 	if (request != NULL && nseg == 1 && segs != NULL &&
 			(segs[0].segment_ptr != NULL ||
 			 segs[0].segment_length == 0) &&
 			(p = mxd_addr_partner_now(ep, &dest)) != NULL &&
-			(r = mxd_send_fast(ep, p, segs, match, context)) != NULL) {
+			mxd_send_small_ok(ep, p, segs[0].segment_length) &&
+			(r = mxd_send_small(ep, p, segs, match, context)) !=
+			NULL) {
 		send_posted(ep);
 		*request = r;
 		return MX_SUCCESS;

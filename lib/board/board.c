@@ -120,6 +120,7 @@ board_new(struct mxd_lib *lib, const struct mxd_config *c, unsigned idx,
 		b->link_index[i] = (unsigned)ports[i];
 		b->cut_seen[i] = b->port[i]->cut;
 		b->long_seen[i] = b->port[i]->too_long;
+		b->news_seen[i] = b->port[i]->news;
 		b->nports++;
 	}
 	b->nic_id = mxd_mac_to_nic(b->port[0]->mac);
@@ -329,6 +330,7 @@ mxd_board_rx_news(struct mxd_board *b, unsigned port)
 {
 	struct mxd_link *l = b->port[port];
 
+	b->news_seen[port] = l->news;
 	if (l->cut != b->cut_seen[port]) {	/* rare: a memif peer gone */
 		b->counters[MXD_C_BURSTS_CUT] += l->cut - b->cut_seen[port];
 		b->cut_seen[port] = l->cut;

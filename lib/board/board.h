@@ -42,6 +42,7 @@ struct mxd_board {
 	unsigned link_index[MXD_BOARD_PORTS];	/* index in the global table */
 	uint64_t cut_seen[MXD_BOARD_PORTS];	/* link->cut already counted */
 	uint64_t long_seen[MXD_BOARD_PORTS];	/* link->too_long counted */
+	uint64_t news_seen[MXD_BOARD_PORTS];	/* link->news looked at */
 	uint32_t long_said;			/* bit per port: warned */
 	uint32_t mtu;			/* the smallest port's: frames we take
 					 * whole, sent at connect (connect.c) */
@@ -78,7 +79,6 @@ struct mxd_board {
 	struct mxd_stats stats;
 	uint32_t nic_collision;		/* peers seen with our NIC id */
 	uint8_t reviving[MXD_BOARD_PORTS];	/* down, being brought back */
-	uint32_t watch_pass;		/* passes since the watch looked */
 	uint64_t watch_due;		/* ns: the next mxd_board_watch */
 };
 
@@ -245,8 +245,9 @@ mxd_frame_pad(struct mxd_frame *f)
  * long (rare: counted, and said once). */
 void mxd_board_rx_news(struct mxd_board *b, unsigned port);
 
-/* Up to n frames received on a port (counted, and so are bursts the port
- * cut short); the caller frees them.  Inline: every pass calls it. */
+/* Up to n frames received on a port (bursts the port cut short and
+ * frames too long counted); the caller counts and frees them.  Inline:
+ * every pass calls it. */
 static inline unsigned
 mxd_board_rx(struct mxd_board *b, unsigned port, struct mxd_frame *f,
 		unsigned n)
@@ -254,8 +255,7 @@ mxd_board_rx(struct mxd_board *b, unsigned port, struct mxd_frame *f,
 	struct mxd_link *l = b->port[port];
 	uint16_t got = l->ops->rx_burst(l, f, (uint16_t)n);
 
-	b->counters[MXD_C_RX_FRAMES] += got;
-	if (l->cut != b->cut_seen[port] || l->too_long != b->long_seen[port])
+	if (l->news != b->news_seen[port])
 		mxd_board_rx_news(b, port);
 	return got;
 }

@@ -61,7 +61,7 @@
 #include "engine/unexp.h"
 
 #define SHORT		MXD_MCLASS_LISTED	/* r->mclass: on the list */
-#define NO_CLASS	0xff		/* on the list: no class to be had */
+#define NO_CLASS	MXD_MCLASS_NONE	/* on the list: no class to be had */
 #define SHORT_MAX	8		/* receives on the list, unhashed */
 #define ORDER_MIN	6		/* 64 slots to start with */
 
@@ -223,13 +223,8 @@ mxd_match_hash_posted(struct mx_endpoint *ep)
 }
 
 void
-mxd_match_unpost(struct mx_endpoint *ep, struct mx_request *r)
+mxd_match_unpost_hashed(struct mx_endpoint *ep, struct mx_request *r)
 {
-	if (r->mclass == SHORT || r->mclass == NO_CLASS) {
-		ep->posted_short -= r->mclass == SHORT;
-		mxd_list_del(&r->link);
-		return;
-	}
 	ep->posted_hashed--;
 	mxd_mtab_del(&ep->mclass[r->mclass].posted, &r->mnode);
 }
@@ -261,7 +256,7 @@ listed(struct mx_endpoint *ep, uint64_t match, struct mx_request *best)
 }
 
 struct mx_request *
-mxd_match_posted(struct mx_endpoint *ep, uint64_t match)
+mxd_match_posted_any(struct mx_endpoint *ep, uint64_t match)
 {
 	struct mx_request *best = NULL;
 

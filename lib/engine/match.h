@@ -44,10 +44,40 @@ mxd_match_post(struct mx_endpoint *ep, struct mx_request *r)
 	if (ep->posted_short_max == 0)
 		mxd_match_hash_posted(ep);
 }
-/* Takes posted receive r off (matched or cancelled). */
-void mxd_match_unpost(struct mx_endpoint *ep, struct mx_request *r);
+/* r->mclass of a receive on the list that got no class (match.c). */
+#define MXD_MCLASS_NONE		0xff
+
+/* Takes posted receive r off (matched or cancelled): from the list, or
+ * (mxd_match_unpost_hashed) from its class's table. */
+void mxd_match_unpost_hashed(struct mx_endpoint *ep, struct mx_request *r);
+static inline void
+mxd_match_unpost(struct mx_endpoint *ep, struct mx_request *r)
+{
+	if (r->mclass == MXD_MCLASS_LISTED || r->mclass == MXD_MCLASS_NONE) {
+		ep->posted_short -= r->mclass == MXD_MCLASS_LISTED;
+		mxd_list_del(&r->link);
+		return;
+	}
+	mxd_match_unpost_hashed(ep, r);
+}
+
 /* The earliest posted receive that accepts 'match', or NULL. */
-struct mx_request *mxd_match_posted(struct mx_endpoint *ep, uint64_t match);
+struct mx_request *mxd_match_posted_any(struct mx_endpoint *ep,
+		uint64_t match);
+/* The same, inline when no receive waits in a table and the list's
+ * first takes the message (a ping-pong's, a stream's in order). */
+static inline struct mx_request *
+mxd_match_posted(struct mx_endpoint *ep, uint64_t match)
+{
+	if (ep->posted_hashed == 0 && !mxd_list_empty(&ep->posted)) {
+		struct mx_request *r = mxd_container_of(ep->posted.next,
+				struct mx_request, link);
+
+		if (mxd_match(match, r->match_recv, r->match_mask))
+			return r;
+	}
+	return mxd_match_posted_any(ep, match);
+}
 
 /* Message u joined (left) the unexpected queue. */
 void mxd_match_queue(struct mx_endpoint *ep, struct mxd_unexp *u);

@@ -89,7 +89,7 @@ recv_matched(struct mx_request *r, struct mxd_partner *p, uint64_t match,
 /* Posted receive r takes a whole message of p ('len' bytes at data),
  * matched now, copied and completed in one go (recv_matched, the copy,
  * recv_finish). */
-static void
+static inline __attribute__((always_inline)) void
 recv_direct(struct mx_request *r, struct mxd_partner *p, uint64_t match,
 		const uint8_t *data, uint32_t len)
 {
@@ -306,7 +306,7 @@ frag_store(struct mx_endpoint *ep, struct mxd_partner *sl_partner,
 /* Schedules an ack of everything received so far: at once every
  * MXD_ACK_EVERY messages, else by the delayed-ack timer, whose clock is
  * read later (timers.h), not on the way to the application. */
-static void
+static inline void
 ack_schedule(struct mxd_partner *p)
 {
 	uint32_t cum = mxd_rxwin_cum_ack(&p->rx);

@@ -349,13 +349,16 @@ pack_put(struct mx_request *r, uint32_t seq, uint8_t *d)
 {
 	uint32_t len = r->length;
 
+	size_t pad;
+
 	d += mxd_wire_put_pack_rec(d, seq, (uint16_t)len,
 			r->sync ? MXD_F_SYNC : 0, r->match_recv);
+	pad = mxd_wire_pack_zero(d, len);
 	if (r->nseg == 1)
 		mxd_copy_short(d, r->segs[0].segment_ptr, len);
 	else
 		mxd_req_gather(r, 0, d, len);
-	return d + len + mxd_wire_pack_pad(d, len);
+	return d + len + pad;
 }
 
 /*
@@ -521,6 +524,7 @@ mxd_sends_lost(struct mxd_partner *p, mx_status_code_t code)
 	p->ep->board->counters[MXD_C_SENDS_LOST] += n;
 	if (p->unreported == MX_STATUS_SUCCESS) {
 		p->unreported = code;
+		mxd_partner_fast(p);
 		p->unreported_session = p->remote_session;
 	}
 }
@@ -531,6 +535,7 @@ mxd_send_unreported(struct mxd_partner *p)
 	mx_status_code_t code = p->unreported;
 
 	p->unreported = MX_STATUS_SUCCESS;
+	mxd_partner_fast(p);
 	if (p->unreported_session != p->remote_session &&
 			p->remote_session != 0)
 		return MX_STATUS_SUCCESS;	/* a past life's: counted */
@@ -587,18 +592,33 @@ goes_now(struct mxd_partner *p, const struct mx_request *r)
 			!packable(p, r));
 }
 
+/* r (a small standard send, fresh) waits on p's send queue, in order:
+ * the next pass sends it, packed with those that wait with it. */
+static void
+queue_send(struct mxd_partner *p, struct mx_request *r)
+{
+	mxd_req_set_state(r, MXD_RS_QUEUED);
+	mxd_list_add_tail(&p->a->sendq, &r->link);
+	if (mxd_list_empty(&p->a->sending)) {
+		mxd_list_add_tail(&p->ep->sending, &p->a->sending);
+		mxd_ep_busy(p->ep, MXD_EW_SENDS);
+	}
+}
+
 /*
  * mx_isend's common case, decided once: a message of at most
  * MXD_TXCOPY_MAX bytes (and one frame) in one segment, to a partner that
- * is up, has nothing queued and fewer than MX_PACK_AFTER messages in
- * flight, with no request timeout set.  It leaves at once in a frame of
- * its own, its data kept in a small record, and its request completes
- * (MPI standard mode): what mxd_send_post does for it, without the
- * choices.  Returns the request, or NULL (nothing done) when the message
- * is not of that case or a pool is empty: the general way then.
+ * is up (p->fast_max) with traffic state, with no request timeout set.
+ * With nothing queued to the partner and fewer than MX_PACK_AFTER
+ * messages in flight (p->fly_max) it leaves at once in a frame of its
+ * own, its data kept in a small record, and its request completes (MPI
+ * standard mode); else it waits on the send queue, to leave packed at
+ * the next pass.  What mxd_send_post does for it, without the choices.
+ * Returns the request, or NULL (nothing done) when the message is not of
+ * that case or a pool is empty: the general way then.
  */
 struct mx_request *
-mxd_send_fast(struct mx_endpoint *ep, struct mxd_partner *p,
+mxd_send_small(struct mx_endpoint *ep, struct mxd_partner *p,
 		const mx_segment_t *seg, uint64_t match, void *context)
 {
 	uint32_t len = seg->segment_length, seq;
@@ -606,15 +626,34 @@ mxd_send_fast(struct mx_endpoint *ep, struct mxd_partner *p,
 	struct mx_request *r;
 	struct mxd_frame f;
 
-	if (len > MXD_TXCOPY_MAX || len > p->frag_max || len > p->eager_max ||
-			(seg->segment_ptr == NULL && len != 0) ||
-			p->state != MXD_PS_UP ||
-			p->unreported != MX_STATUS_SUCCESS ||
-			ep->req_timeout_ms != 0 || p->a == NULL ||
-			!mxd_list_empty(&p->a->sendq) ||
-			mxd_txwin_in_flight(&p->tx) >= (p->pack ?
-				mxd_conf.pack_after : MXD_WIN) ||
-			mxd_partner_room(p) == 0 || ep->reqs.free == NULL ||
+	if (!mxd_list_empty(&p->a->sendq) ||
+			mxd_txwin_in_flight(&p->tx) >= p->fly_max) {
+		/* Held back by the window, perhaps for want of a held ack. */
+		if (ep->ack_held == p)
+			mxd_send_acks_apply(ep);
+		if (!mxd_list_empty(&p->a->sendq) ||
+				mxd_txwin_in_flight(&p->tx) >= p->fly_max) {
+			if (ep->reqs.free == NULL)
+				return NULL;
+			r = mxd_req_take(&ep->reqs, MXD_REQ_SEND,
+					MXD_RS_FREE);
+			r->partner = p;
+			r->rndv_handle = 0;
+			r->nseg = 1;
+			r->segs[0] = *seg;
+			r->length = len;
+			r->match_recv = match;
+			r->status.code = MX_STATUS_PENDING;
+			mxd_partner_addr(p, &r->status.source);
+			r->status.match_info = match;
+			r->status.msg_length = len;
+			r->status.xfer_length = 0;
+			r->status.context = context;
+			queue_send(p, r);
+			return r;
+		}
+	}
+	if (mxd_partner_room(p) == 0 || ep->reqs.free == NULL ||
 			ep->free_txsmall == NULL ||
 			mxd_partner_alloc(p, (unsigned)p->port, &f, 1) != 0)
 		return NULL;
@@ -675,12 +714,7 @@ mxd_send_post(struct mx_request *r)
 		if (goes_now(p, r) && eager_try(r, 1))
 			return;
 	}
-	mxd_req_set_state(r, MXD_RS_QUEUED);
-	mxd_list_add_tail(&p->a->sendq, &r->link);
-	if (mxd_list_empty(&p->a->sending)) {
-		mxd_list_add_tail(&p->ep->sending, &p->a->sending);
-		mxd_ep_busy(p->ep, MXD_EW_SENDS);
-	}
+	queue_send(p, r);
 }
 
 void

@@ -14,11 +14,18 @@
 /* Sends r now, or queues it behind its partner's earlier sends. */
 void mxd_send_post(struct mx_request *r);
 /* mx_isend of one segment 'seg' to p in its common case (a small message
- * that may leave at once): sent, its request complete and returned;
- * NULL when not that case (nothing done: mxd_send_post then). */
-struct mx_request *mxd_send_fast(struct mx_endpoint *ep,
+ * to a partner up, with no timeout: mxd_send_small_ok): sent, its request
+ * complete, or queued; returns the request, or NULL (nothing done:
+ * mxd_send_post then). */
+struct mx_request *mxd_send_small(struct mx_endpoint *ep,
 		struct mxd_partner *p, const mx_segment_t *seg, uint64_t match,
 		void *context);
+static inline int
+mxd_send_small_ok(const struct mx_endpoint *ep, const struct mxd_partner *p,
+		uint32_t len)
+{
+	return len < p->fast_max && p->a != NULL && ep->req_timeout_ms == 0;
+}
 /* Sends what waits on p's send queue, as window and tx room allow. */
 void mxd_send_pump(struct mxd_partner *p);
 void mxd_sends_pump(struct mx_endpoint *ep);

@@ -63,12 +63,10 @@
 /* ---- events ------------------------------------------------------------- */
 
 void
-mxd_timer_watch(struct mxd_partner *p)
+mxd_timer_watch_start(struct mxd_partner *p)
 {
-	if (mxd_list_empty(&p->a->timed)) {
-		mxd_list_add_tail(&p->ep->timed, &p->a->timed);
-		mxd_ep_busy(p->ep, MXD_EW_TIMERS);
-	}
+	mxd_list_add_tail(&p->ep->timed, &p->a->timed);
+	mxd_ep_busy(p->ep, MXD_EW_TIMERS);
 }
 
 void

@@ -12,8 +12,15 @@
 #include "partners/endpoint.h"
 
 /* Something of p's is in flight, or we wait for p (a message, a pull, a
- * large send, a sync send, a notice): watch it. */
-void mxd_timer_watch(struct mxd_partner *p);
+ * large send, a sync send, a notice): watch it.  Inline: every message
+ * sent says so, and p is watched already but for the first. */
+void mxd_timer_watch_start(struct mxd_partner *p);
+static inline void
+mxd_timer_watch(struct mxd_partner *p)
+{
+	if (mxd_list_empty(&p->a->timed))
+		mxd_timer_watch_start(p);
+}
 /* p owes an ack (or a notice waits for room): by 'due' (ns; 0: now). */
 void mxd_timer_ack(struct mxd_partner *p, uint64_t due);
 /*

@@ -588,6 +588,7 @@ mxd_partner_set_mtu(struct mxd_partner *p, uint32_t remote_mtu)
 		mtu = floor;
 	p->remote_mtu = (uint16_t)remote_mtu;
 	p->mtu = (uint16_t)mtu;
+	mxd_partner_hdr_stale(p);	/* the template's frag_max */
 	if (mtu == b->mtu) {		/* ours: the board's figures */
 		p->frag_max = (uint16_t)b->frag_max;
 		p->pull_frag_max = (uint16_t)b->pull_frag_max;
@@ -598,6 +599,7 @@ mxd_partner_set_mtu(struct mxd_partner *p, uint32_t remote_mtu)
 		p->eager_max = b->eager_max < p->frag_max * MXD_MAX_FRAGS ?
 			b->eager_max : p->frag_max * MXD_MAX_FRAGS;
 	}
+	mxd_partner_fast(p);
 	return remote_mtu != 0 && remote_mtu != b->mtu;
 }
 
@@ -652,6 +654,22 @@ mxd_partner_set_state(struct mxd_partner *p, enum mxd_peer_state s)
 	assert(state_ok((enum mxd_peer_state)p->state, s));
 	(void)state_ok;
 	p->state = (uint8_t)s;
+	mxd_partner_fast(p);
+}
+
+void
+mxd_partner_fast(struct mxd_partner *p)
+{
+	uint32_t max = MXD_TXCOPY_MAX;
+
+	if (p->frag_max < max)
+		max = p->frag_max;
+	if (p->eager_max < max)
+		max = p->eager_max;
+	p->fast_max = (uint16_t)(max + 1);
+	if (p->state != MXD_PS_UP || p->unreported != MX_STATUS_SUCCESS)
+		p->fast_max = 0;
+	p->fly_max = (uint16_t)(p->pack ? mxd_conf.pack_after : MXD_WIN);
 }
 
 /* ---- addresses ---------------------------------------------------------- */

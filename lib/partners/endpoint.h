@@ -271,12 +271,20 @@ struct mxd_partner {
 	uint8_t frags;			/* it takes ACKs naming fragments
 					 * held (MXD_CAP_FRAGS) */
 	uint32_t eager_max;		/* largest eager message to it */
-	/* The Ethernet and common headers of an EAGER frame to p but for
-	 * flags, length, ack and check (xmit.h, mxd_partner_hdr_build), so
-	 * that a message's frame starts as a copy; rebuilt at the next send
-	 * after whatever changes what they hold (port, MACs, the peer's
-	 * session, index and filter) calls mxd_partner_hdr_stale. */
-	uint8_t hdr[48] __attribute__((aligned(16)));
+	/* mx_isend's common case (send.c, mxd_send_small) as far as p goes,
+	 * decided when what it depends on changes (mxd_partner_fast): one
+	 * more than the largest message that may take it (0: none may, p
+	 * not up or a loss to report), and the messages in flight under
+	 * which it may. */
+	uint16_t fast_max;
+	uint16_t fly_max;
+	/* The Ethernet, common and eager headers of an EAGER frame of one
+	 * fragment to p but for flags, length, ack, check, sequence number,
+	 * message length and match (xmit.h, mxd_partner_hdr_build), so that
+	 * a message's frame starts as a copy; rebuilt at the next send after
+	 * whatever changes what they hold (port, MACs, the peer's session,
+	 * index and filter, the frame sizes) calls mxd_partner_hdr_stale. */
+	uint8_t hdr[72] __attribute__((aligned(16)));
 	/* What the common header of its frames to us holds, as it comes
 	 * (mxd_partner_rx_ok): filter and its session (bytes 12 to 19), our
 	 * session (20 to 23), its epoch and endpoint id (3 and 4, the epoch
@@ -601,6 +609,9 @@ int mxd_partner_fresh(const struct mxd_partner *p);
  * said, our board's holds): the smaller of its and ours, at least
  * MXD_MTU_MIN.  Returns 1 if it said an MTU other than our board's. */
 int mxd_partner_set_mtu(struct mxd_partner *p, uint32_t remote_mtu);
+/* p->fast_max and p->fly_max from p's state, sizes, capabilities and
+ * loss to report: called where any of them changes. */
+void mxd_partner_fast(struct mxd_partner *p);
 
 /* What p's frame headers hold changed (port, MACs, the peer's session,
  * index or filter): its header template is rebuilt before the next use. */

@@ -86,11 +86,12 @@ mxd_partner_hdr_build(struct mxd_partner *p)
 {
 	struct mxd_hdr_args a;
 
-	_Static_assert(sizeof(p->hdr) >= MXD_HDRS_LEN, "header template");
+	_Static_assert(sizeof(p->hdr) >= MXD_EAGER_HLEN, "header template");
 	mxd_hdr_fields(p, MXD_T_EAGER, &a);
 	memset(p->hdr, 0, sizeof(p->hdr));
 	mxd_wire_put_hdr(p->hdr, p->mac, p->ep->board->port[p->port]->mac,
 			&a, 0);
+	mxd_wire_put_eager(p->hdr + MXD_HDRS_LEN, 0, 0, 0, p->frag_max, 0);
 	p->hdr_ok = 1;
 }
 

@@ -86,8 +86,9 @@ void mxd_partner_hdr_build(struct mxd_partner *p);
  * from p's template: what mxd_hdr_for and mxd_wire_put_hdr would write,
  * with flags MXD_F_ACK_VALID | 'flags', 'body' bytes after the common
  * header and the cumulative ack 'ack' (mxd_ack_for).  Writes the whole
- * template (sizeof(p->hdr) bytes, past the common header: the caller
- * writes the eager header there next).  Returns MXD_HDRS_LEN.
+ * template (sizeof(p->hdr) bytes: an eager header of one fragment past
+ * the common header, but for its sequence number, message length and
+ * match).  Returns MXD_HDRS_LEN.
  */
 static inline size_t
 mxd_partner_eager_hdr(struct mxd_partner *p, uint8_t *frame, uint8_t flags,
@@ -128,12 +129,16 @@ mxd_partner_small_frame(struct mxd_partner *p, struct mxd_frame *f,
 		uint32_t seq, uint8_t flags, uint64_t match, const uint8_t *data,
 		uint32_t len, uint32_t ack)
 {
-	uint8_t *d = f->data;
+	uint8_t *d = f->data, *e = d + MXD_HDRS_LEN;
 
 	mxd_partner_eager_hdr(p, d, flags,
 			(uint16_t)(sizeof(struct mxd_eager_hdr) + len), ack);
-	mxd_wire_put_eager(d + MXD_HDRS_LEN, seq, len, match,
-			(uint16_t)(p->frag_max > len ? p->frag_max : len), 0);
+	mxd_put32(e + offsetof(struct mxd_eager_hdr, seq), seq);
+	mxd_put32(e + offsetof(struct mxd_eager_hdr, msg_len), len);
+	mxd_put64(e + offsetof(struct mxd_eager_hdr, match), match);
+	if (len > p->frag_max)	/* sent again after the MTU dropped */
+		mxd_put16(e + offsetof(struct mxd_eager_hdr, frag_max),
+				(uint16_t)len);
 	mxd_copy_short(d + MXD_EAGER_HLEN, data, len);
 	f->len = (uint32_t)MXD_EAGER_HLEN + len;	/* >= 60: no padding */
 	mxd_wire_seal_crc(d, mxd_crc_update(MXD_CRC_INIT, d, f->len));

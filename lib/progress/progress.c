@@ -217,34 +217,39 @@ rx_loop(struct mxd_board *b)
 	return work;
 }
 
-static unsigned
+/* A burst's n frames (in b->rx_done) from 'port', dispatched. */
+static void
+rx_frames(struct mxd_board *b, unsigned port, unsigned n)
+{
+	b->counters[MXD_C_RX_FRAMES] += n;
+	b->rx_done_n = n;
+	for (unsigned i = 0; i < n; i++)
+		mxd_rx_frame(b, port, &b->rx_done[i]);
+}
+
+/* The board's rx bursts and their frames (rx_frames).  Inline: an idle
+ * board's pass is a burst per port and a few tests. */
+static inline unsigned
 rx_board(struct mxd_board *b)
 {
-	struct mxd_frame *f = b->rx_done;
 	unsigned work = 0;
 
 	for (unsigned port = 0; port < b->nports; port++) {
 		unsigned n;
 
-		if (b->rx_done_n != 0)
-			mxd_board_free(b, f, b->rx_done_n);
-		n = mxd_board_rx(b, port, f, MXD_BURST);
-		b->rx_done_n = n;
-		for (unsigned i = 0; i < n; i++)
-			mxd_rx_frame(b, port, &f[i]);
-		work += n;
-	}
-	if (mxd_loop_queued(b) != 0)
-		work += rx_loop(b);
-	/* Stores around the caches are ordered with no later one: fenced
-	 * here, the next pass (another thread's, maybe, which may end the
-	 * receive) comes after them. */
-	if (b->nt_stores) {
-		b->nt_stores = 0;
-		mxd_crc_store_fence();
+		if (b->rx_done_n != 0) {
+			mxd_board_free(b, b->rx_done, b->rx_done_n);
+			b->rx_done_n = 0;
+		}
+		n = mxd_board_rx(b, port, b->rx_done, MXD_BURST);
+		if (n != 0) {
+			rx_frames(b, port, n);
+			work += n;
+		}
 	}
 	return work;
 }
+
 
 /* An endpoint's own pending work: queued sends, PULLs to serve and ask
  * (those of its work bits, ep->work, that are set). */
@@ -308,6 +313,26 @@ rx_work(struct mxd_board *b)
 	}
 }
 
+/* What follows the rx bursts when anything does: the loopback ring, the
+ * fence of stores around the caches (ordered with no later one: fenced
+ * here, the next pass, another thread's maybe, which may end the
+ * receive, comes after them), the sends and PULLs the frames let go, and
+ * the flush of all that and of what the frames asked for. */
+static unsigned
+rx_after(struct mxd_board *b, unsigned work)
+{
+	if (mxd_loop_queued(b) != 0)
+		work += rx_loop(b);
+	if (b->nt_stores) {
+		b->nt_stores = 0;
+		mxd_crc_store_fence();
+	}
+	if (work != 0 && b->ep_pump)
+		rx_work(b);
+	mxd_board_flush(b);
+	return work;
+}
+
 /*
  * The board's endpoints with work (b->ep_busy): every MXD_ACK_PASSES
  * passes (or at the next, b->look_now: a notice waits) their timers
@@ -351,22 +376,40 @@ board_work(struct mxd_board *b)
  * rx bursts and a few tests.
  */
 static unsigned
-board_pass(struct mxd_board *b)
+board_pass_any(struct mxd_board *b)
 {
 	unsigned work;
 
-	mxd_timers_board(b);
+	mxd_board_flush(b);
+	work = rx_board(b);
+	if ((work | mxd_loop_queued(b) | b->nt_stores) != 0)
+		work = rx_after(b, work);
+	return work;
+}
+
+/* The one port's burst (the usual board), its news and frames, and what
+ * follows them; the board's rarer cases in board_pass_any. */
+static unsigned
+board_pass(struct mxd_board *b)
+{
+	struct mxd_link *l;
+	unsigned n;
+
 	if (b->ep_busy && (++b->look_pass >= MXD_ACK_PASSES || b->look_now ||
 				b->ep_pump))
 		board_work(b);
-	mxd_board_flush(b);
-	work = rx_board(b);
-	if (work != 0) {
-		if (b->ep_pump)
-			rx_work(b);
-		mxd_board_flush(b);
-	}
-	return work;
+	if ((b->tx_queued | b->rx_done_n | (b->nports - 1)) != 0)
+		return board_pass_any(b);
+	l = b->port[0];
+	n = l->ops->rx_burst(l, b->rx_done, MXD_BURST);
+	if ((n | (l->news != b->news_seen[0]) | mxd_loop_queued(b) |
+				b->nt_stores) == 0)
+		return 0;
+	if (l->news != b->news_seen[0])
+		mxd_board_rx_news(b, 0);
+	if (n != 0)
+		rx_frames(b, 0, n);
+	return rx_after(b, n);
 }
 
 /*
@@ -380,7 +423,10 @@ board_pass(struct mxd_board *b)
  */
 #define MXD_OTHERS_PASSES	4
 
-static unsigned
+/* Passes since the link watch's look (every MXD_WATCH_PASSES). */
+static unsigned watch_pass;
+
+static __attribute__((noinline)) unsigned
 pass(struct mxd_board *own)
 {
 	unsigned work = 0;
@@ -388,8 +434,13 @@ pass(struct mxd_board *own)
 	in_pass = 1;
 	if (mxd_lib.acks_in != 0)	/* held since the last pass */
 		mxd_send_acks_all();
-	if (own != NULL && mxd_lib.nboards > 1 &&
-			++own->others_pass < MXD_OTHERS_PASSES) {
+	if (watch_pass >= MXD_WATCH_PASSES) {
+		watch_pass = 0;
+		for (unsigned i = 0; i < mxd_lib.nboards; i++)
+			mxd_timers_watch(mxd_lib.boards[i]);
+	}
+	if (own != NULL && (mxd_lib.nboards == 1 ||
+				own->others_pass < MXD_OTHERS_PASSES)) {
 		work = board_pass(own);
 	} else {
 		if (own != NULL)
@@ -401,18 +452,33 @@ pass(struct mxd_board *own)
 	return work;
 }
 
+/* Inline, the usual pass of a call: its own board alone, nothing held
+ * to apply, neither the watch nor the other boards due. */
 unsigned
 mxd_progress(struct mx_endpoint *ep)
 {
+	struct mxd_board *own = ep->board;
+	unsigned work;
+
 	if (ep->progression_off || in_pass)
 		return 0;
-	return pass(ep->board);
+	if ((mxd_lib.acks_in | (++watch_pass >= MXD_WATCH_PASSES) |
+			(mxd_lib.nboards > 1 &&
+			 ++own->others_pass >= MXD_OTHERS_PASSES)) != 0)
+		return pass(own);
+	in_pass = 1;
+	work = board_pass(own);
+	in_pass = 0;
+	return work;
 }
 
 unsigned
 mxd_progress_any(void)
 {
-	return in_pass ? 0 : pass(NULL);
+	if (in_pass)
+		return 0;
+	++watch_pass;
+	return pass(NULL);
 }
 
 int

@@ -232,10 +232,8 @@ mxd_timers_run(struct mx_endpoint *ep, int acks, int all)
 void
 mxd_timers_watch(struct mxd_board *b)
 {
-	uint64_t now;
+	uint64_t now = mxd_now_ns();
 
-	b->watch_pass = 0;
-	now = mxd_now_ns();
 	if (now < b->watch_due)
 		return;
 	b->watch_due = now + MXD_WATCH_MS * 1000000ull;

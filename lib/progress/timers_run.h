@@ -13,6 +13,8 @@
 /* The timers of ep: acks owed ('acks'), and the rest ('all') when their
  * look is due. */
 void mxd_timers_run(struct mx_endpoint *ep, int acks, int all);
+/* b's link watch (mxd_board_watch) if MXD_WATCH_MS passed since its last:
+ * looked at every MXD_WATCH_PASSES passes (progress.c). */
 void mxd_timers_watch(struct mxd_board *b);
 
 /* The look at an endpoint's timers, every MXD_ACK_PASSES passes of its
@@ -28,15 +30,6 @@ mxd_timers_look(struct mx_endpoint *ep)
 
 	if (acks || all)
 		mxd_timers_run(ep, acks, all);
-}
-
-/* From every progress pass of b: the link watch (mxd_board_watch), every
- * MXD_WATCH_PASSES passes. */
-static inline void
-mxd_timers_board(struct mxd_board *b)
-{
-	if (++b->watch_pass >= MXD_WATCH_PASSES)
-		mxd_timers_watch(b);
 }
 
 #endif /* MXD_TIMERS_RUN_H */

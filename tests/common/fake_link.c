@@ -65,6 +65,7 @@ fake_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 
 		if (p->rx_max != 0 && b->len > p->rx_max) {
 			p->link.too_long++;
+			p->link.news++;
 			buf_unref(b);
 			continue;
 		}
