@@ -135,6 +135,13 @@ sw_hole(uint32_t c, const uint8_t *p, size_t len, size_t hole)
 	return hole_steps(c, p, len, hole, sw_update);
 }
 
+static uint32_t
+sw_frame(const uint8_t *p, size_t len)
+{
+	return sw_hole(MXD_CRC_INIT, p, len, MXD_CRC_FIELD);
+}
+
+uint32_t (*mxd_crc_frame_fn)(const uint8_t *, size_t) = sw_frame;
 static uint32_t (*crc_update)(uint32_t, const uint8_t *, size_t) = sw_update;
 static uint32_t (*crc_hole)(uint32_t, const uint8_t *, size_t, size_t) =
 	sw_hole;
@@ -336,6 +343,26 @@ short_hole(uint32_t crc, const uint8_t *p, size_t len, size_t hole)
 	c = __builtin_ia32_crc32di(c, load64(p + w) &
 			~(0xffffffffull << ((hole & 7) * 8)));
 	c = short_words(c, p + w + 8 + (after & ~(size_t)7), after / 8);
+	return (uint32_t)short_tail(c, p + len, after);
+}
+
+/* A short frame's check (mxd_crc_frame): the words before the field's,
+ * the field's with it as zero, the rest (the field's word is the sixth:
+ * MXD_CRC_FIELD & 7 leaves the field whole in it). */
+_Static_assert(MXD_CRC_FIELD / 8 == 5 && (MXD_CRC_FIELD & 7) <= 4,
+		"the check's field in the sixth word");
+#define FRAME_HEAD	48	/* bytes up to the end of the field's word */
+
+__attribute__((target("sse4.2"), always_inline))
+static inline uint32_t
+short_frame(const uint8_t *p, size_t len)
+{
+	uint64_t c = short_words(MXD_CRC_INIT, p + 40, 5);
+	size_t after = len - FRAME_HEAD;
+
+	c = __builtin_ia32_crc32di(c, load64(p + 40) &
+			~(0xffffffffull << ((MXD_CRC_FIELD & 7) * 8)));
+	c = short_words(c, p + FRAME_HEAD + (after & ~(size_t)7), after / 8);
 	return (uint32_t)short_tail(c, p + len, after);
 }
 
@@ -567,6 +594,24 @@ vp_hole(uint32_t c, const uint8_t *p, size_t len, size_t hole)
 	return vp_hole_long(c, p, len, hole);
 }
 
+__attribute__((target("sse4.2,pclmul")))
+static uint32_t
+hw_frame(const uint8_t *p, size_t len)
+{
+	if (len >= FRAME_HEAD && len <= SHORT_MAX)
+		return short_frame(p, len);
+	return hw_hole_long(MXD_CRC_INIT, p, len, MXD_CRC_FIELD);
+}
+
+__attribute__((target(VP_TARGET)))
+static uint32_t
+vp_frame(const uint8_t *p, size_t len)
+{
+	if (len >= FRAME_HEAD && len <= SHORT_MAX)
+		return short_frame(p, len);
+	return vp_hole_long(MXD_CRC_INIT, p, len, MXD_CRC_FIELD);
+}
+
 /*
  * The three chains read three short streams at once, which the hardware
  * prefetcher does not follow: a source out of cache (a large send's user
@@ -592,6 +637,7 @@ mxd_crc_use(enum mxd_crc_impl impl)
 		crc_copy = sw_copy;
 		crc_copy_nt = sw_copy;
 		crc_hole = sw_hole;
+		mxd_crc_frame_fn = sw_frame;
 		return 0;
 #if defined(__x86_64__)
 	case MXD_CRC_SSE42:
@@ -602,6 +648,7 @@ mxd_crc_use(enum mxd_crc_impl impl)
 		crc_copy = hw_copy;
 		crc_copy_nt = hw_copy;
 		crc_hole = hw_hole;
+		mxd_crc_frame_fn = hw_frame;
 		return 0;
 	case MXD_CRC_AVX512:
 		if (!__builtin_cpu_supports("sse4.2") ||
@@ -615,6 +662,7 @@ mxd_crc_use(enum mxd_crc_impl impl)
 		crc_copy = vp_copy;
 		crc_copy_nt = vp_copy_nt;
 		crc_hole = vp_hole;
+		mxd_crc_frame_fn = vp_frame;
 		return 0;
 #endif
 	default:

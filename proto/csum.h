@@ -42,6 +42,21 @@ uint32_t mxd_crc_update_hole(uint32_t c, const uint8_t *p, size_t len,
 		size_t hole);
 uint32_t mxd_crc_copy(uint32_t c, uint8_t *dst, const uint8_t *src,
 		size_t len);
+/*
+ * A frame's check: the register from MXD_CRC_INIT over frame[0, len)
+ * with the 4 bytes of the check's own field (at MXD_CRC_FIELD: wire.h's
+ * csum) read as zero; the frame carries its complement.  The same for a
+ * frame whose field is zero still (one being sealed).  One call through
+ * the implementation's pointer, straight through a short frame's header
+ * (every small message's, every ack's); len >= MXD_CRC_FIELD + 4.
+ */
+#define MXD_CRC_FIELD	42
+extern uint32_t (*mxd_crc_frame_fn)(const uint8_t *frame, size_t len);
+static inline uint32_t
+mxd_crc_frame(const uint8_t *frame, size_t len)
+{
+	return mxd_crc_frame_fn(frame, len);
+}
 /* The register after 4 bytes, given as their little-endian word (by
  * table, whatever the implementation: for a lone word, where a call
  * through the implementation's pointer costs more than the word). */

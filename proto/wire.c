@@ -446,7 +446,7 @@ parse_common(const uint8_t *h, struct mxd_pkt *pkt)
 static uint32_t
 crc_zeroed(const uint8_t *frame, size_t n)
 {
-	return mxd_crc_update_hole(MXD_CRC_INIT, frame, n, CSUM_OFF);
+	return mxd_crc_frame(frame, n);
 }
 
 void

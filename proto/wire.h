@@ -115,6 +115,8 @@ struct mxd_hdr {
 				 *    zero) up to the end of "length" */
 };
 _Static_assert(sizeof(struct mxd_hdr) == 32, "common header size");
+_Static_assert(MXD_CRC_FIELD == 14 + offsetof(struct mxd_hdr, csum),
+		"the frame check's field (csum.h)");
 
 #define MXD_F_ACK_VALID	0x01	/* the ack field carries an ack */
 #define MXD_F_SYNC	0x02	/* EAGER: mx_issend, answer with MATCHED */
@@ -769,8 +771,8 @@ mxd_wire_plain(const uint8_t *frame, size_t len, struct mxd_plain *m)
 			msg_len != body - sizeof(struct mxd_eager_hdr))
 		return 0;
 	/* The check, with its own field read as zero. */
-	if (~mxd_crc_update_hole(MXD_CRC_INIT, frame, MXD_HDRS_LEN + body,
-				csum_off) != mxd_get32(frame + csum_off))
+	if (~mxd_crc_frame(frame, MXD_HDRS_LEN + body) !=
+			mxd_get32(frame + csum_off))
 		return -1;
 	m->hdr = h;
 	m->payload = e + sizeof(struct mxd_eager_hdr);

@@ -205,14 +205,11 @@ check_segs(const mx_segment_t *segs, uint32_t n)
 	return 0;
 }
 
-/* A send's message is on its way: the board's queue goes, and the acks
- * received meanwhile are applied now. */
+/* A send's message is on its way: the board's queue goes. */
 static void
 send_posted(struct mx_endpoint *ep)
 {
 	mxd_board_flush(ep->board);
-	if (ep->ack_held != NULL)
-		mxd_send_acks_apply(ep);
 }
 
 /* mx_isend and mx_issend but for mx_isend's common case (do_isend); p:
@@ -364,7 +361,7 @@ req_finish(mx_request_t *request, mx_status_t *status)
 	*request = NULL;
 }
 
-static mx_return_t
+static __attribute__((noinline)) mx_return_t
 do_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
 		uint32_t *result)
 {
@@ -671,16 +668,127 @@ MXD_ENTRY(mx_issend, do_issend,
 		mx_request_t *request),
 	(ep, segs, nseg, dest, match, context, request))
 
-MXD_ENTRY(mx_irecv, do_irecv,
+static __attribute__((noinline)) MXD_ENTRY(irecv_entry, do_irecv,
 	(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		uint64_t match_recv, uint64_t match_mask, void *context,
 		mx_request_t *request),
 	(ep, segs, nseg, match_recv, match_mask, context, request))
 
-MXD_ENTRY(mx_test, do_test,
+/* do_irecv, entered already (mx_irecv). */
+static __attribute__((noinline)) mx_return_t
+irecv_in(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		uint64_t match_recv, uint64_t match_mask, void *context,
+		mx_request_t *request)
+{
+	mx_return_t rc = do_irecv(ep, segs, nseg, match_recv, match_mask,
+			context, request);
+
+	mxd_leave();
+	return rc;
+}
+
+/*
+ * mx_irecv's common case, by the owner thread: one segment, a request at
+ * hand, no unexpected message that could match: the receive goes at the
+ * posted list's end (mxd_match_list) with nothing that calls out.  Anything else in do_irecv (irecv_in), any other thread's
+ * call at the general entry.
+ */
+mx_return_t
+mx_irecv(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		uint64_t match_recv, uint64_t match_mask, void *context,
+		mx_request_t *request)
+{
+	struct mx_request *r;
+
+	if (!mxd_enter_owner())
+		return irecv_entry(ep, segs, nseg, match_recv, match_mask,
+				context, request);
+	if (!mxd_ep_known(ep) || request == NULL || nseg != 1 ||
+			segs == NULL || (segs[0].segment_ptr == NULL &&
+				segs[0].segment_length != 0) ||
+			check_match(ep, match_recv, match_mask) != 0 ||
+			ep->unexp_n != 0 || ep->posted_short_max == 0 ||
+			(r = ep->reqs.free) == NULL)
+		return irecv_in(ep, segs, nseg, match_recv, match_mask,
+				context, request);
+	ep->reqs.free = r->pool_next;
+	mxd_req_init(r, MXD_REQ_RECV, MXD_RS_POSTED);
+	r->partner = NULL;
+	r->rndv_handle = 0;
+	memset(&r->status, 0, sizeof(r->status));
+	r->status.code = MX_STATUS_PENDING;
+	r->status.context = context;
+	r->nseg = 1;
+	r->segs = r->seg_inline;
+	r->seg_inline[0] = segs[0];
+	r->length = segs[0].segment_length;
+	r->match_recv = match_recv;
+	r->match_mask = match_mask;
+	mxd_match_list(ep, r);
+	*request = r;
+	mxd_leave_owner();
+	return MX_SUCCESS;
+}
+
+static __attribute__((noinline)) MXD_ENTRY(test_entry, do_test,
 	(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
 		uint32_t *result),
 	(ep, request, status, result))
+
+/* do_test, entered already (mx_test). */
+static __attribute__((noinline)) mx_return_t
+test_in(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
+		uint32_t *result)
+{
+	mx_return_t rc = do_test(ep, request, status, result);
+
+	mxd_leave();
+	return rc;
+}
+
+/* do_test for a request checked already (mx_test). */
+static __attribute__((noinline)) mx_return_t
+test_checked(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
+		uint32_t *result)
+{
+	if ((*request)->state != MXD_RS_COMPLETE)
+		mxd_progress(ep);
+	*result = (*request)->state == MXD_RS_COMPLETE;
+	if (*result)
+		req_finish(request, status);
+	mxd_leave();
+	return MX_SUCCESS;
+}
+
+/*
+ * mx_test's common case, a request of ep done, taken at once by the
+ * owner thread with nothing that calls out: the registers of a call are
+ * enough, none saved.  A request not done (a pass) or a bad argument goes
+ * to do_test, any other thread's call to the general entry.
+ */
+mx_return_t
+mx_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
+		uint32_t *result)
+{
+	struct mx_request *r;
+
+	if (!mxd_enter_owner())
+		return test_entry(ep, request, status, result);
+	if (!mxd_ep_known(ep) || request == NULL || result == NULL ||
+			(r = *request) == NULL ||
+			!mxd_reqpool_owns(&ep->reqs, r) ||
+			r->state == MXD_RS_FREE || r->forget)
+		return test_in(ep, request, status, result);
+	if (r->state != MXD_RS_COMPLETE || r->segs != r->seg_inline)
+		return test_checked(ep, request, status, result);
+	if (status != NULL)
+		*status = r->status;
+	mxd_req_put(r);
+	*request = NULL;
+	*result = 1;
+	mxd_leave_owner();
+	return MX_SUCCESS;
+}
 
 MXD_ENTRY(mx_wait, do_wait,
 	(mx_endpoint_t ep, mx_request_t *request, uint32_t timeout,

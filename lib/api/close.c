@@ -11,6 +11,7 @@
 #include "partners/xmit.h"
 #include "engine/match.h"
 #include "engine/pull.h"
+#include "engine/send.h"
 #include "engine/unexp.h"
 #include "progress/progress.h"
 #include "api/close.h"
@@ -65,6 +66,9 @@ drained(void *arg)
 	struct mx_endpoint *ep = c->ep;
 	uint64_t now = mxd_now_ns();
 	int ping = now >= c->next_ping, done = 1;
+
+	if (ep->ack_held != NULL)	/* what it retires is not in flight */
+		mxd_send_acks_apply(ep);
 
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		struct mxd_partner *p = ep->partners[i];

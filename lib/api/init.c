@@ -281,6 +281,7 @@ do_finalize(void)
 				mxd_close_endpoint(lib->boards[i]->ep[e]);
 	mxd_boards_fini(lib);
 	mxd_fault_unwrap(lib->links, lib->nlinks);
+	memset(lib->live_hint, 0, sizeof(lib->live_hint));
 	lib->initialized = 0;
 	return MX_SUCCESS;
 }

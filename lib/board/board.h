@@ -111,9 +111,6 @@ struct mxd_lib {
 	 * look no further; cleared when one closes.  Written under the
 	 * library lock only. */
 	const struct mx_endpoint *live_hint[MXD_LIVE_HINTS];
-	/* Endpoints holding an ack received, not applied yet (send.c,
-	 * mxd_send_ack_hold): a pass starts by applying them. */
-	unsigned acks_in;
 	/* Per endpoint slot (board index, endpoint id): what outlives the
 	 * endpoint that holds the slot (wait.c). */
 	struct mxd_ep_slot slot[MXD_MAX_BOARDS][MX_MAX_ENDPOINTS];

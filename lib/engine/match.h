@@ -33,14 +33,21 @@ void mxd_match_fini(struct mx_endpoint *ep);
  * tests). */
 void mxd_match_hash_posted(struct mx_endpoint *ep);
 
-/* Posts receive r after every receive posted: on the list (match.c). */
+/* Posts receive r after every receive posted: on the list (match.c);
+ * mxd_match_list when posted_short_max is known not 0. */
 static inline void
-mxd_match_post(struct mx_endpoint *ep, struct mx_request *r)
+mxd_match_list(struct mx_endpoint *ep, struct mx_request *r)
 {
 	r->post_seq = ++ep->post_seq;
 	r->mclass = MXD_MCLASS_LISTED;
 	ep->posted_short++;
 	mxd_list_add_tail(&ep->posted, &r->link);
+}
+
+static inline void
+mxd_match_post(struct mx_endpoint *ep, struct mx_request *r)
+{
+	mxd_match_list(ep, r);
 	if (ep->posted_short_max == 0)
 		mxd_match_hash_posted(ep);
 }

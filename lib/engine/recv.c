@@ -86,12 +86,9 @@ recv_matched(struct mx_request *r, struct mxd_partner *p, uint64_t match,
 	r->status.xfer_length = len < r->length ? len : r->length;
 }
 
-/* Posted receive r takes a whole message of p ('len' bytes at data),
- * matched now, copied and completed in one go (recv_matched, the copy,
- * recv_finish). */
-static inline __attribute__((always_inline)) void
-recv_direct(struct mx_request *r, struct mxd_partner *p, uint64_t match,
-		const uint8_t *data, uint32_t len)
+void
+mxd_recv_direct_any(struct mx_request *r, struct mxd_partner *p,
+		uint64_t match, const uint8_t *data, uint32_t len)
 {
 	mx_status_code_t code = MX_STATUS_SUCCESS;
 
@@ -303,21 +300,6 @@ frag_store(struct mx_endpoint *ep, struct mxd_partner *sl_partner,
 	}
 }
 
-/* Schedules an ack of everything received so far: at once every
- * MXD_ACK_EVERY messages, else by the delayed-ack timer, whose clock is
- * read later (timers.h), not on the way to the application. */
-static inline void
-ack_schedule(struct mxd_partner *p)
-{
-	uint32_t cum = mxd_rxwin_cum_ack(&p->rx);
-
-	if (cum - p->ack_sent >= MXD_ACK_EVERY) {
-		mxd_ack_send(p);
-		return;
-	}
-	mxd_timer_ack_owed(p);
-}
-
 /* The early buffer's bytes, if the whole message is in it. */
 static const uint8_t *
 early_data(const struct mxd_rxslot *sl)
@@ -340,7 +322,7 @@ mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p)
 			break;
 	mxd_rxwin_settle(&p->rx);
 	if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
-		ack_schedule(p);
+		mxd_rx_ack_schedule(p);
 }
 
 /* The first fragment of a message: match it now, or hold it aside. */
@@ -474,39 +456,10 @@ rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	r = mxd_match_posted(ep, pkt->u.eager.match);
 	if (r == NULL)
 		return 0;
-	recv_direct(r, p, pkt->u.eager.match, pkt->payload,
+	mxd_recv_direct(r, p, pkt->u.eager.match, pkt->payload,
 			pkt->u.eager.msg_len);
 	mxd_rxwin_pass(&p->rx);
-	ack_schedule(p);
-	return 1;
-}
-
-int
-mxd_rx_plain(struct mxd_board *b, unsigned port, const struct mxd_plain *m)
-{
-	const uint8_t *h = m->hdr;
-	struct mx_endpoint *ep = mxd_ep_of(b, h[offsetof(struct mxd_hdr,
-				dst_ep)]);
-	uint32_t idx = mxd_get16(h + offsetof(struct mxd_hdr, dst_peer));
-	struct mxd_partner *p;
-	struct mx_request *r;
-
-	if (ep == NULL || idx >= ep->npartners)
-		return 0;
-	p = ep->partners[idx];
-	if (!mxd_partner_rx_ok(p, h) || (!p->local && (int)port != p->port) ||
-			!mxd_rxwin_next_alone(&p->rx, m->seq) ||
-			ep->progression_off || mxd_partner_act(p) == NULL)
-		return 0;
-	r = mxd_match_posted(ep, m->match);
-	if (r == NULL)
-		return 0;
-	mxd_rx_heard(p, port);
-	p->used = 1;
-	mxd_send_ack_in(p, m->ack);
-	recv_direct(r, p, m->match, m->payload, m->len);
-	mxd_rxwin_pass(&p->rx);
-	ack_schedule(p);
+	mxd_rx_ack_schedule(p);
 	return 1;
 }
 
@@ -544,17 +497,49 @@ mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
  * A PACK frame: each record is its message's one fragment, taken in
  * order as if it had come alone; then, once for the frame, later
  * messages matched, the ack scheduled (or sent at once if a record was
- * a copy: the sender is sending again) and a hole told.
+ * a copy: the sender is sending again) and a hole told.  A stream's
+ * records, each the next message with a receive posted for it (the
+ * parser checked them all), are taken as rx_direct takes a plain frame:
+ * matched, copied and completed at once, without the window's slots;
+ * from the first that is not, the rest take the slot path.
  */
 void
 mxd_rx_pack(struct mxd_partner *p, const struct mxd_pkt *pkt)
 {
-	const uint8_t *rec;
+	struct mx_endpoint *ep = p->ep;
+	const uint8_t *rec = pkt->payload;
 	struct mxd_pkt msg;
 	int dup = 0, done = 0;
+	uint32_t i = 0;
 
-	rec = mxd_wire_pack_first(pkt, &msg);
-	for (uint32_t i = 0; i < pkt->u.pack.count; i++) {
+	if (!ep->progression_off)
+		for (; i < pkt->u.pack.count; i++) {
+			uint32_t len = mxd_get16(rec + offsetof(struct
+						mxd_pack_rec, len));
+			uint64_t match = mxd_get64(rec + offsetof(struct
+						mxd_pack_rec, match));
+			struct mx_request *r;
+
+			if (rec[offsetof(struct mxd_pack_rec, flags)] != 0 ||
+					!mxd_rxwin_next_alone(&p->rx, mxd_get32(
+							rec + offsetof(struct
+								mxd_pack_rec,
+								seq))) ||
+					(r = mxd_match_posted(ep, match)) ==
+					NULL)
+				break;
+			mxd_recv_direct(r, p, match,
+					rec + sizeof(struct mxd_pack_rec), len);
+			mxd_rxwin_pass(&p->rx);
+			rec += mxd_pack_rec_size(len);
+		}
+	if (i == pkt->u.pack.count) {	/* all taken so */
+		ep->board->counters[MXD_C_RX_PACKED] += i;
+		mxd_rx_ack_schedule(p);
+		return;
+	}
+	mxd_wire_pack_first(pkt, &msg);
+	for (; i < pkt->u.pack.count; i++) {
 		struct mxd_rxslot *sl = NULL;
 
 		rec = mxd_wire_pack_next(rec, &msg);

@@ -9,7 +9,11 @@
 #include <stdint.h>
 
 #include "partners/endpoint.h"
+#include "partners/xmit.h"
+#include "engine/acks.h"
 #include "engine/match.h"
+#include "engine/send.h"
+#include "engine/timers.h"
 
 /* A valid frame from p arrived by 'port'. */
 static inline void
@@ -59,15 +63,87 @@ mxd_rx_partner(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 	return p;
 }
 
+/* Schedules an ack of everything received so far: at once every
+ * MXD_ACK_EVERY messages, else by the delayed-ack timer, whose clock is
+ * read later (timers.h), not on the way to the application. */
+static inline void
+mxd_rx_ack_schedule(struct mxd_partner *p)
+{
+	uint32_t cum = mxd_rxwin_cum_ack(&p->rx);
+
+	if (cum - p->ack_sent >= MXD_ACK_EVERY) {
+		mxd_ack_send(p);
+		return;
+	}
+	mxd_timer_ack_owed(p);
+}
+
+/* Posted receive r takes a whole message of p ('len' bytes at data),
+ * matched now, copied and completed in one go; mxd_recv_direct_any for
+ * any receive, the inline one for the usual (on the list, one segment
+ * that holds the message, no deadline, not forgotten). */
+void mxd_recv_direct_any(struct mx_request *r, struct mxd_partner *p,
+		uint64_t match, const uint8_t *data, uint32_t len);
+static inline __attribute__((always_inline)) void
+mxd_recv_direct(struct mx_request *r, struct mxd_partner *p, uint64_t match,
+		const uint8_t *data, uint32_t len)
+{
+	struct mx_endpoint *ep = r->ep;
+
+	if (r->mclass != MXD_MCLASS_LISTED || len > r->length ||
+			r->nseg != 1 || (r->deadline | r->forget) != 0) {
+		mxd_recv_direct_any(r, p, match, data, len);
+		return;
+	}
+	ep->posted_short--;
+	mxd_list_del(&r->link);
+	mxd_partner_addr(p, &r->status.source);
+	r->status.match_info = match;
+	r->status.msg_length = len;
+	mxd_copy_short(r->segs[0].segment_ptr, data, len);
+	r->status.xfer_length = len;
+	r->status.code = MX_STATUS_SUCCESS;
+	mxd_req_set_state(r, MXD_RS_COMPLETE);
+	mxd_list_add_tail(&ep->done, &r->done);
+	mxd_count(ep->board, MXD_C_RX_MSGS);
+}
+
 /*
  * A plain message's frame (proto's mxd_wire_plain accepted it) of board b
  * by 'port': the next message of its partner, nothing after it seen, a
  * receive posted for it, the partner's port: taken at once, as the
  * general way (mxd_rx_partner, its ack, mxd_rx_eager) would, in the
- * fewest steps.  Returns 1 if taken, 0 (nothing done) otherwise.
+ * fewest steps.  Returns 1 if taken, 0 (nothing done) otherwise.  Inline
+ * in the pass's loop over a burst (progress.c).
  */
-int mxd_rx_plain(struct mxd_board *b, unsigned port,
-		const struct mxd_plain *m);
+static inline __attribute__((always_inline)) int
+mxd_rx_plain(struct mxd_board *b, unsigned port, const struct mxd_plain *m)
+{
+	const uint8_t *h = m->hdr;
+	struct mx_endpoint *ep = mxd_ep_of(b, h[offsetof(struct mxd_hdr,
+				dst_ep)]);
+	uint32_t idx = mxd_get16(h + offsetof(struct mxd_hdr, dst_peer));
+	struct mxd_partner *p;
+	struct mx_request *r;
+
+	if (ep == NULL || idx >= ep->npartners)
+		return 0;
+	p = ep->partners[idx];
+	if (!mxd_partner_rx_ok(p, h) || (!p->local && (int)port != p->port) ||
+			!mxd_rxwin_next_alone(&p->rx, m->seq) ||
+			ep->progression_off || p->a == NULL)
+		return 0;
+	r = mxd_match_posted(ep, m->match);
+	if (r == NULL)
+		return 0;
+	mxd_rx_heard(p, port);
+	p->used = 1;
+	mxd_send_ack_in(p, m->ack);
+	mxd_recv_direct(r, p, m->match, m->payload, m->len);
+	mxd_rxwin_pass(&p->rx);
+	mxd_rx_ack_schedule(p);
+	return 1;
+}
 /* An EAGER fragment (or notice) from p. */
 void mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt);
 /* A PACK frame of p: its messages, one by one, as EAGER frames of one

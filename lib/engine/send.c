@@ -92,8 +92,8 @@ eager_fill(struct mxd_partner *p, struct mx_request *r, uint32_t seq,
 		/* A few bytes: copied, then checked with the headers in one
 		 * call (a pass of its own over them would cost more). */
 		mxd_req_gather(r, off, d, len);
-		mxd_wire_seal_crc(f->data, mxd_crc_update(MXD_CRC_INIT,
-					f->data, (size_t)(d + len - f->data)));
+		mxd_wire_seal_crc(f->data, mxd_crc_frame(f->data,
+					(size_t)(d + len - f->data)));
 	} else {
 		/* Copied and checked in one pass over the data. */
 		uint32_t c = mxd_crc_update(MXD_CRC_INIT, f->data,
@@ -124,6 +124,8 @@ msg_keep(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 	rec->nmsgs = 1;
 	rec->done = r != NULL && !r->sync && !r->rndv;
 	rec->req = rec->done ? NULL : r;
+	if (rec->req != NULL)		/* its ack is applied at once */
+		p->a->req_hi = seq;
 	rec->sent_at = 0;
 	rec->retx = 0;
 	rec->have = 0;
@@ -796,23 +798,16 @@ mxd_send_ack_hold(struct mxd_partner *p, uint32_t ack)
 {
 	struct mx_endpoint *ep = p->ep;
 
-	if (ep->ack_held == p) {
-		/* One held at a time, applied in the order received. */
-		uint32_t older = p->a->ack_in;
-
-		p->a->ack_in = ack;
-		mxd_send_acked(p, older);
-		return;
-	}
-	if (!mxd_send_ack_may_wait(ep)) {
-		mxd_send_acked(p, ack);
-		return;
-	}
-	if (ep->ack_held != NULL)	/* another partner's: applied now */
+	/* The one held (this partner's, its batch full; or another's):
+	 * applied first, in the order received. */
+	if (ep->ack_held != NULL)
 		mxd_send_acks_apply(ep);
-	ep->ack_held = p;
-	p->a->ack_in = ack;
-	mxd_lib.acks_in++;
+	if (mxd_seq_lt(p->tx.acked, ack) && mxd_send_ack_may_hold(p, ack)) {
+		ep->ack_held = p;
+		p->a->ack_in = ack;
+		return;
+	}
+	mxd_send_acked(p, ack);
 }
 
 void
@@ -821,7 +816,6 @@ mxd_send_acks_apply(struct mx_endpoint *ep)
 	struct mxd_partner *p = ep->ack_held;
 
 	ep->ack_held = NULL;
-	mxd_lib.acks_in--;
 	mxd_send_acked(p, p->a->ack_in);
 }
 
@@ -831,13 +825,6 @@ mxd_send_acks_board(struct mxd_board *b)
 	for (uint32_t m = b->ep_open; m != 0; m &= m - 1)
 		if (b->ep[__builtin_ctz(m)]->ack_held != NULL)
 			mxd_send_acks_apply(b->ep[__builtin_ctz(m)]);
-}
-
-void
-mxd_send_acks_all(void)
-{
-	for (unsigned i = 0; i < mxd_lib.nboards; i++)
-		mxd_send_acks_board(mxd_lib.boards[i]);
 }
 
 static int

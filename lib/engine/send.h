@@ -34,33 +34,44 @@ void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
 /*
  * The ack of a plain EAGER frame (a message to match, nothing more) is
  * held rather than applied while the frame is dispatched: retiring the
- * frames it acks is work that the application's next message, often the
- * reply, should not wait behind.  One partner of an endpoint holds one
- * at most (ep->ack_held).  It is applied after that message's tx burst
- * (mxd_send_acks_apply, from the send call), at the start of the next
- * pass, or earlier wherever p's send window is read: another frame of p
- * that is not a plain EAGER one, a NACK or connect frame, the loss of p
- * (mxd_send_ack_settle), a send to p that the window holds back
- * (mxd_send_post).  It is not held at all if the pass's next steps would
- * read the window (its timers' look is due, sends are queued).  A notice
- * that finds the window full for want of a held ack goes at the next
- * pass, as when no room is left.  A reset of p's windows drops it.
+ * messages it acks is work that a stream or a ping-pong does better in
+ * batches, and that the application's next message, often the reply,
+ * should not wait behind.  One partner of an endpoint holds one at most
+ * (ep->ack_held, the newest in p->a->ack_in), until it acks
+ * MXD_ACKS_HOLD messages beyond those retired (then they all are, in one
+ * step), or the timers' look of the endpoint's board (every
+ * MXD_ACK_PASSES passes: progress.c), or wherever p's send window is
+ * read: another frame of p that is not a plain EAGER one, a NACK or
+ * connect frame, the loss of p (mxd_send_ack_settle), a send to p that
+ * the window holds back, a close.  It is not held at all
+ * (mxd_send_ack_may_hold) when something waits for it: a send request
+ * (issend, large) or a notice, a round-trip sample (the oldest message
+ * in flight stamped by a timers' look), queued sends, a paused endpoint.
+ * A reset of p's windows drops it.
  */
+#define MXD_ACKS_HOLD	16
+
 void mxd_send_ack_hold(struct mxd_partner *p, uint32_t ack);
 /* The ack ep holds (ep->ack_held not NULL), applied. */
 void mxd_send_acks_apply(struct mx_endpoint *ep);
-/* Of every endpoint of b; of every endpoint. */
+/* Of every endpoint of b. */
 void mxd_send_acks_board(struct mxd_board *b);
-void mxd_send_acks_all(void);
 
-/* Whether an ack may wait: nothing of the pass's next steps reads ep's
- * send windows (its timers' look, its queued sends), and a pass will
- * come to apply it (progression is on). */
+/* Whether p's ack 'ack' (newer than its window's) may be held. */
 static inline int
-mxd_send_ack_may_wait(const struct mx_endpoint *ep)
+mxd_send_ack_may_hold(const struct mxd_partner *p, uint32_t ack)
 {
-	return !ep->progression_off && mxd_list_empty(&ep->sending) &&
-		!mxd_timers_due(ep);
+	const struct mx_endpoint *ep = p->ep;
+	const struct mxd_peer_act *a = p->a;
+	const struct mxd_txrec *oldest =
+		a->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
+
+	return ack - p->tx.acked < MXD_ACKS_HOLD &&
+		mxd_seq_lt(ack, p->tx.next_seq) && !ep->progression_off &&
+		mxd_list_empty(&ep->sending) &&
+		!mxd_seq_lt(p->tx.acked, a->req_hi) &&
+		mxd_list_empty(&a->syncq) && a->notify_n == 0 &&
+		(oldest == NULL || oldest->sent_at == 0);
 }
 
 /* An ack that acks nothing new (a stream's receiver hears the same one
@@ -72,10 +83,12 @@ mxd_send_ack_in(struct mxd_partner *p, uint32_t ack)
 
 	if (!mxd_seq_lt(p->tx.acked, ack))
 		return;
-	if (ep->ack_held == NULL && mxd_send_ack_may_wait(ep)) {
+	if (ep->ack_held == p && !mxd_seq_lt(p->a->ack_in, ack))
+		return;			/* no newer than the one held */
+	if ((ep->ack_held == NULL || ep->ack_held == p) &&
+			mxd_send_ack_may_hold(p, ack)) {
 		ep->ack_held = p;	/* the usual case, inline */
 		p->a->ack_in = ack;
-		mxd_lib.acks_in++;
 		return;
 	}
 	mxd_send_ack_hold(p, ack);

@@ -224,6 +224,7 @@ mxd_partner_act_take(struct mxd_partner *p)
 	a->notify = notify;
 	a->notify_cap = cap;
 	a->p = p;
+	a->req_hi = p->tx.acked;
 	a->hs.status = -1;
 	mxd_list_init(&a->ackq);
 	mxd_list_init(&a->timed);
@@ -456,11 +457,11 @@ void
 mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session)
 {
 	partner_drop_inflight(p);
-	if (p->ep->ack_held == p) {	/* an ack of the old windows */
+	if (p->ep->ack_held == p)	/* an ack of the old windows */
 		p->ep->ack_held = NULL;
-		mxd_lib.acks_in--;
-	}
 	mxd_txwin_init(&p->tx, 1);
+	if (p->a != NULL)
+		p->a->req_hi = p->tx.acked;
 	mxd_rxwin_init(&p->rx, 1);
 	p->remote_session = remote_session;
 	mxd_partner_hdr_stale(p);

@@ -202,6 +202,9 @@ struct mxd_peer_act {
 	uint8_t frags_pending;
 	uint32_t ack_in;		/* its ack held, while ep->ack_held is
 					 * this partner (send.c) */
+	uint32_t req_hi;		/* the newest message in flight with a
+					 * send request waiting for its ack
+					 * (or older: none then) */
 	uint64_t ack_due;		/* ns: send an explicit ack by then */
 	struct mxd_list ackq;		/* on the endpoint's ack list */
 	struct mxd_list timed;		/* on the endpoint's timed list */

@@ -130,24 +130,22 @@ rx_plain(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 
 /*
  * A frame: a plain message, the most common, is checked and taken the
- * shortest way (mxd_wire_plain, mxd_rx_plain); if it is not one it may
- * take there (not the next message, no receive posted...), it goes on
- * below already checked.  Any other frame is checked by the parser, then
- * acted on by type.
+ * shortest way (mxd_wire_plain, mxd_rx_plain: rx_one, inline in the loop
+ * over a burst); if it is not one it may take there (not the next
+ * message, no receive posted...), it comes here already checked
+ * ('plain' 1, m), or found broken (-1).  Any other frame (0) is checked
+ * by the parser, then acted on by type.
  */
-void
-mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+static __attribute__((noinline)) void
+rx_frame_any(struct mxd_board *b, unsigned port, struct mxd_frame *f,
+		int plain, const struct mxd_plain *m)
 {
-	struct mxd_plain m;
 	struct mxd_pkt pkt;
-	int plain = mxd_wire_plain(f->data, f->len, &m);
 	enum mxd_drop why = MXD_DROP_NONE;
 	struct mxd_partner *p;
 
 	if (plain > 0) {
-		if (mxd_rx_plain(b, port, &m))
-			return;
-		mxd_wire_plain_pkt(f->data, &m, &pkt);
+		mxd_wire_plain_pkt(f->data, m, &pkt);
 	} else if (plain < 0) {
 		why = MXD_DROP_CSUM;
 	} else {
@@ -193,6 +191,17 @@ mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 	mxd_count_drop(b, MXD_DROP_TYPE);	/* the parser admits no other */
 }
 
+static inline __attribute__((always_inline)) void
+rx_one(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+{
+	struct mxd_plain m;
+	int plain = mxd_wire_plain(f->data, f->len, &m);
+
+	if (plain > 0 && mxd_rx_plain(b, port, &m))
+		return;
+	rx_frame_any(b, port, f, plain, &m);
+}
+
 /* ---- the pass ----------------------------------------------------------- */
 
 /* Each burst's frames are freed before the next burst, the last one's
@@ -211,7 +220,7 @@ rx_loop(struct mxd_board *b)
 		n = mxd_board_loop_rx(b, f, left < MXD_BURST ? left : MXD_BURST);
 		b->rx_done_n = n;
 		for (unsigned i = 0; i < n; i++)
-			mxd_rx_frame(b, 0, &f[i]);
+			rx_one(b, 0, &f[i]);
 		work += n;
 	}
 	return work;
@@ -224,7 +233,7 @@ rx_frames(struct mxd_board *b, unsigned port, unsigned n)
 	b->counters[MXD_C_RX_FRAMES] += n;
 	b->rx_done_n = n;
 	for (unsigned i = 0; i < n; i++)
-		mxd_rx_frame(b, port, &b->rx_done[i]);
+		rx_one(b, port, &b->rx_done[i]);
 }
 
 /* The board's rx bursts and their frames (rx_frames).  Inline: an idle
@@ -351,6 +360,8 @@ board_work(struct mxd_board *b)
 		for (m = b->ep_busy; m != 0; m &= m - 1) {
 			struct mx_endpoint *ep = b->ep[__builtin_ctz(m)];
 
+			if (ep->ack_held != NULL)	/* held this long */
+				mxd_send_acks_apply(ep);
 			mxd_timers_look(ep);
 			if (ep->work & MXD_EW_PUMP)
 				ep_work(ep, ep->work);
@@ -387,9 +398,23 @@ board_pass_any(struct mxd_board *b)
 	return work;
 }
 
-/* The one port's burst (the usual board), its news and frames, and what
- * follows them; the board's rarer cases in board_pass_any. */
-static unsigned
+/* What a one-port board's burst brought (n frames, or news), and what
+ * follows (board_pass). */
+static __attribute__((noinline)) unsigned
+board_rx(struct mxd_board *b, unsigned n)
+{
+	if (b->port[0]->news != b->news_seen[0])
+		mxd_board_rx_news(b, 0);
+	if (n != 0)
+		rx_frames(b, 0, n);
+	return rx_after(b, n);
+}
+
+/* The one port's burst (the usual board), and what it brought
+ * (board_rx); the board's rarer cases in board_pass_any.  Inline in the
+ * pass of a call: a pass that finds nothing costs the burst, a few
+ * tests, and no registers saved but two. */
+static inline unsigned
 board_pass(struct mxd_board *b)
 {
 	struct mxd_link *l;
@@ -398,18 +423,18 @@ board_pass(struct mxd_board *b)
 	if (b->ep_busy && (++b->look_pass >= MXD_ACK_PASSES || b->look_now ||
 				b->ep_pump))
 		board_work(b);
-	if ((b->tx_queued | b->rx_done_n | (b->nports - 1)) != 0)
+	if ((b->tx_queued | (b->nports - 1)) != 0)
 		return board_pass_any(b);
 	l = b->port[0];
+	if (b->rx_done_n != 0) {	/* the last burst's frames */
+		l->ops->free(b->rx_done, b->rx_done_n);
+		b->rx_done_n = 0;
+	}
 	n = l->ops->rx_burst(l, b->rx_done, MXD_BURST);
 	if ((n | (l->news != b->news_seen[0]) | mxd_loop_queued(b) |
-				b->nt_stores) == 0)
-		return 0;
-	if (l->news != b->news_seen[0])
-		mxd_board_rx_news(b, 0);
-	if (n != 0)
-		rx_frames(b, 0, n);
-	return rx_after(b, n);
+				b->nt_stores) != 0)
+		return board_rx(b, n);
+	return 0;
 }
 
 /*
@@ -432,8 +457,6 @@ pass(struct mxd_board *own)
 	unsigned work = 0;
 
 	in_pass = 1;
-	if (mxd_lib.acks_in != 0)	/* held since the last pass */
-		mxd_send_acks_all();
 	if (watch_pass >= MXD_WATCH_PASSES) {
 		watch_pass = 0;
 		for (unsigned i = 0; i < mxd_lib.nboards; i++)
@@ -452,8 +475,8 @@ pass(struct mxd_board *own)
 	return work;
 }
 
-/* Inline, the usual pass of a call: its own board alone, nothing held
- * to apply, neither the watch nor the other boards due. */
+/* The usual pass of a call: its own board alone, neither the watch nor
+ * the other boards due. */
 unsigned
 mxd_progress(struct mx_endpoint *ep)
 {
@@ -462,9 +485,8 @@ mxd_progress(struct mx_endpoint *ep)
 
 	if (ep->progression_off || in_pass)
 		return 0;
-	if ((mxd_lib.acks_in | (++watch_pass >= MXD_WATCH_PASSES) |
-			(mxd_lib.nboards > 1 &&
-			 ++own->others_pass >= MXD_OTHERS_PASSES)) != 0)
+	if (++watch_pass >= MXD_WATCH_PASSES || (mxd_lib.nboards > 1 &&
+				++own->others_pass >= MXD_OTHERS_PASSES))
 		return pass(own);
 	in_pass = 1;
 	work = board_pass(own);

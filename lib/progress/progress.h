@@ -21,8 +21,6 @@ unsigned mxd_progress_any(void);
  * run for it) nor close what the pass walks.  Only meaningful to a thread
  * inside a call (it holds the library then). */
 int mxd_in_pass(void);
-/* A received frame of board b, port 'port': validated, then acted on. */
-void mxd_rx_frame(struct mxd_board *b, unsigned port, struct mxd_frame *f);
 /* The progression thread (MX_PROGRESSION, by default) or the busy
  * progress thread (MX_PROGRESS_THREAD): started by mx_init, stopped by
  * mx_finalize without the library lock. */

@@ -145,6 +145,26 @@ mxd_enter(void)
 	mxd_enter_slow();
 }
 
+/*
+ * The owner's way into a call whose common case calls nothing (mx_test
+ * of a request done): 1 if in, unlocked, as mxd_enter's fast path; 0 if
+ * the call must take the general way (MXD_ENTRY's).  Out by mxd_leave,
+ * or mxd_leave_owner if nothing was called since.
+ */
+static inline int
+mxd_enter_owner(void)
+{
+	return __builtin_expect(mxd_tls_state == MXD_TS_OWNER, 1) &&
+		mxd_owner_try_unlocked();
+}
+
+static inline void
+mxd_leave_owner(void)
+{
+	mxd_tls_state = MXD_TS_OWNER;
+	mxd_owner_bump();
+}
+
 static inline void
 mxd_leave(void)
 {

@@ -130,6 +130,18 @@ void mxd_reqpool_fini(struct mxd_reqpool *p);
 /* Another chunk of requests in the pool; 0, or -1 when out of memory. */
 int mxd_reqpool_grow(struct mxd_reqpool *p);
 
+/* What every request taken starts from: its type t and state s, flags
+ * clear (one store), no deadline. */
+static inline void
+mxd_req_init(struct mx_request *r, enum mxd_req_type t, enum mxd_req_state s)
+{
+	r->type = (uint8_t)t;
+	r->state = (uint8_t)s;
+	r->sync = r->acked = r->matched = r->forget = 0;
+	r->claimed = r->rndv = 0;
+	r->deadline = 0;
+}
+
 /* A request of the pool, or NULL (out of memory), of type t in state s,
  * on no list (mxd_req_put leaves both links alone, as the chunk's
  * making did), without a deadline, its flags clear: what every request
@@ -144,11 +156,7 @@ mxd_req_take(struct mxd_reqpool *p, enum mxd_req_type t,
 		return NULL;
 	r = p->free;
 	p->free = r->pool_next;
-	r->type = (uint8_t)t;
-	r->state = (uint8_t)s;
-	r->sync = r->acked = r->matched = r->forget = 0;
-	r->claimed = r->rndv = 0;
-	r->deadline = 0;
+	mxd_req_init(r, t, s);
 	return r;
 }
 
