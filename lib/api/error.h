@@ -15,15 +15,6 @@
 #include "util/lock.h"
 #include "partners/endpoint.h"
 
-/* Whether ep is an endpoint open, seen so in a call before (one compare:
- * a hint is forgotten when its endpoint closes, and all are when the
- * library is finalized, mxd_ep_free). */
-static inline int
-mxd_ep_known(const struct mx_endpoint *ep)
-{
-	return ep != NULL && ep == mxd_lib.live_hint[mxd_live_slot(ep)];
-}
-
 /* Entry check of calls on an endpoint. */
 #define CHECK_EP(ep, fn) do { \
 	if (!mxd_ep_known(ep) && \

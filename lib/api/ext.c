@@ -306,6 +306,7 @@ do_disable_progression(mx_endpoint_t ep)
 				PROGRESSION_OFF_MAX);
 	if (ep->ack_held != NULL)	/* no pass of its own would apply it */
 		mxd_send_acks_apply(ep);
+	mxd_sends_close(ep);		/* nor send the frames being written */
 	ep->progression_off++;
 	return MX_SUCCESS;
 }

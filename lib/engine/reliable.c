@@ -220,6 +220,7 @@ resend_frames(struct mxd_partner *p, struct mxd_txrec *rec, uint64_t which,
 	rec->sent = which;
 	rec->sent_at = now;
 	rec->retx++;
+	mxd_txrec_note(p->a, rec);
 	b->counters[MXD_C_RETX_MSGS]++;
 	b->counters[MXD_C_RETX_FRAMES] += n;
 	b->counters[MXD_C_RETX_SPARED] += (unsigned)__builtin_popcountll(

@@ -38,9 +38,11 @@
  * together -- the small ones at its head in one PACK frame, as many as
  * the partner's MTU and the window hold -- each with its own sequence
  * number and txrec, acknowledged, retransmitted (the whole frame) and
- * matched as if it had come alone.  A small send also waits there when
- * MX_PACK_AFTER (32) messages to its partner are unacknowledged: the
- * pipe is full, and it leaves at the next pass with what is posted
+ * matched as if it had come alone.  When MX_PACK_AFTER (32) messages to
+ * its partner are unacknowledged (the pipe is full), a small standard
+ * send with nothing queued before it goes straight into the partner's
+ * open PACK frame instead, its request done (see "the open PACK frame"
+ * below), and the frame leaves at the next pass with what is posted
  * meanwhile.  A message with nothing queued before it and fewer in
  * flight goes as it always did, in an EAGER frame, at once: nothing
  * waits for company, and a ping-pong's latency is untouched; packing
@@ -125,7 +127,7 @@ msg_keep(struct mxd_partner *p, struct mxd_txrec *rec, unsigned n,
 	rec->done = r != NULL && !r->sync && !r->rndv;
 	rec->req = rec->done ? NULL : r;
 	if (rec->req != NULL)		/* its ack is applied at once */
-		p->a->req_hi = seq;
+		mxd_txrec_note(p->a, rec);
 	rec->sent_at = 0;
 	rec->retx = 0;
 	rec->have = 0;
@@ -404,16 +406,18 @@ pack_send(struct mxd_partner *p, unsigned n, uint32_t bytes)
 
 		d = pack_put(r, seq, d);
 		p->a->inflight[seq & (MXD_WIN - 1)] = rec;
-		if (!r->sync) {
-			msg_taken(r, rec, seq);
-			continue;
-		}
-		mxd_count(b, MXD_C_TX_MSGS);
 		r->seq = seq;
 		mxd_list_del(&r->link);
-		mxd_req_set_state(r, MXD_RS_BUFFERED);
-		mxd_list_add_tail(&p->a->syncq, &r->link);
+		if (r->sync) {
+			mxd_req_set_state(r, MXD_RS_BUFFERED);
+			mxd_list_add_tail(&p->a->syncq, &r->link);
+			continue;
+		}
+		/* Standard mode: its buffers free, done (msg_taken's). */
+		r->status.msg_length = r->status.xfer_length = r->length;
+		mxd_req_done(r, MX_STATUS_SUCCESS);
 	}
+	b->counters[MXD_C_TX_MSGS] += n;
 	mxd_board_ref(b, f, 1);
 	mxd_partner_xmit(p, f);		/* checked now, all records written */
 	mxd_timer_watch(p);
@@ -554,6 +558,8 @@ mxd_send_report_any(struct mxd_partner *p)
 	return code;
 }
 
+static int open_close(struct mxd_partner *p);
+
 void
 mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code)
 {
@@ -571,7 +577,10 @@ mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code)
 	fail_list(&p->a->sendq, code);
 	fail_list(&p->a->syncq, code);
 	mxd_rndv_fail(p, code);
-	mxd_list_del(&p->a->sending);
+	/* The open frame's messages completed: they go, as those in
+	 * flight (the send step closes it if the tx queue is full now). */
+	if (p->a->open == NULL || open_close(p))
+		mxd_list_del(&p->a->sending);
 	mxd_list_del(&p->a->jobq);
 	/*
 	 * The windows stay: frames in flight may still be acked, and after
@@ -589,9 +598,138 @@ mxd_sends_fail(struct mxd_partner *p, mx_status_code_t code)
 static int
 goes_now(struct mxd_partner *p, const struct mx_request *r)
 {
-	return mxd_list_empty(&p->a->sendq) && (!p->pack ||
+	return mxd_list_empty(&p->a->sendq) && p->a->open == NULL && (!p->pack ||
 			mxd_txwin_in_flight(&p->tx) < mxd_conf.pack_after ||
 			!packable(p, r));
+}
+
+/* ---- the open PACK frame ---------------------------------------------------
+ *
+ * A small standard send that the window holds back (MX_PACK_AFTER
+ * messages in flight: the pipe is full) with nothing queued before it is
+ * written at once into its partner's open PACK frame (p->a->open, a
+ * record holding its frame): it takes its sequence number and its slot
+ * in the window, its data is copied, its request completes (standard
+ * mode: as a send that leaves the queue).  The pass's send step
+ * (mxd_send_pump) closes the frame -- the common header with the ack of
+ * the moment, the count, the check -- and sends it with whatever was
+ * written meanwhile: the sends of a burst share a frame without waiting
+ * on the queue as requests, and without a second look at them.  A
+ * record too large for the frame's room closes it and opens another.
+ * Until it is closed the frame is its partner's alone: the send step
+ * comes before the timers' look (progress.c), sends that must wait
+ * queue behind it, and a reset of the partner's windows drops it.
+ */
+
+/* Closes p's open frame and sends it: 1, or 0 (kept open) when the tx
+ * queue has no room. */
+static int
+open_close(struct mxd_partner *p)
+{
+	struct mxd_peer_act *a = p->a;
+	struct mxd_txrec *rec = a->open;
+	struct mxd_board *b = p->ep->board;
+	struct mxd_frame *f = &rec->frames[0];
+	struct mxd_hdr_args h;
+
+	if (mxd_partner_room(p) == 0)
+		return 0;
+	mxd_hdr_for(p, MXD_T_PACK, &h);
+	mxd_timer_ack_paid(p);
+	mxd_wire_put_hdr(f->data, p->mac, b->port[p->port]->mac, &h,
+			(uint16_t)a->open_used);
+	mxd_wire_put_pack(f->data + MXD_HDRS_LEN, rec->nmsgs);
+	f->len = (uint32_t)MXD_HDRS_LEN + a->open_used;
+	mxd_frame_pad(f);
+	a->open = NULL;
+	mxd_board_ref(b, f, 1);
+	mxd_partner_xmit(p, f);		/* checked now, all records written */
+	mxd_timer_watch(p);
+	b->counters[MXD_C_TX_PACKED] += rec->nmsgs;
+	mxd_count(b, MXD_C_TX_PACKS);
+	return 1;
+}
+
+/* Opens a frame for p (a record of frames, one allocated): 0, or -1
+ * when a pool is empty. */
+static int
+open_start(struct mxd_partner *p)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_txrec *rec = mxd_txrec_get(ep);
+
+	if (rec == NULL)
+		return -1;
+	if (mxd_partner_alloc(p, (unsigned)p->port, &rec->frames[0], 1)) {
+		mxd_txrec_put(ep, rec);
+		return -1;
+	}
+	rec->nframes = 1;
+	rec->seq = p->tx.next_seq;
+	rec->refs = 0;			/* a slot each, as written */
+	rec->nmsgs = 0;
+	rec->done = 1;
+	rec->req = NULL;
+	rec->sent_at = 0;
+	rec->retx = 0;
+	rec->have = 0;
+	rec->have_rto = 0;
+	rec->rto_still = 0;
+	rec->sent = mxd_frames_mask(1);
+	p->a->open = rec;
+	p->a->open_used = sizeof(struct mxd_pack_hdr);
+	if (mxd_list_empty(&p->a->sending)) {	/* the send step closes it */
+		mxd_list_add_tail(&ep->sending, &p->a->sending);
+		mxd_ep_busy(ep, MXD_EW_SENDS);
+	}
+	return 0;
+}
+
+/* A small standard send held back (mxd_send_small) into p's open frame:
+ * its request, done; NULL (nothing done) when it cannot go there. */
+static struct mx_request *
+open_put(struct mx_endpoint *ep, struct mxd_partner *p,
+		const mx_segment_t *seg, uint64_t match, void *context)
+{
+	struct mxd_peer_act *a = p->a;
+	uint32_t len = seg->segment_length, size = mxd_pack_rec_size(len), seq;
+	struct mxd_txrec *rec;
+	struct mx_request *r;
+	uint8_t *d;
+
+	if (!p->pack || !mxd_list_empty(&a->sendq) || ep->progression_off ||
+			mxd_txwin_full(&p->tx) ||
+			2 * size + sizeof(struct mxd_pack_hdr) > pack_room(p) ||
+			ep->reqs.free == NULL)
+		return NULL;
+	if (a->open != NULL && (a->open_used + size > pack_room(p) ||
+				a->open->nmsgs == MXD_PACK_MAX) &&
+			!open_close(p))
+		return NULL;
+	if (a->open == NULL && open_start(p) < 0)
+		return NULL;
+	rec = a->open;
+	seq = mxd_txwin_take(&p->tx);
+	d = rec->frames[0].data + MXD_HDRS_LEN + a->open_used;
+	d += mxd_wire_put_pack_rec(d, seq, (uint16_t)len, 0, match);
+	mxd_wire_pack_zero(d, len);
+	mxd_copy_short(d, seg->segment_ptr, len);
+	a->open_used += size;
+	rec->refs++;
+	rec->nmsgs++;
+	a->inflight[seq & (MXD_WIN - 1)] = rec;
+	r = mxd_req_take(&ep->reqs, MXD_REQ_SEND, MXD_RS_COMPLETE);
+	r->partner = p;
+	r->seq = seq;
+	r->length = len;
+	r->status.code = MX_STATUS_SUCCESS;
+	mxd_partner_addr(p, &r->status.source);
+	r->status.match_info = match;
+	r->status.msg_length = r->status.xfer_length = len;
+	r->status.context = context;
+	mxd_list_add_tail(&ep->done, &r->done);
+	mxd_count(ep->board, MXD_C_TX_MSGS);
+	return r;
 }
 
 /* r (a small standard send, fresh) waits on p's send queue, in order:
@@ -628,13 +766,15 @@ mxd_send_small(struct mx_endpoint *ep, struct mxd_partner *p,
 	struct mx_request *r;
 	struct mxd_frame f;
 
-	if (!mxd_list_empty(&p->a->sendq) ||
+	if (!mxd_list_empty(&p->a->sendq) || p->a->open != NULL ||
 			mxd_txwin_in_flight(&p->tx) >= p->fly_max) {
 		/* Held back by the window, perhaps for want of a held ack. */
 		if (ep->ack_held == p)
 			mxd_send_acks_apply(ep);
-		if (!mxd_list_empty(&p->a->sendq) ||
+		if (!mxd_list_empty(&p->a->sendq) || p->a->open != NULL ||
 				mxd_txwin_in_flight(&p->tx) >= p->fly_max) {
+			if ((r = open_put(ep, p, seg, match, context)) != NULL)
+				return r;
 			if (ep->reqs.free == NULL)
 				return NULL;
 			r = mxd_req_take(&ep->reqs, MXD_REQ_SEND,
@@ -722,6 +862,8 @@ mxd_send_post(struct mx_request *r)
 void
 mxd_send_pump(struct mxd_partner *p)
 {
+	if (p->a->open != NULL && !open_close(p))
+		return;
 	while (!mxd_list_empty(&p->a->sendq)) {
 		struct mx_request *r = mxd_container_of(p->a->sendq.next,
 				struct mx_request, link);
@@ -732,6 +874,20 @@ mxd_send_pump(struct mxd_partner *p)
 			return;
 	}
 	mxd_list_del(&p->a->sending);
+}
+
+void
+mxd_sends_close(struct mx_endpoint *ep)
+{
+	struct mxd_list *pos, *tmp;
+
+	mxd_list_foreach(pos, tmp, &ep->sending) {
+		struct mxd_partner *p = mxd_container_of(pos,
+				struct mxd_peer_act, sending)->p;
+
+		if (p->a->open != NULL)
+			open_close(p);
+	}
 }
 
 void
@@ -748,15 +904,31 @@ void
 mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 {
 	uint32_t first;
-	int n = mxd_txwin_ack(&p->tx, ack, &first);
+	int n = mxd_txwin_ack(&p->tx, ack, &first), close = n;
 	uint64_t sample_from = 0;
 	int held = 0;
 
-	if (n < 0) {
-		mxd_count(p->ep->board, MXD_C_BAD_ACK);
+	if (n <= 0) {
+		if (n < 0)
+			mxd_count(p->ep->board, MXD_C_BAD_ACK);
 		return;
 	}
-	for (int i = 0; i < n; i++) {
+	/* Those up to p->a->note_hi are looked at closely, the others
+	 * (no request, sample or resend) only go back. */
+	if (!mxd_seq_lt(first - 1, p->a->note_hi))
+		close = 0;
+	else if (mxd_seq_lt(p->a->note_hi, ack))
+		close = (int)(p->a->note_hi - first + 1);
+	for (uint32_t s = first + (uint32_t)close; s != ack + 1; s++) {
+		struct mxd_txrec **in = p->a->inflight;
+		struct mxd_txrec *rec = in[s & (MXD_WIN - 1)];
+
+		if (rec == NULL)
+			continue;
+		in[s & (MXD_WIN - 1)] = NULL;
+		mxd_txrec_drop(p->ep, rec);
+	}
+	for (int i = 0; i < close; i++) {
 		struct mxd_txrec **slot =
 			&p->a->inflight[(first + (uint32_t)i) & (MXD_WIN - 1)];
 
@@ -777,8 +949,6 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 		mxd_txrec_drop(p->ep, *slot);
 		*slot = NULL;
 	}
-	if (n <= 0)
-		return;
 	if (!mxd_list_empty(&p->a->syncq))
 		syncq_acked(p, ack);
 	p->a->backoff = 0;

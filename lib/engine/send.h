@@ -26,9 +26,12 @@ mxd_send_small_ok(const struct mx_endpoint *ep, const struct mxd_partner *p,
 {
 	return len < p->fast_max && p->a != NULL && ep->req_timeout_ms == 0;
 }
-/* Sends what waits on p's send queue, as window and tx room allow. */
+/* Sends what waits on p's send queue, as window and tx room allow (its
+ * open PACK frame first). */
 void mxd_send_pump(struct mxd_partner *p);
 void mxd_sends_pump(struct mx_endpoint *ep);
+/* Sends the open PACK frames of ep's partners (as tx room allows). */
+void mxd_sends_close(struct mx_endpoint *ep);
 /* p's cumulative ack: its messages up to 'ack' arrived. */
 void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
 /*
@@ -44,9 +47,10 @@ void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
  * read: another frame of p that is not a plain EAGER one, a NACK or
  * connect frame, the loss of p (mxd_send_ack_settle), a send to p that
  * the window holds back, a close.  It is not held at all
- * (mxd_send_ack_may_hold) when something waits for it: a send request
- * (issend, large) or a notice, a round-trip sample (the oldest message
- * in flight stamped by a timers' look), queued sends, a paused endpoint.
+ * (mxd_send_ack_may_hold) when something waits for it: a message whose
+ * ack is looked at closely (a send request waits for it, a round-trip
+ * sample, a message sent again: p->a->note_hi), a notice, queued sends,
+ * a paused endpoint.
  * A reset of p's windows drops it.
  */
 #define MXD_ACKS_HOLD	16
@@ -63,15 +67,12 @@ mxd_send_ack_may_hold(const struct mxd_partner *p, uint32_t ack)
 {
 	const struct mx_endpoint *ep = p->ep;
 	const struct mxd_peer_act *a = p->a;
-	const struct mxd_txrec *oldest =
-		a->inflight[(p->tx.acked + 1) & (MXD_WIN - 1)];
 
 	return ack - p->tx.acked < MXD_ACKS_HOLD &&
 		mxd_seq_lt(ack, p->tx.next_seq) && !ep->progression_off &&
 		mxd_list_empty(&ep->sending) &&
-		!mxd_seq_lt(p->tx.acked, a->req_hi) &&
-		mxd_list_empty(&a->syncq) && a->notify_n == 0 &&
-		(oldest == NULL || oldest->sent_at == 0);
+		!mxd_seq_lt(p->tx.acked, a->note_hi) &&
+		mxd_list_empty(&a->syncq) && a->notify_n == 0;
 }
 
 /* An ack that acks nothing new (a stream's receiver hears the same one

@@ -97,8 +97,9 @@ mxd_ep_free(struct mx_endpoint *ep)
 		ep->board->ep_busy &= ~(1u << ep->id);
 		ep->board->ep_pump &= ~(1u << ep->id);
 	}
-	if (mxd_lib.live_hint[mxd_live_slot(ep)] == ep)
-		mxd_lib.live_hint[mxd_live_slot(ep)] = NULL;
+	for (unsigned s = 0; s < MXD_LIVE_HINTS; s++)
+		if (mxd_lib.live_hint[s] == ep)
+			mxd_lib.live_hint[s] = NULL;
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		mxd_partner_reset(ep->partners[i], 0);
 		if (ep->partners[i]->a != NULL)
@@ -224,7 +225,7 @@ mxd_partner_act_take(struct mxd_partner *p)
 	a->notify = notify;
 	a->notify_cap = cap;
 	a->p = p;
-	a->req_hi = p->tx.acked;
+	a->note_hi = p->tx.acked;
 	a->hs.status = -1;
 	mxd_list_init(&a->ackq);
 	mxd_list_init(&a->timed);
@@ -303,7 +304,8 @@ mxd_partner_idle_now(const struct mxd_partner *p)
 {
 	const struct mxd_peer_act *a = p->a;
 
-	return mxd_txwin_in_flight(&p->tx) == 0 && p->rx.top == p->rx.base &&
+	return mxd_txwin_in_flight(&p->tx) == 0 && a->open == NULL &&
+		p->rx.top == p->rx.base &&
 		p->ack_sent == mxd_rxwin_cum_ack(&p->rx) && !a->ack_queued &&
 		p->ep->ack_held != p && a->notify_n == 0 && a->lsends == 0 &&
 		a->pulls_out == 0 && a->connects == 0 &&
@@ -451,6 +453,7 @@ partner_drop_inflight(struct mxd_partner *p)
 			mxd_txrec_drop(p->ep, p->a->inflight[i]);
 			p->a->inflight[i] = NULL;
 		}
+	p->a->open = NULL;		/* its slots' record: dropped */
 }
 
 void
@@ -461,7 +464,7 @@ mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session)
 		p->ep->ack_held = NULL;
 	mxd_txwin_init(&p->tx, 1);
 	if (p->a != NULL)
-		p->a->req_hi = p->tx.acked;
+		p->a->note_hi = p->tx.acked;
 	mxd_rxwin_init(&p->rx, 1);
 	p->remote_session = remote_session;
 	mxd_partner_hdr_stale(p);

@@ -113,6 +113,18 @@ struct mxd_txrec {
 	};
 };
 
+/*
+ * Record r's messages (PACK: seq.. and those after it) ask for a close
+ * look at their ack (p->a->note_hi): a send request waits for it (issend,
+ * large), it was stamped for a round-trip sample, or sent again.
+ */
+#define mxd_txrec_note(a, r) do {					\
+	uint32_t last_ = (r)->seq + (r)->nmsgs - 1u;			\
+									\
+	if ((int32_t)((a)->note_hi - last_) < 0)			\
+		(a)->note_hi = last_;					\
+} while (0)
+
 /* Whether record r holds message seq (the messages of a PACK frame share
  * one: seq and those after it). */
 static inline int
@@ -202,13 +214,19 @@ struct mxd_peer_act {
 	uint8_t frags_pending;
 	uint32_t ack_in;		/* its ack held, while ep->ack_held is
 					 * this partner (send.c) */
-	uint32_t req_hi;		/* the newest message in flight with a
-					 * send request waiting for its ack
-					 * (or older: none then) */
+	/* The newest message in flight whose ack is looked at closely
+	 * (mxd_txrec_note), or older: none then, and an ack of what
+	 * follows it retires records without a look at them. */
+	uint32_t note_hi;
 	uint64_t ack_due;		/* ns: send an explicit ack by then */
 	struct mxd_list ackq;		/* on the endpoint's ack list */
 	struct mxd_list timed;		/* on the endpoint's timed list */
 	struct mxd_list sendq;		/* sends waiting for window/tx */
+	/* The PACK frame being written (engine/send.c: its record, whose
+	 * frames[0] has the records from open_used bytes after the common
+	 * header on), or NULL. */
+	struct mxd_txrec *open;
+	uint32_t open_used;
 	struct mxd_list sending;	/* on the endpoint's sending list */
 	struct mxd_list syncq;		/* issends acked, waiting for MATCHED */
 	uint32_t sack_hole;		/* base our last prompt SACK was for */
@@ -524,17 +542,37 @@ mxd_live_slot(const struct mx_endpoint *ep)
 			0x9e3779b97f4a7c15ull >> 61);
 }
 
+/*
+ * Whether ep is an endpoint open, seen so by a call before: remembered
+ * in its slot of mxd_lib.live_hint or the one beside it (two endpoints
+ * of a program whose addresses hash alike both stay), forgotten when it
+ * closes (mxd_ep_free) and all at mx_finalize.  A compare or two.
+ */
+static inline int
+mxd_ep_known(const struct mx_endpoint *ep)
+{
+	unsigned s = mxd_live_slot(ep);
+
+	return ep != NULL && (ep == mxd_lib.live_hint[s] ||
+			ep == mxd_lib.live_hint[s ^ 1]);
+}
+
 /* The same for a call under the library lock: an endpoint found open is
- * remembered (mxd_lib.live_hint, forgotten by mxd_ep_free), and the
- * next call on it compares one pointer. */
+ * remembered (in its slot, or the one beside it if that is free), and
+ * the next call on it compares a pointer or two. */
 static inline int
 mxd_ep_live(const struct mx_endpoint *ep)
 {
-	if (ep != NULL && ep == mxd_lib.live_hint[mxd_live_slot(ep)])
+	unsigned s;
+
+	if (mxd_ep_known(ep))
 		return 1;
 	if (!mxd_ep_open_now(ep))
 		return 0;
-	mxd_lib.live_hint[mxd_live_slot(ep)] = ep;
+	s = mxd_live_slot(ep);
+	if (mxd_lib.live_hint[s] != NULL && mxd_lib.live_hint[s ^ 1] == NULL)
+		s ^= 1;
+	mxd_lib.live_hint[s] = ep;
 	return 1;
 }
 

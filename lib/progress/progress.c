@@ -362,9 +362,11 @@ board_work(struct mxd_board *b)
 
 			if (ep->ack_held != NULL)	/* held this long */
 				mxd_send_acks_apply(ep);
-			mxd_timers_look(ep);
+			/* Sends first: an open PACK frame leaves before
+			 * the timers look at what is in flight. */
 			if (ep->work & MXD_EW_PUMP)
 				ep_work(ep, ep->work);
+			mxd_timers_look(ep);
 			ep_settle(ep, ~0u);
 		}
 		return;

@@ -89,6 +89,7 @@ stamp(struct mxd_partner *p, uint64_t now)
 		if (rec->sent_at != 0)
 			break;
 		rec->sent_at = now;
+		mxd_txrec_note(p->a, rec);
 		prev = rec;
 	}
 }
