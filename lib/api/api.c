@@ -283,7 +283,7 @@ do_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 			 segs[0].segment_length == 0) &&
 			(p = mxd_addr_partner_now(ep, &dest)) != NULL &&
 			mxd_send_small_ok(ep, p, segs[0].segment_length) &&
-			(r = mxd_send_small(ep, p, segs, match, context)) !=
+			(r = mxd_send_now(ep, p, segs, match, context)) !=
 			NULL) {
 		send_posted(ep);
 		*request = r;

@@ -31,7 +31,6 @@ mxd_ack_send(struct mxd_partner *p)
 	if (mxd_partner_ack(p, 0) != 0)
 		return;			/* the ack timer tries again */
 	mxd_count(p->ep->board, MXD_C_ACKS_SENT);
-	mxd_timer_ack_paid(p);
 }
 
 void

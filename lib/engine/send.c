@@ -175,7 +175,6 @@ small_launch(struct mxd_partner *p, struct mx_request *r, uint8_t flags,
 	rec->len = len;
 	msg_keep(p, rec, 1, seq, r);
 	mxd_timer_watch(p);
-	mxd_timer_ack_paid(p);		/* the frame carried it: after it */
 	return rec;
 }
 
@@ -249,7 +248,6 @@ frames_launch(struct mxd_partner *p, struct mx_request *r, unsigned n,
 	for (unsigned i = 0; i < n; i++)
 		eager_fill(p, r, seq, i, flags, ack, &rec->frames[i]);
 	msg_launch(p, rec, n, seq, r, now);
-	mxd_timer_ack_paid(p);		/* the frame carried it: after it */
 	return rec;
 }
 
@@ -389,7 +387,6 @@ pack_send(struct mxd_partner *p, unsigned n, uint32_t bytes)
 		return 0;
 	}
 	mxd_hdr_for(p, MXD_T_PACK, &a);
-	mxd_timer_ack_paid(p);
 	d = f->data + mxd_wire_put_hdr(f->data, p->mac,
 			b->port[p->port]->mac, &a, (uint16_t)bytes);
 	d += mxd_wire_put_pack(d, (uint16_t)n);
@@ -635,7 +632,6 @@ open_close(struct mxd_partner *p)
 	if (mxd_partner_room(p) == 0)
 		return 0;
 	mxd_hdr_for(p, MXD_T_PACK, &h);
-	mxd_timer_ack_paid(p);
 	mxd_wire_put_hdr(f->data, p->mac, b->port[p->port]->mac, &h,
 			(uint16_t)a->open_used);
 	mxd_wire_put_pack(f->data + MXD_HDRS_LEN, rec->nmsgs);
@@ -745,24 +741,12 @@ queue_send(struct mxd_partner *p, struct mx_request *r)
 	}
 }
 
-/*
- * mx_isend's common case, decided once: a message of at most
- * MXD_TXCOPY_MAX bytes (and one frame) in one segment, to a partner that
- * is up (p->fast_max) with traffic state, with no request timeout set.
- * With nothing queued to the partner and fewer than MX_PACK_AFTER
- * messages in flight (p->fly_max) it leaves at once in a frame of its
- * own, its data kept in a small record, and its request completes (MPI
- * standard mode); else it waits on the send queue, to leave packed at
- * the next pass.  What mxd_send_post does for it, without the choices.
- * Returns the request, or NULL (nothing done) when the message is not of
- * that case or a pool is empty: the general way then.
- */
+/* mx_isend's common case (send.h), all of it; mxd_send_now inline. */
 struct mx_request *
 mxd_send_small(struct mx_endpoint *ep, struct mxd_partner *p,
 		const mx_segment_t *seg, uint64_t match, void *context)
 {
-	uint32_t len = seg->segment_length, seq;
-	struct mxd_txrec *rec;
+	uint32_t len = seg->segment_length;
 	struct mx_request *r;
 	struct mxd_frame f;
 
@@ -795,48 +779,13 @@ mxd_send_small(struct mx_endpoint *ep, struct mxd_partner *p,
 			return r;
 		}
 	}
-	if (mxd_partner_room(p) == 0 || ep->reqs.free == NULL ||
-			ep->free_txsmall == NULL ||
+	if (mxd_partner_room(p) == 0 || (ep->reqs.free == NULL &&
+				mxd_reqpool_grow(&ep->reqs) < 0) ||
+			(ep->free_txsmall == NULL &&
+			 mxd_txrec_grow(ep, 1) < 0) ||
 			mxd_partner_alloc(p, (unsigned)p->port, &f, 1) != 0)
 		return NULL;
-	r = mxd_req_take(&ep->reqs, MXD_REQ_SEND, MXD_RS_COMPLETE);
-	rec = mxd_txsmall_get(ep);
-	seq = mxd_txwin_take(&p->tx);
-	mxd_copy_short(rec->data, seg->segment_ptr, len);
-	mxd_partner_small_frame(p, &f, seq, 0, match, rec->data, len,
-			mxd_ack_for(p, MXD_T_EAGER));
-	mxd_partner_xmit_now(p, (unsigned)p->port, &f);
-	/* Kept until acknowledged (msg_keep's, for a completed send). */
-	rec->seq = seq;
-	rec->refs = 1;
-	rec->nmsgs = 1;
-	rec->nframes = 1;
-	rec->done = 1;
-	rec->flags = 0;
-	rec->rto_still = 0;
-	rec->len = len;
-	rec->retx = 0;
-	rec->sent_at = 0;
-	rec->match = match;
-	rec->have = 0;
-	rec->sent = 1;
-	rec->have_rto = 0;
-	rec->req = NULL;
-	p->a->inflight[seq & (MXD_WIN - 1)] = rec;
-	mxd_timer_watch(p);
-	mxd_timer_ack_paid(p);
-	/* Complete: what the application reads (msg_taken's). */
-	r->partner = p;
-	r->seq = seq;
-	r->length = len;
-	r->status.code = MX_STATUS_SUCCESS;
-	mxd_partner_addr(p, &r->status.source);
-	r->status.match_info = match;
-	r->status.msg_length = r->status.xfer_length = len;
-	r->status.context = context;
-	mxd_list_add_tail(&ep->done, &r->done);
-	mxd_count(ep->board, MXD_C_TX_MSGS);
-	return r;
+	return mxd_send_frame(ep, p, &f, seg, match, context);
 }
 
 void

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "partners/endpoint.h"
+#include "partners/xmit.h"
 #include "engine/timers.h"
 
 /* Sends r now, or queues it behind its partner's earlier sends. */
@@ -17,9 +18,83 @@ void mxd_send_post(struct mx_request *r);
  * to a partner up, with no timeout: mxd_send_small_ok): sent, its request
  * complete, or queued; returns the request, or NULL (nothing done:
  * mxd_send_post then). */
+/*
+ * mx_isend's common case, decided once: a message of at most
+ * MXD_TXCOPY_MAX bytes (and one frame) in one segment, to a partner that
+ * is up (p->fast_max) with traffic state, with no request timeout set
+ * (mxd_send_small_ok).  With nothing queued to the partner and fewer
+ * than MX_PACK_AFTER messages in flight (p->fly_max) it leaves at once
+ * in a frame of its own, its data kept in a small record, and its
+ * request completes (MPI standard mode); else it goes into the
+ * partner's open PACK frame (done as well), or waits on the send queue
+ * when even that may not be.  What mxd_send_post does for it, without
+ * the choices.  Returns the request, or NULL (nothing done) when the
+ * message is not of that case or a pool is empty: the general way then.
+ * mxd_send_now, inline in mx_isend, is the usual way out (the port's tx
+ * queue empty, a request and a small record at hand, a partner on the
+ * wire); mxd_send_small all of it.
+ */
 struct mx_request *mxd_send_small(struct mx_endpoint *ep,
 		struct mxd_partner *p, const mx_segment_t *seg, uint64_t match,
 		void *context);
+
+/* A message that leaves at once in a frame of its own (f, allocated):
+ * built from p's template, its data kept in a small record, handed to
+ * the port, its request returned done.  The pools are not empty. */
+static inline struct mx_request *
+mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
+		struct mxd_frame *f, const mx_segment_t *seg, uint64_t match,
+		void *context)
+{
+	struct mx_request *r = ep->reqs.free;
+	struct mxd_txrec *rec = ep->free_txsmall;
+	uint32_t len = seg->segment_length;
+	uint32_t seq = mxd_txwin_take(&p->tx);
+
+	ep->reqs.free = r->pool_next;
+	ep->free_txsmall = rec->pool_next;
+	mxd_req_init(r, MXD_REQ_SEND, MXD_RS_COMPLETE);
+	mxd_copy_short(rec->data, seg->segment_ptr, len);
+	mxd_partner_small_frame(p, f, seq, 0, match, rec->data, len,
+			mxd_ack_for(p, MXD_T_EAGER));
+	mxd_partner_xmit_now(p, (unsigned)p->port, f);
+	/* Kept until acknowledged (msg_keep's, for a completed send). */
+	mxd_txrec_small(rec, seq, len, match);
+	p->a->inflight[seq & (MXD_WIN - 1)] = rec;
+	mxd_timer_watch(p);
+	/* Complete: what the application reads (msg_taken's). */
+	r->partner = p;
+	r->seq = seq;
+	r->length = len;
+	r->status.code = MX_STATUS_SUCCESS;
+	mxd_partner_addr(p, &r->status.source);
+	r->status.match_info = match;
+	r->status.msg_length = r->status.xfer_length = len;
+	r->status.context = context;
+	mxd_list_add_tail(&ep->done, &r->done);
+	mxd_count(ep->board, MXD_C_TX_MSGS);
+	return r;
+}
+
+static inline struct mx_request *
+mxd_send_now(struct mx_endpoint *ep, struct mxd_partner *p,
+		const mx_segment_t *seg, uint64_t match, void *context)
+{
+	struct mxd_board *b = ep->board;
+	unsigned port = (unsigned)p->port;
+	struct mxd_link *l;
+	struct mxd_frame f;
+
+	if (!mxd_list_empty(&p->a->sendq) || p->a->open != NULL || p->local ||
+			mxd_txwin_in_flight(&p->tx) >= p->fly_max ||
+			b->txq[port].head != b->txq[port].tail ||
+			ep->reqs.free == NULL || ep->free_txsmall == NULL)
+		return mxd_send_small(ep, p, seg, match, context);
+	l = b->port[port];
+	if (l->ops->alloc(l, &f, 1) != 0)
+		return NULL;
+	return mxd_send_frame(ep, p, &f, seg, match, context);
+}
 static inline int
 mxd_send_small_ok(const struct mx_endpoint *ep, const struct mxd_partner *p,
 		uint32_t len)

@@ -80,6 +80,7 @@ mxd_timer_ack(struct mxd_partner *p, uint64_t due)
 		ep->board->look_now = 1;
 	if (!p->a->ack_queued) {
 		p->a->ack_due = due;
+		p->a->ack_due_for = p->ack_sent;
 		p->a->ack_queued = 1;
 		mxd_list_add_tail(&ep->acks, &p->a->ackq);
 	}

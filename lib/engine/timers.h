@@ -29,7 +29,11 @@ void mxd_timer_ack(struct mxd_partner *p, uint64_t due);
  * from a frame to the application, but at the next look at the acks
  * (every MXD_ACK_PASSES passes while any is owed: the delay starts then,
  * at most that many passes late): a ping-pong's reply carries the ack
- * before that, and no clock is read for it at all.
+ * before that, and no clock is read for it at all.  A frame that carries
+ * the ack (mxd_ack_for) leaves p on the list: the look finds it paid and
+ * takes it off, or owing anew since its stamp (p->ack_sent moved on from
+ * a->ack_due_for), whose delay starts then; a partner that keeps
+ * talking stays queued, and a message costs a test here.
  */
 #define MXD_DUE_UNSTAMPED	UINT64_MAX	/* p->a->ack_due: not started */
 static inline void
@@ -46,20 +50,6 @@ mxd_timer_ack_owed(struct mxd_partner *p)
 	mxd_list_add_tail(&ep->acks, &p->a->ackq);
 	ep->acks_stamp = 1;
 	mxd_ep_busy(ep, MXD_EW_ACKS);
-}
-
-/* A frame to p carried our cumulative ack (mxd_hdr_for): if that was all
- * p was owed, its ack timer is cancelled now rather than found with
- * nothing to do when due (a look that reads the clock every pass until
- * then). */
-static inline void
-mxd_timer_ack_paid(struct mxd_partner *p)
-{
-	if (p->a == NULL || !p->a->ack_queued || p->a->notify_n != 0 ||
-			mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
-		return;
-	mxd_list_del(&p->a->ackq);
-	p->a->ack_queued = 0;
 }
 
 /* Request r fails with MX_STATUS_TIMEOUT 'ms' from now (0: never). */

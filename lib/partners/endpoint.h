@@ -35,6 +35,7 @@
 #include "myriexpress.h"
 #include "rxwin.h"
 #include "txwin.h"
+#include "util/copy.h"
 #include "util/list.h"
 #include "util/mtab.h"
 #include "util/request.h"
@@ -219,6 +220,7 @@ struct mxd_peer_act {
 	 * follows it retires records without a look at them. */
 	uint32_t note_hi;
 	uint64_t ack_due;		/* ns: send an explicit ack by then */
+	uint32_t ack_due_for;		/* p->ack_sent when it was stamped */
 	struct mxd_list ackq;		/* on the endpoint's ack list */
 	struct mxd_list timed;		/* on the endpoint's timed list */
 	struct mxd_list sendq;		/* sends waiting for window/tx */
@@ -758,6 +760,33 @@ mxd_txsmall_get(struct mx_endpoint *ep)
 	r = ep->free_txsmall;
 	ep->free_txsmall = r->pool_next;
 	return r;
+}
+
+/* A small record's fields for message seq (len bytes, 'match') sent once,
+ * no request waiting (MPI standard mode): all but its data. */
+static inline void
+mxd_txrec_small(struct mxd_txrec *r, uint32_t seq, uint32_t len,
+		uint64_t match)
+{
+	/* In the order of the fields: the constants' stores merge. */
+	r->seq = seq;
+	r->refs = 1;
+	r->nframes = 1;
+	r->small = 1;
+	r->rto_still = 0;
+	r->done = 1;
+	r->flags = 0;
+	r->pad = 0;
+	r->nmsgs = 1;
+	r->pad2 = 0;
+	r->len = len;
+	r->retx = 0;
+	r->sent_at = 0;
+	r->match = match;
+	r->have = 0;
+	r->sent = 1;
+	r->have_rto = 0;
+	r->req = NULL;
 }
 
 /* Gives r back to its pool, with the frames it holds. */

@@ -15,6 +15,7 @@
 
 #include "csum.h"
 #include "wire.h"
+#include "util/copy.h"
 #include "partners/endpoint.h"
 
 /* Room for frames towards p on a board port (loopback ring if local).
@@ -96,7 +97,7 @@ mxd_partner_eager_hdr(struct mxd_partner *p, uint8_t *frame, uint8_t flags,
 {
 	if (!p->hdr_ok)
 		mxd_partner_hdr_build(p);
-	memcpy(frame, p->hdr, sizeof(p->hdr));
+	mxd_copy_fixed(frame, p->hdr, sizeof(p->hdr));
 	mxd_wire_hdr_set(frame, MXD_F_ACK_VALID | flags, body, ack);
 	return MXD_HDRS_LEN;
 }

@@ -25,11 +25,14 @@
 /*
  * Partners owing an ack (or a notice) whose time has come.  The list is
  * detached first: a partner that still owes something after its turn (tx
- * queue full, or not due yet) goes back for the next pass.
+ * queue full, or not due yet) goes back for the next pass; one that a
+ * frame paid since it was stamped (timers.h) and owes again has its
+ * delay start now.
  */
 static void
 acks_flush(struct mx_endpoint *ep, uint64_t now)
 {
+	uint64_t delay = mxd_conf.ack_delay_us * 1000ull;
 	struct mxd_list work = ep->acks;
 
 	work.next->prev = &work;
@@ -44,6 +47,8 @@ acks_flush(struct mx_endpoint *ep, uint64_t now)
 		p->a->ack_queued = 0;
 		if (p->a->notify_n != 0)
 			mxd_notices_flush(p);	/* carries the ack too */
+		if (due != 0 && p->ack_sent != p->a->ack_due_for)
+			due = now + delay;	/* owed anew since */
 		if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent && now >= due)
 			mxd_ack_send(p);
 		if (p->a->notify_n != 0 ||
@@ -63,8 +68,10 @@ acks_start(struct mx_endpoint *ep, uint64_t now)
 		struct mxd_partner *p = mxd_container_of(pos,
 				struct mxd_peer_act, ackq)->p;
 
-		if (p->a->ack_due == MXD_DUE_UNSTAMPED)
+		if (p->a->ack_due == MXD_DUE_UNSTAMPED) {
 			p->a->ack_due = due;
+			p->a->ack_due_for = p->ack_sent;
+		}
 		if (p->a->ack_due < ep->acks_due)
 			ep->acks_due = p->a->ack_due;
 	}
