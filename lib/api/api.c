@@ -656,11 +656,92 @@ MXD_ENTRY(mx_get_endpoint_addr, do_get_endpoint_addr,
 	(mx_endpoint_t ep, mx_endpoint_addr_t *addr),
 	(ep, addr))
 
-MXD_ENTRY(mx_isend, do_isend,
+static __attribute__((noinline)) MXD_ENTRY(isend_entry, do_isend,
 	(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 		mx_endpoint_addr_t dest, uint64_t match, void *context,
 		mx_request_t *request),
 	(ep, segs, nseg, dest, match, context, request))
+
+/* do_isend, entered already (mx_isend). */
+static __attribute__((noinline)) mx_return_t
+isend_in(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		mx_endpoint_addr_t dest, uint64_t match, void *context,
+		mx_request_t *request)
+{
+	mx_return_t rc = do_isend(ep, segs, nseg, dest, match, context,
+			request);
+
+	mxd_leave();
+	return rc;
+}
+
+/* mx_isend's common case with its partner found (mx_isend), entered
+ * already: sent now, or the general way. */
+static __attribute__((noinline)) mx_return_t
+isend_small(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
+		uint64_t match, void *context, mx_request_t *request)
+{
+	struct mx_request *r = mxd_send_now(ep, p, segs, match, context);
+	mx_return_t rc = MX_SUCCESS;
+
+	if (r != NULL) {
+		send_posted(ep);
+		*request = r;
+	} else {
+		rc = post_send(ep, segs, 1, NULL, match, context, request, 0,
+				p, "mx_isend");
+	}
+	mxd_leave();
+	return rc;
+}
+
+/* The same when p has an open PACK frame: the message goes into it (no
+ * call out: mxd_send_open) if it may, else as isend_small sends it. */
+static __attribute__((noinline)) mx_return_t
+isend_open(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
+		uint64_t match, void *context, mx_request_t *request)
+{
+	struct mx_request *r = mxd_send_open(ep, p, segs, match, context);
+
+	if (r == NULL)
+		return isend_small(ep, p, segs, match, context, request);
+	*request = r;
+	mxd_leave_owner();
+	return MX_SUCCESS;
+}
+
+/*
+ * mx_isend, decided once: by the owner thread, a message of the common
+ * case (mxd_send_small_ok) to a partner up goes into its open PACK frame
+ * if it has one (isend_open), else out in a frame of its own
+ * (isend_small); any other call to do_isend, any other thread's to the
+ * general entry.  The checks alone here: no register saved.
+ */
+mx_return_t
+mx_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
+		mx_endpoint_addr_t dest, uint64_t match, void *context,
+		mx_request_t *request)
+{
+	struct mxd_partner *p;
+	uint32_t idx;
+
+	if (!mxd_enter_owner())
+		return isend_entry(ep, segs, nseg, dest, match, context,
+				request);
+	idx = (uint32_t)(dest.stuff[1] & 0xffff) - 1;
+	if (!mxd_ep_known(ep) || request == NULL || nseg != 1 ||
+			segs == NULL || (segs[0].segment_ptr == NULL &&
+				segs[0].segment_length != 0) ||
+			(uint32_t)(dest.stuff[1] >> 32) != ep->session ||
+			idx >= ep->npartners ||
+			!mxd_send_small_ok(ep, (p = ep->partners[idx]),
+				segs[0].segment_length))
+		return isend_in(ep, segs, nseg, dest, match, context,
+				request);
+	if (p->a->open != NULL)
+		return isend_open(ep, p, segs, match, context, request);
+	return isend_small(ep, p, segs, match, context, request);
+}
 
 MXD_ENTRY(mx_issend, do_issend,
 	(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,

@@ -688,10 +688,7 @@ open_put(struct mx_endpoint *ep, struct mxd_partner *p,
 		const mx_segment_t *seg, uint64_t match, void *context)
 {
 	struct mxd_peer_act *a = p->a;
-	uint32_t len = seg->segment_length, size = mxd_pack_rec_size(len), seq;
-	struct mxd_txrec *rec;
-	struct mx_request *r;
-	uint8_t *d;
+	uint32_t len = seg->segment_length, size = mxd_pack_rec_size(len);
 
 	if (!p->pack || !mxd_list_empty(&a->sendq) || ep->progression_off ||
 			mxd_txwin_full(&p->tx) ||
@@ -704,28 +701,7 @@ open_put(struct mx_endpoint *ep, struct mxd_partner *p,
 		return NULL;
 	if (a->open == NULL && open_start(p) < 0)
 		return NULL;
-	rec = a->open;
-	seq = mxd_txwin_take(&p->tx);
-	d = rec->frames[0].data + MXD_HDRS_LEN + a->open_used;
-	d += mxd_wire_put_pack_rec(d, seq, (uint16_t)len, 0, match);
-	mxd_wire_pack_zero(d, len);
-	mxd_copy_short(d, seg->segment_ptr, len);
-	a->open_used += size;
-	rec->refs++;
-	rec->nmsgs++;
-	a->inflight[seq & (MXD_WIN - 1)] = rec;
-	r = mxd_req_take(&ep->reqs, MXD_REQ_SEND, MXD_RS_COMPLETE);
-	r->partner = p;
-	r->seq = seq;
-	r->length = len;
-	r->status.code = MX_STATUS_SUCCESS;
-	mxd_partner_addr(p, &r->status.source);
-	r->status.match_info = match;
-	r->status.msg_length = r->status.xfer_length = len;
-	r->status.context = context;
-	mxd_list_add_tail(&ep->done, &r->done);
-	mxd_count(ep->board, MXD_C_TX_MSGS);
-	return r;
+	return mxd_send_open_write(ep, p, seg, len, match, context);
 }
 
 /* r (a small standard send, fresh) waits on p's send queue, in order:

@@ -14,10 +14,6 @@
 
 /* Sends r now, or queues it behind its partner's earlier sends. */
 void mxd_send_post(struct mx_request *r);
-/* mx_isend of one segment 'seg' to p in its common case (a small message
- * to a partner up, with no timeout: mxd_send_small_ok): sent, its request
- * complete, or queued; returns the request, or NULL (nothing done:
- * mxd_send_post then). */
 /*
  * mx_isend's common case, decided once: a message of at most
  * MXD_TXCOPY_MAX bytes (and one frame) in one segment, to a partner that
@@ -30,9 +26,10 @@ void mxd_send_post(struct mx_request *r);
  * when even that may not be.  What mxd_send_post does for it, without
  * the choices.  Returns the request, or NULL (nothing done) when the
  * message is not of that case or a pool is empty: the general way then.
- * mxd_send_now, inline in mx_isend, is the usual way out (the port's tx
- * queue empty, a request and a small record at hand, a partner on the
- * wire); mxd_send_small all of it.
+ * mxd_send_now (inline) is the usual way out (the port's tx queue
+ * empty, a request and a small record at hand, a partner on the wire),
+ * mxd_send_open (inline) the way into an open frame; mxd_send_small all
+ * of it.
  */
 struct mx_request *mxd_send_small(struct mx_endpoint *ep,
 		struct mxd_partner *p, const mx_segment_t *seg, uint64_t match,
@@ -41,7 +38,7 @@ struct mx_request *mxd_send_small(struct mx_endpoint *ep,
 /* A message that leaves at once in a frame of its own (f, allocated):
  * built from p's template, its data kept in a small record, handed to
  * the port, its request returned done.  The pools are not empty. */
-static inline struct mx_request *
+static inline __attribute__((always_inline)) struct mx_request *
 mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 		struct mxd_frame *f, const mx_segment_t *seg, uint64_t match,
 		void *context)
@@ -74,6 +71,64 @@ mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 	mxd_list_add_tail(&ep->done, &r->done);
 	mxd_count(ep->board, MXD_C_TX_MSGS);
 	return r;
+}
+
+/*
+ * A message into p's open PACK frame (send.c: "the open PACK frame"),
+ * which has room for its record; a request at hand: the record written,
+ * the request returned done.  mxd_send_open: the same, inline in
+ * mx_isend, for a message of at most 16 bytes whose case is that one
+ * (nothing queued, the window not full, room in the frame), with
+ * nothing that calls out; NULL otherwise (mxd_send_now then).
+ */
+static inline struct mx_request *
+mxd_send_open_write(struct mx_endpoint *ep, struct mxd_partner *p,
+		const mx_segment_t *seg, uint32_t len, uint64_t match,
+		void *context)
+{
+	struct mxd_peer_act *a = p->a;
+	struct mxd_txrec *rec = a->open;
+	struct mx_request *r = ep->reqs.free;
+	uint32_t seq = mxd_txwin_take(&p->tx);
+	uint8_t *d = rec->frames[0].data + MXD_HDRS_LEN + a->open_used;
+
+	ep->reqs.free = r->pool_next;
+	mxd_req_init(r, MXD_REQ_SEND, MXD_RS_COMPLETE);
+	d += mxd_wire_put_pack_rec(d, seq, (uint16_t)len, 0, match);
+	mxd_wire_pack_zero(d, len);
+	mxd_copy_short(d, seg->segment_ptr, len);
+	a->open_used += mxd_pack_rec_size(len);
+	rec->refs++;
+	rec->nmsgs++;
+	a->inflight[seq & (MXD_WIN - 1)] = rec;
+	r->partner = p;
+	r->seq = seq;
+	r->length = len;
+	r->status.code = MX_STATUS_SUCCESS;
+	mxd_partner_addr(p, &r->status.source);
+	r->status.match_info = match;
+	r->status.msg_length = r->status.xfer_length = len;
+	r->status.context = context;
+	mxd_list_add_tail(&ep->done, &r->done);
+	mxd_count(ep->board, MXD_C_TX_MSGS);
+	return r;
+}
+
+static inline struct mx_request *
+mxd_send_open(struct mx_endpoint *ep, struct mxd_partner *p,
+		const mx_segment_t *seg, uint64_t match, void *context)
+{
+	const struct mxd_peer_act *a = p->a;
+	uint32_t len = seg->segment_length;
+
+	if (a->open == NULL || len > 16 || !mxd_list_empty(&a->sendq) ||
+			ep->progression_off || mxd_txwin_full(&p->tx) ||
+			a->open_used + mxd_pack_rec_size(len) >
+			p->mtu - (uint32_t)sizeof(struct mxd_hdr) ||
+			a->open->nmsgs == MXD_PACK_MAX ||
+			ep->reqs.free == NULL)
+		return NULL;
+	return mxd_send_open_write(ep, p, seg, len, match, context);
 }
 
 static inline struct mx_request *

@@ -101,21 +101,40 @@ mxd_partner_eager_hdr(struct mxd_partner *p, uint8_t *frame, uint8_t flags,
 	mxd_wire_hdr_set(frame, MXD_F_ACK_VALID | flags, body, ack);
 	return MXD_HDRS_LEN;
 }
-/* Copies n bytes, n small (a register or two when 8 <= n <= 16: most
- * small messages, which a call of memcpy would cost more than). */
+/* Copies n <= 16 bytes in a register or two, overlapping (no call). */
 static inline void
-mxd_copy_short(uint8_t *dst, const uint8_t *src, uint32_t n)
+mxd_copy_upto16(uint8_t *dst, const uint8_t *src, uint32_t n)
 {
-	if (n >= 8 && n <= 16) {
+	if (n >= 8) {
 		uint64_t a, b;
 
 		memcpy(&a, src, 8);
 		memcpy(&b, src + n - 8, 8);
 		memcpy(dst, &a, 8);
 		memcpy(dst + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, src, 4);
+		memcpy(&b, src + n - 4, 4);
+		memcpy(dst, &a, 4);
+		memcpy(dst + n - 4, &b, 4);
 	} else if (n != 0) {
-		memcpy(dst, src, n);
+		dst[0] = src[0];
+		dst[n / 2] = src[n / 2];
+		dst[n - 1] = src[n - 1];
 	}
+}
+
+/* Copies n bytes, n small (in registers up to 16: most small messages,
+ * which a call of memcpy would cost more than). */
+static inline void
+mxd_copy_short(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	if (n <= 16)
+		mxd_copy_upto16(dst, src, n);
+	else
+		memcpy(dst, src, n);
 }
 
 /*

@@ -227,7 +227,7 @@ rx_loop(struct mxd_board *b)
 }
 
 /* A burst's n frames (in b->rx_done) from 'port', dispatched. */
-static void
+static inline __attribute__((always_inline)) void
 rx_frames(struct mxd_board *b, unsigned port, unsigned n)
 {
 	b->counters[MXD_C_RX_FRAMES] += n;
@@ -327,7 +327,7 @@ rx_work(struct mxd_board *b)
  * here, the next pass, another thread's maybe, which may end the
  * receive, comes after them), the sends and PULLs the frames let go, and
  * the flush of all that and of what the frames asked for. */
-static unsigned
+static inline __attribute__((always_inline)) unsigned
 rx_after(struct mxd_board *b, unsigned work)
 {
 	if (mxd_loop_queued(b) != 0)
