@@ -548,23 +548,24 @@ mxd_wire_check(const struct mxd_pkt *pkt)
 }
 
 void
-mxd_wire_plain_pkt(const uint8_t *frame, const struct mxd_plain *m,
-		struct mxd_pkt *pkt)
+mxd_wire_plain_pkt(const uint8_t *frame, struct mxd_pkt *pkt)
 {
-	const uint8_t *e = m->hdr + sizeof(struct mxd_hdr);
+	const uint8_t *h = frame + MXD_ETH_HLEN;
+	const uint8_t *e = h + sizeof(struct mxd_hdr);
+	uint32_t len = mxd_get32(e + O(mxd_eager_hdr, msg_len));
 
 	pkt->unchecked = 0;
 	pkt->eth = (const struct mxd_eth_hdr *)(const void *)frame;
-	parse_common(m->hdr, pkt);
-	pkt->u.eager.seq = m->seq;
-	pkt->u.eager.msg_len = m->len;
-	pkt->u.eager.match = m->match;
+	parse_common(h, pkt);
+	pkt->u.eager.seq = mxd_get32(e + O(mxd_eager_hdr, seq));
+	pkt->u.eager.msg_len = len;
+	pkt->u.eager.match = mxd_get64(e + O(mxd_eager_hdr, match));
 	pkt->u.eager.frag_off = 0;
 	pkt->u.eager.frag_idx = 0;
 	pkt->u.eager.frag_count = 1;
 	pkt->u.eager.frag_max = mxd_get16(e + O(mxd_eager_hdr, frag_max));
-	pkt->u.eager.frag_len = m->len;
-	pkt->payload = m->payload;
+	pkt->u.eager.frag_len = len;
+	pkt->payload = e + sizeof(struct mxd_eager_hdr);
 }
 
 const char *

@@ -724,7 +724,7 @@ int mxd_wire_check(const struct mxd_pkt *pkt);
  * or a plain one that breaks another rule, which mxd_wire_parse_lazy()
  * then takes (and counts by its reason).  mxd_wire_plain_pkt() decodes a
  * frame it accepted into a struct mxd_pkt, as mxd_wire_parse() would,
- * checking nothing again.
+ * checking nothing again (the frame alone: *m may stay in registers).
  */
 struct mxd_plain {
 	const uint8_t *hdr;	/* the common header (frame + MXD_ETH_HLEN) */
@@ -735,8 +735,7 @@ struct mxd_plain {
 	uint32_t ack;
 };
 
-void mxd_wire_plain_pkt(const uint8_t *frame, const struct mxd_plain *m,
-		struct mxd_pkt *pkt);
+void mxd_wire_plain_pkt(const uint8_t *frame, struct mxd_pkt *pkt);
 
 /* (Inline: every message's frame is first looked at here.) */
 static inline int

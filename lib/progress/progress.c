@@ -133,19 +133,19 @@ rx_plain(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
  * shortest way (mxd_wire_plain, mxd_rx_plain: rx_one, inline in the loop
  * over a burst); if it is not one it may take there (not the next
  * message, no receive posted...), it comes here already checked
- * ('plain' 1, m), or found broken (-1).  Any other frame (0) is checked
+ * ('plain' 1), or found broken (-1).  Any other frame (0) is checked
  * by the parser, then acted on by type.
  */
 static __attribute__((noinline)) void
 rx_frame_any(struct mxd_board *b, unsigned port, struct mxd_frame *f,
-		int plain, const struct mxd_plain *m)
+		int plain)
 {
 	struct mxd_pkt pkt;
 	enum mxd_drop why = MXD_DROP_NONE;
 	struct mxd_partner *p;
 
 	if (plain > 0) {
-		mxd_wire_plain_pkt(f->data, m, &pkt);
+		mxd_wire_plain_pkt(f->data, &pkt);
 	} else if (plain < 0) {
 		why = MXD_DROP_CSUM;
 	} else {
@@ -199,7 +199,7 @@ rx_one(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 
 	if (plain > 0 && mxd_rx_plain(b, port, &m))
 		return;
-	rx_frame_any(b, port, f, plain, &m);
+	rx_frame_any(b, port, f, plain);
 }
 
 /* ---- the pass ----------------------------------------------------------- */
