@@ -19,6 +19,7 @@
 #include "wire.h"
 #include "util/config.h"
 #include "util/stats.h"
+#include "board/host.h"
 
 #define MXD_MAX_BOARDS		8
 #define MXD_BOARD_PORTS		8
@@ -80,6 +81,11 @@ struct mxd_board {
 	uint32_t nic_collision;		/* peers seen with our NIC id */
 	uint8_t reviving[MXD_BOARD_PORTS];	/* down, being brought back */
 	uint64_t watch_due;		/* ns: the next mxd_board_watch */
+	/* A board shared by the processes of a host (host.h): the host
+	 * segment, NULL when this process owns the board alone, and this
+	 * process's slot in it. */
+	struct mxd_host *host;
+	unsigned slot;
 };
 
 /*
