@@ -10,6 +10,14 @@
 #
 #   [BUILD=dir] [N=2000] scripts/icount.sh           # builds first
 #   scripts/icount.sh --check <build-dir>            # the meson test
+#   scripts/icount.sh --scale [<build-dir>]          # 1 partner, 10,000
+#
+# --scale runs tests/unit/test_scale (one endpoint, 10,000 fake peers)
+# under callgrind instead: the instructions of the endpoint's calls per
+# 8-byte message (a send, or a receive and the pass that takes it) with
+# one partner known, and again with 10,000 (idle, their traffic over),
+# which the test cannot count itself where the CPU gives a program no
+# counter (about half a minute).
 #
 # --check (the meson test 'icount') also fails if a figure is above its
 # budget in tests/bench/icount-budget, and skips (exit 77, with the
@@ -20,9 +28,12 @@
 # scripts/deps.sh does).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-check=0
+check=0 scale=0
 if [ "${1:-}" = --check ]; then
 	check=1
+	shift
+elif [ "${1:-}" = --scale ]; then
+	scale=1
 	shift
 fi
 n=${N:-2000}
@@ -73,6 +84,27 @@ fi
 
 out=$(mktemp /tmp/mxd-icount.XXXXXX)
 trap 'rm -f "$out" "$out.log" "$out.stdout"' EXIT
+
+if [ $scale = 1 ]; then
+	scale_exe=$build/tests/test_scale
+	[ -x "$scale_exe" ] || { echo "icount: $scale_exe is missing"; exit 1; }
+	valgrind --tool=callgrind --callgrind-out-file="$out" \
+		--collect-atstart=no --toggle-collect=ping_one \
+		--toggle-collect=pong_one --toggle-collect=ping_many \
+		--toggle-collect=pong_many "$scale_exe" >"$out.stdout" \
+		2>"$out.log" || { cat "$out.stdout" "$out.log";
+			echo "icount: test_scale failed"; exit 1; }
+	peers=$(awk '/^test_scale:/ {print $2}' "$out.stdout")
+	# ROUNDS (test_scale.c) rounds of two messages each.
+	callgrind_annotate --inclusive=yes --threshold=100 "$out" |
+		awk -v peers="$peers" '$0 ~ /:(ping|pong)_(one|many) / {
+			gsub(",", "", $1)
+			n = $0 ~ /_one / ? "one" : "many"; s[n] += $1 }
+		END {
+			printf "with 1 partner: %.0f instructions per 8-byte message (the endpoint'"'"'s calls)\n", s["one"] / 4000
+			printf "with %s partners known: %.0f\n", peers, s["many"] / 4000 }'
+	exit 0
+fi
 valgrind --tool=callgrind --callgrind-out-file="$out" \
 	--collect-atstart=no --toggle-collect=icount_measure \
 	"$exe" -n "$n" -w "$warm" >"$out.stdout" 2>"$out.log" ||

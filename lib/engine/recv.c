@@ -321,6 +321,8 @@ mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p)
 		if (match_slot(ep, p, sl, early_data(sl)) != 0)
 			break;
 	mxd_rxwin_settle(&p->rx);
+	if (p->rx.top == p->rx.base)	/* nothing held: slots back */
+		mxd_partner_slots_put(p);
 	if (mxd_rxwin_cum_ack(&p->rx) != p->ack_sent)
 		mxd_rx_ack_schedule(p);
 }
@@ -482,8 +484,8 @@ mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
 		break;
 	}
 	mxd_partner_drain(p->ep, p);
-	if (pkt->h.flags & MXD_F_CTRL)
-		return;
+	if ((pkt->h.flags & MXD_F_CTRL) || p->rx.slot == NULL)
+		return;			/* (nothing held: no hole, no part) */
 	if (sl->complete && mxd_rxwin_hole(&p->rx))
 		sack_prompt(p);
 	else if (!sl->complete && p->frags &&

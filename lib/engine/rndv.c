@@ -345,6 +345,7 @@ mxd_pull_pump(struct mxd_partner *p)
 				q->job_tail))
 		return;
 	mxd_list_del(&p->a->jobq);
+	mxd_partner_jobs_put(p);	/* all served: back to the pool */
 }
 
 void

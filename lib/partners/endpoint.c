@@ -204,6 +204,7 @@ act_grow(struct mx_endpoint *ep)
 		a[i].next_free = ep->free_act;
 		ep->free_act = &a[i];
 	}
+	ep->nact += ACT_CHUNK;
 	return 0;
 }
 
@@ -250,18 +251,26 @@ slots_grow(struct mx_endpoint *ep)
 
 	if (c == NULL)
 		return -1;
+	memset(c, 0, SLOTS_CHUNK * SLOTS_BYTES);	/* every slot inactive */
 	for (unsigned i = 0; i < SLOTS_CHUNK; i++) {
 		*(void **)(void *)(c + i * SLOTS_BYTES) = ep->free_slots;
 		ep->free_slots = c + i * SLOTS_BYTES;
 	}
+	ep->nslots += SLOTS_CHUNK;
 	return 0;
 }
 
+/*
+ * Slots come back to the pool with every slot inactive (the window
+ * empty: nothing held, mxd_partner_slots_put; or a reset emptied them),
+ * as a chunk's start: taken without clearing 12 KiB.  The pool's link
+ * is in the first slot's sequence number and length, which a slot's
+ * start writes over (rxwin.c).
+ */
 int
 mxd_partner_slots(struct mxd_partner *p)
 {
 	struct mx_endpoint *ep = p->ep;
-	const size_t size = SLOTS_BYTES;
 	void *s;
 
 	if (p->rx.slot != NULL)
@@ -270,9 +279,30 @@ mxd_partner_slots(struct mxd_partner *p)
 		return -1;
 	s = ep->free_slots;
 	ep->free_slots = *(void **)s;
-	memset(s, 0, size);
 	p->rx.slot = s;
 	return 0;
+}
+
+void
+mxd_partner_slots_put(struct mxd_partner *p)
+{
+	struct mx_endpoint *ep = p->ep;
+
+	assert(p->rx.top == p->rx.base);
+	*(void **)(void *)p->rx.slot = ep->free_slots;
+	ep->free_slots = p->rx.slot;
+	p->rx.slot = NULL;
+}
+
+void
+mxd_partner_jobs_put(struct mxd_partner *p)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_pulljobs *j = p->a->jobs;
+
+	j->next_free = ep->free_jobs;
+	ep->free_jobs = j;
+	p->a->jobs = NULL;
 }
 
 struct mxd_pulljobs *
@@ -291,6 +321,7 @@ mxd_partner_jobs(struct mxd_partner *p)
 			j[i].next_free = ep->free_jobs;
 			ep->free_jobs = &j[i];
 		}
+		ep->njobs += JOBS_CHUNK;
 	}
 	j = ep->free_jobs;
 	ep->free_jobs = j->next_free;
@@ -323,15 +354,14 @@ mxd_partner_act_put(struct mxd_partner *p)
 	struct mx_endpoint *ep = p->ep;
 	struct mxd_peer_act *a = p->a;
 
-	if (p->rx.slot != NULL) {
-		*(void **)(void *)p->rx.slot = ep->free_slots;
-		ep->free_slots = p->rx.slot;
-		p->rx.slot = NULL;
+	if (p->rx.slot != NULL) {	/* a reset may have left them */
+		if (p->rx.top != p->rx.base)
+			memset(p->rx.slot, 0, SLOTS_BYTES);
+		p->rx.top = p->rx.base;
+		mxd_partner_slots_put(p);
 	}
-	if (a->jobs != NULL) {
-		a->jobs->next_free = ep->free_jobs;
-		ep->free_jobs = a->jobs;
-	}
+	if (a->jobs != NULL)
+		mxd_partner_jobs_put(p);
 	mxd_list_del(&a->active);
 	ep->nactive--;
 	a->next_free = ep->free_act;
@@ -688,4 +718,38 @@ mxd_addr_lookup(const mx_endpoint_addr_t *a)
 	if (ep == NULL || idx == 0 || idx > ep->npartners)
 		return NULL;
 	return mxd_addr_partner(ep, a);
+}
+
+/* ---- memory ------------------------------------------------------------ */
+
+void
+mxd_ep_mem(const struct mx_endpoint *ep, struct mxd_ep_mem *m)
+{
+	const struct mxd_list *pos;
+	uint32_t chunks = (ep->npartners + ep->partner_spare_n +
+			PARTNER_CHUNK - 1) / PARTNER_CHUNK;
+
+	memset(m, 0, sizeof(*m));
+	m->partners = ep->npartners;
+	m->partner_bytes = chunks * (64 + PARTNER_CHUNK *
+			sizeof(struct mxd_partner)) +
+		ep->partners_cap * sizeof(*ep->partners) +
+		(ep->partner_hash != NULL ? (ep->hash_mask + 1) *
+		 sizeof(*ep->partner_hash) : 0);
+	m->active = m->act_taken = ep->nactive;
+	m->acts = ep->nact;
+	m->slots = ep->nslots;
+	m->jobs = ep->njobs;
+	for (uint32_t i = 0; i < ep->npartners; i++)
+		m->slots_taken += ep->partners[i]->rx.slot != NULL;
+	for (pos = ep->active.next; pos != &ep->active; pos = pos->next) {
+		const struct mxd_peer_act *a = (const struct mxd_peer_act *)
+			(const void *)((const char *)pos -
+					offsetof(struct mxd_peer_act, active));
+
+		m->jobs_taken += a->jobs != NULL;
+	}
+	m->pool_bytes = (size_t)ep->nact * sizeof(struct mxd_peer_act) +
+		(size_t)ep->nslots * MXD_WIN * sizeof(struct mxd_rxslot) +
+		(size_t)ep->njobs * sizeof(struct mxd_pulljobs);
 }

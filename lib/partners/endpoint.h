@@ -402,6 +402,7 @@ struct mx_endpoint {
 	void *free_slots;		/* receive window slots, MXD_WIN each */
 	struct mxd_pulljobs *free_jobs;
 	struct mxd_list act_chunks;	/* the pools' memory */
+	uint32_t nact, nslots, njobs;	/* in the pools, taken or not */
 	struct mxd_list posted;		/* receives not hashed, post order */
 	struct mxd_list unexp;		/* unexpected messages, match order */
 	struct mxd_mclass mclass[MXD_MCLASSES];	/* [0]: the full mask */
@@ -611,6 +612,24 @@ mxd_req_complete(struct mx_request *r, mx_status_code_t code)
 	mxd_req_done(r, code);
 }
 
+/*
+ * The memory an endpoint holds for its partners, in bytes: what every
+ * known partner costs (its struct mxd_partner, in chunks, and its slots
+ * in the table and the hash), and the pools of what partners with
+ * traffic take (traffic states, receive windows' slots, PULL queues),
+ * with how many of each are taken now.  For tests, benchmarks and
+ * mx_info.
+ */
+struct mxd_ep_mem {
+	uint32_t partners;		/* known */
+	size_t partner_bytes;		/* partners, table and hash */
+	uint32_t active, act_taken;	/* with traffic state; states taken */
+	uint32_t acts, slots, jobs;	/* in the pools, taken or not */
+	uint32_t slots_taken, jobs_taken;
+	size_t pool_bytes;		/* the three pools' chunks */
+};
+void mxd_ep_mem(const struct mx_endpoint *ep, struct mxd_ep_mem *m);
+
 /* ---- partners ----------------------------------------------------------- */
 
 /* The partner of ep at NIC nic, endpoint remote_ep (hashed), or NULL. */
@@ -637,11 +656,16 @@ mxd_partner_act(struct mxd_partner *p)
 int mxd_partner_idle_now(const struct mxd_partner *p);
 void mxd_partner_act_put(struct mxd_partner *p);
 /* p's receive window's slots (p->rx.slot), from the pool if it has
- * none; 0, or -1 out of memory.  p holds traffic state. */
+ * none; 0, or -1 out of memory.  p holds traffic state.  They go back
+ * as soon as the window holds nothing (rx.top == rx.base: every slot
+ * inactive), mxd_partner_slots_put. */
 int mxd_partner_slots(struct mxd_partner *p);
+void mxd_partner_slots_put(struct mxd_partner *p);
 /* p's queues of PULLs to serve, from the pool if it has none; NULL out
- * of memory.  p holds traffic state. */
+ * of memory.  p holds traffic state.  They go back once served,
+ * mxd_partner_jobs_put. */
 struct mxd_pulljobs *mxd_partner_jobs(struct mxd_partner *p);
+void mxd_partner_jobs_put(struct mxd_partner *p);
 /* Drops what is in flight and starts both windows over at message 1,
  * with the peer's session 'remote_session' (0: none). */
 void mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session);
