@@ -124,6 +124,8 @@ board_new(struct mxd_lib *lib, const struct mxd_config *c, unsigned idx,
 		b->nports++;
 	}
 	b->nic_id = mxd_mac_to_nic(b->port[0]->mac);
+	b->due = b->nports > 1 ? MXD_DUE_PORTS : 0;
+	b->pass_left = 1;		/* the first pass counts */
 	snprintf(b->name, sizeof(b->name), "%.60s:%u", c->hostname, idx);
 	board_limits(b, c);
 	if (mxd_stats_open(&b->stats, idx, b->nic_id, b->name) < 0) {
@@ -262,6 +264,7 @@ txq_flush(struct mxd_board *b, unsigned p)
 		q->head += sent;
 		if (sent < n) {
 			b->tx_queued |= 1u << p;	/* the next flush */
+			b->due |= MXD_DUE_TX;
 			mxd_count(b, MXD_C_TX_STALLS);
 			return;
 		}

@@ -34,6 +34,14 @@ struct mxd_txq {
 	struct mxd_frame f[MXD_TXQ_SIZE];
 };
 
+/* Bits of mxd_board.due: work beyond the rx burst may wait. */
+#define MXD_DUE_TX	0x01	/* frames in a tx queue (tx_queued) */
+#define MXD_DUE_LOOP	0x02	/* frames in the loopback ring */
+#define MXD_DUE_NT	0x04	/* stores around the caches to fence */
+#define MXD_DUE_PUMP	0x08	/* endpoints with sends or PULLs queued */
+#define MXD_DUE_LOOK	0x10	/* look_now */
+#define MXD_DUE_PORTS	0x20	/* several ports (for good) */
+
 struct mxd_board {
 	unsigned index;
 	uint64_t nic_id;
@@ -60,8 +68,14 @@ struct mxd_board {
 	uint32_t look_pass;		/* passes since the endpoints' timers
 					 * were looked at (progress.c) */
 	uint8_t look_now;		/* a notice waits: the next pass looks */
-	uint32_t others_pass;		/* passes on behalf of its endpoints
-					 * since one covered every board */
+	/* A pass of a call (progress.c, mxd_progress) is the burst alone
+	 * while nothing else is due: 'due' says something may be (a bit
+	 * per kind, MXD_DUE_*: set by whoever makes the work, cleared by
+	 * the pass that finds it done), 'pass_left' counts the passes down
+	 * to the next look at the timers, the link watch and the other
+	 * boards. */
+	uint32_t due;
+	uint32_t pass_left;
 	struct mxd_txq txq[MXD_BOARD_PORTS];
 	uint32_t tx_queued;		/* bit per port whose queue holds
 					 * frames: flush looks at no other */
@@ -183,6 +197,7 @@ mxd_txq_push(struct mxd_board *b, unsigned port, struct mxd_frame *f,
 		mxd_wire_seal(f->data);
 	q->f[q->tail++ & (MXD_TXQ_SIZE - 1)] = *f;
 	b->tx_queued |= 1u << port;
+	b->due |= MXD_DUE_TX;
 	mxd_count(b, MXD_C_TX_FRAMES);
 }
 
@@ -211,6 +226,7 @@ mxd_loop_push(struct mxd_board *b, struct mxd_frame *f, int sealed)
 	if (!sealed)
 		mxd_wire_seal(f->data);
 	b->loop[b->loop_tail++ & (MXD_LOOP_SIZE - 1)] = *f;
+	b->due |= MXD_DUE_LOOP;
 	mxd_count(b, MXD_C_LOOP_FRAMES);
 }
 /* Hands every queued frame the PMD takes to it, in bursts.  Called at

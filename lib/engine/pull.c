@@ -550,6 +550,7 @@ mxd_pull_data(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 		uint32_t crc;
 
 		ep->board->nt_stores |= pl->cold;	/* fenced: rx_board */
+		ep->board->due |= pl->cold ? MXD_DUE_NT : 0;
 		crc = mxd_req_scatter_crc(pl->r, off, pkt->payload, want,
 				pkt->crc, pl->cold);
 		if (!mxd_wire_payload_ok(pkt, crc)) {

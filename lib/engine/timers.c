@@ -76,8 +76,10 @@ mxd_timer_ack(struct mxd_partner *p, uint64_t due)
 
 	if (mxd_list_empty(&ep->acks) || due < ep->acks_due)
 		ep->acks_due = due;	/* a notice (0) too: the next pass */
-	if (due == 0)
+	if (due == 0) {
 		ep->board->look_now = 1;
+		ep->board->due |= MXD_DUE_LOOK;
+	}
 	if (!p->a->ack_queued) {
 		p->a->ack_due = due;
 		p->a->ack_due_for = p->ack_sent;

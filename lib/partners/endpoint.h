@@ -479,8 +479,10 @@ mxd_ep_busy(struct mx_endpoint *ep, unsigned bit)
 {
 	ep->work |= (uint8_t)bit;
 	ep->board->ep_busy |= 1u << ep->id;
-	if (bit & MXD_EW_PUMP)
+	if (bit & MXD_EW_PUMP) {
 		ep->board->ep_pump |= 1u << ep->id;
+		ep->board->due |= MXD_DUE_PUMP;
+	}
 }
 
 /* The slot of open endpoint ep (board.h). */

@@ -464,12 +464,9 @@ pass(struct mxd_board *own)
 		for (unsigned i = 0; i < mxd_lib.nboards; i++)
 			mxd_timers_watch(mxd_lib.boards[i]);
 	}
-	if (own != NULL && (mxd_lib.nboards == 1 ||
-				own->others_pass < MXD_OTHERS_PASSES)) {
+	if (own != NULL) {
 		work = board_pass(own);
 	} else {
-		if (own != NULL)
-			own->others_pass = 0;
 		for (unsigned i = 0; i < mxd_lib.nboards; i++)
 			work += board_pass(mxd_lib.boards[i]);
 	}
@@ -477,21 +474,72 @@ pass(struct mxd_board *own)
 	return work;
 }
 
-/* The usual pass of a call: its own board alone, neither the watch nor
- * the other boards due. */
+/* What the bits of b->due say, from what waits now. */
+static void
+due_settle(struct mxd_board *b)
+{
+	b->due = (b->tx_queued ? MXD_DUE_TX : 0) |
+		(mxd_loop_queued(b) ? MXD_DUE_LOOP : 0) |
+		(b->nt_stores ? MXD_DUE_NT : 0) |
+		(b->ep_pump ? MXD_DUE_PUMP : 0) |
+		(b->look_now ? MXD_DUE_LOOK : 0) |
+		(b->nports > 1 ? MXD_DUE_PORTS : 0);
+}
+
+/*
+ * A call's pass that is more than the burst (mxd_progress): something is
+ * due on its board (own->due), or its countdown ended (own->pass_left):
+ * the passes it skipped count towards the link watch and the endpoints'
+ * timers (board_pass counts this one), and the other boards, if any,
+ * are passed too.
+ */
+static __attribute__((noinline)) unsigned
+pass_call(struct mxd_board *own)
+{
+	unsigned period = mxd_lib.nboards > 1 ? MXD_OTHERS_PASSES :
+		MXD_ACK_PASSES, work;
+	int all = 0;
+
+	if (own->pass_left == 0) {
+		own->pass_left = period;
+		watch_pass += period;
+		if (own->ep_busy)
+			own->look_pass += period - 1;
+		all = mxd_lib.nboards > 1;
+	} else {
+		watch_pass++;
+	}
+	work = pass(all ? NULL : own);
+	due_settle(own);
+	return work;
+}
+
+/*
+ * The usual pass of a call: its own board's burst alone, what the burst
+ * brought (board_rx), nothing else due (own->due) and the countdown to
+ * the timers' look, the watch and the other boards not at its end; a
+ * pass that finds nothing costs the burst and a few tests.
+ */
 unsigned
 mxd_progress(struct mx_endpoint *ep)
 {
 	struct mxd_board *own = ep->board;
-	unsigned work;
+	struct mxd_link *l;
+	unsigned n, work = 0;
 
 	if (ep->progression_off || in_pass)
 		return 0;
-	if (++watch_pass >= MXD_WATCH_PASSES || (mxd_lib.nboards > 1 &&
-				++own->others_pass >= MXD_OTHERS_PASSES))
-		return pass(own);
+	if (--own->pass_left == 0 || own->due != 0)
+		return pass_call(own);
 	in_pass = 1;
-	work = board_pass(own);
+	l = own->port[0];
+	if (own->rx_done_n != 0) {	/* the last burst's frames */
+		l->ops->free(own->rx_done, own->rx_done_n);
+		own->rx_done_n = 0;
+	}
+	n = l->ops->rx_burst(l, own->rx_done, MXD_BURST);
+	if ((n | (l->news != own->news_seen[0])) != 0)
+		work = board_rx(own, n);
 	in_pass = 0;
 	return work;
 }
