@@ -281,7 +281,8 @@ do_finalize(void)
 				mxd_close_endpoint(lib->boards[i]->ep[e]);
 	mxd_boards_fini(lib);
 	mxd_fault_unwrap(lib->links, lib->nlinks);
-	memset(lib->live_hint, 0, sizeof(lib->live_hint));
+	for (unsigned s = 0; s < MXD_LIVE_HINTS; s++)
+		lib->live_hint[s] = MXD_NO_EP;
 	lib->initialized = 0;
 	return MX_SUCCESS;
 }

@@ -20,7 +20,10 @@
 #include "util/clock.h"
 #include "board/board.h"
 
-struct mxd_lib mxd_lib;
+struct mxd_lib mxd_lib = {
+	.live_hint = { MXD_NO_EP, MXD_NO_EP, MXD_NO_EP, MXD_NO_EP },
+};
+_Static_assert(MXD_LIVE_HINTS == 4, "the hints' initializer");
 
 /* Parses MX_BOARDS ("0+1,2": board 0 = ports 0 and 1, board 1 = port 2). */
 static int

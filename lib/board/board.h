@@ -116,7 +116,11 @@ struct mxd_ep_slot {
 	uint8_t closing;	/* mx_close_endpoint has begun */
 };
 
-#define MXD_LIVE_HINTS	8	/* endpoints remembered open, 2^n */
+#define MXD_LIVE_HINTS	4	/* endpoints remembered open */
+
+/* A free slot of mxd_lib.live_hint: the address of mxd_lib, which no
+ * endpoint has. */
+#define MXD_NO_EP	((const struct mx_endpoint *)(const void *)&mxd_lib)
 
 /* The process's boards and links. */
 struct mxd_lib {
@@ -126,11 +130,13 @@ struct mxd_lib {
 	struct mxd_link *links[MXD_GLUE_MAX_PORTS];
 	unsigned nlinks;
 	int eal_reused;
-	/* Endpoints API calls found open lately (mxd_ep_live), one per slot
-	 * by address, so that the calls of a program on a few endpoints
-	 * look no further; cleared when one closes.  Written under the
+	/* Endpoints API calls found open lately (mxd_ep_live), so that the
+	 * calls of a program on a few endpoints look no further; a slot
+	 * holds MXD_NO_EP when free (never NULL: a NULL handle matches
+	 * none), and is freed when its endpoint closes.  Written under the
 	 * library lock only. */
 	const struct mx_endpoint *live_hint[MXD_LIVE_HINTS];
+	unsigned live_next;		/* the slot a new one takes */
 	/* Per endpoint slot (board index, endpoint id): what outlives the
 	 * endpoint that holds the slot (wait.c). */
 	struct mxd_ep_slot slot[MXD_MAX_BOARDS][MX_MAX_ENDPOINTS];

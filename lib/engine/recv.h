@@ -97,7 +97,7 @@ mxd_recv_direct(struct mx_request *r, struct mxd_partner *p, uint64_t match,
 	}
 	ep->posted_short--;
 	mxd_list_del(&r->link);
-	mxd_partner_addr(p, &r->status.source);
+	mxd_partner_addr_act(p, &r->status.source);
 	r->status.match_info = match;
 	r->status.msg_length = len;
 	mxd_copy_short(r->segs[0].segment_ptr, data, len);

@@ -64,7 +64,7 @@ mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 	r->seq = seq;
 	r->length = len;
 	r->status.code = MX_STATUS_SUCCESS;
-	mxd_partner_addr(p, &r->status.source);
+	mxd_partner_addr_act(p, &r->status.source);
 	r->status.match_info = match;
 	r->status.msg_length = r->status.xfer_length = len;
 	r->status.context = context;
@@ -105,7 +105,7 @@ mxd_send_open_write(struct mx_endpoint *ep, struct mxd_partner *p,
 	r->seq = seq;
 	r->length = len;
 	r->status.code = MX_STATUS_SUCCESS;
-	mxd_partner_addr(p, &r->status.source);
+	mxd_partner_addr_act(p, &r->status.source);
 	r->status.match_info = match;
 	r->status.msg_length = r->status.xfer_length = len;
 	r->status.context = context;

@@ -99,7 +99,7 @@ mxd_ep_free(struct mx_endpoint *ep)
 	}
 	for (unsigned s = 0; s < MXD_LIVE_HINTS; s++)
 		if (mxd_lib.live_hint[s] == ep)
-			mxd_lib.live_hint[s] = NULL;
+			mxd_lib.live_hint[s] = MXD_NO_EP;
 	for (uint32_t i = 0; i < ep->npartners; i++) {
 		mxd_partner_reset(ep->partners[i], 0);
 		if (ep->partners[i]->a != NULL)
@@ -227,6 +227,7 @@ mxd_partner_act_take(struct mxd_partner *p)
 	a->notify_cap = cap;
 	a->p = p;
 	a->note_hi = p->tx.acked;
+	mxd_partner_addr_of(p, &a->addr);
 	a->hs.status = -1;
 	mxd_list_init(&a->ackq);
 	mxd_list_init(&a->timed);

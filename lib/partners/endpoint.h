@@ -221,6 +221,10 @@ struct mxd_peer_act {
 	uint32_t note_hi;
 	uint64_t ack_due;		/* ns: send an explicit ack by then */
 	uint32_t ack_due_for;		/* p->ack_sent when it was stamped */
+	/* The partner's address as the program gets it (status.source):
+	 * made once, when the state is taken, for every message's status
+	 * (mxd_partner_addr_act). */
+	mx_endpoint_addr_t addr;
 	struct mxd_list ackq;		/* on the endpoint's ack list */
 	struct mxd_list timed;		/* on the endpoint's timed list */
 	struct mxd_list sendq;		/* sends waiting for window/tx */
@@ -538,33 +542,24 @@ mxd_ep_open_now(const struct mx_endpoint *ep)
 	return mxd_ep_open_slot(ep) != NULL;
 }
 
-/* ep's slot in mxd_lib.live_hint: its address, hashed. */
-static inline unsigned
-mxd_live_slot(const struct mx_endpoint *ep)
-{
-	_Static_assert(MXD_LIVE_HINTS == 8, "three bits of hash");
-	return (unsigned)(((uint64_t)(uintptr_t)ep >> 4) *
-			0x9e3779b97f4a7c15ull >> 61);
-}
-
 /*
- * Whether ep is an endpoint open, seen so by a call before: remembered
- * in its slot of mxd_lib.live_hint or the one beside it (two endpoints
- * of a program whose addresses hash alike both stay), forgotten when it
- * closes (mxd_ep_free) and all at mx_finalize.  A compare or two.
+ * Whether ep is an endpoint open, seen so by a call before: one of
+ * mxd_lib.live_hint, forgotten when it closes (mxd_ep_free) and all at
+ * mx_finalize.  A compare per endpoint in use, the first for a program
+ * on one.
  */
 static inline int
 mxd_ep_known(const struct mx_endpoint *ep)
 {
-	unsigned s = mxd_live_slot(ep);
+	const struct mx_endpoint *const *h = mxd_lib.live_hint;
 
-	return ep != NULL && (ep == mxd_lib.live_hint[s] ||
-			ep == mxd_lib.live_hint[s ^ 1]);
+	_Static_assert(MXD_LIVE_HINTS == 4, "four compares");
+	return ep == h[0] || ep == h[1] || ep == h[2] || ep == h[3];
 }
 
 /* The same for a call under the library lock: an endpoint found open is
- * remembered (in its slot, or the one beside it if that is free), and
- * the next call on it compares a pointer or two. */
+ * remembered (in a free slot, else in turn), and the next call on it
+ * compares a pointer or a few. */
 static inline int
 mxd_ep_live(const struct mx_endpoint *ep)
 {
@@ -572,11 +567,13 @@ mxd_ep_live(const struct mx_endpoint *ep)
 
 	if (mxd_ep_known(ep))
 		return 1;
-	if (!mxd_ep_open_now(ep))
+	if (ep == NULL || !mxd_ep_open_now(ep))
 		return 0;
-	s = mxd_live_slot(ep);
-	if (mxd_lib.live_hint[s] != NULL && mxd_lib.live_hint[s ^ 1] == NULL)
-		s ^= 1;
+	for (s = 0; s < MXD_LIVE_HINTS && mxd_lib.live_hint[s] != MXD_NO_EP;
+			s++)
+		;
+	if (s == MXD_LIVE_HINTS)
+		s = mxd_lib.live_next++ % MXD_LIVE_HINTS;
 	mxd_lib.live_hint[s] = ep;
 	return 1;
 }
@@ -727,12 +724,27 @@ mxd_partner_up(const struct mxd_partner *p)
  * recognised instead of trusted.  mxd_addr_partner returns NULL for an
  * address this endpoint has no partner for. */
 static inline void
-mxd_partner_addr(struct mxd_partner *p, mx_endpoint_addr_t *a)
+mxd_partner_addr_of(const struct mxd_partner *p, mx_endpoint_addr_t *a)
 {
-	p->used = 1;
 	a->stuff[0] = (p->nic_id & 0xffffffffffffull) |
 		((uint64_t)p->remote_ep << 48);
 	a->stuff[1] = ((uint64_t)p->ep->session << 32) | (p->index + 1u);
+}
+
+/* ... given to the program: p is kept for the endpoint's life. */
+static inline void
+mxd_partner_addr(struct mxd_partner *p, mx_endpoint_addr_t *a)
+{
+	p->used = 1;
+	mxd_partner_addr_of(p, a);
+}
+
+/* The same, for p with traffic state: copied from p->a->addr. */
+static inline void
+mxd_partner_addr_act(struct mxd_partner *p, mx_endpoint_addr_t *a)
+{
+	p->used = 1;
+	*a = p->a->addr;
 }
 
 static inline struct mxd_partner *
