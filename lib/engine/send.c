@@ -761,7 +761,7 @@ mxd_send_small(struct mx_endpoint *ep, struct mxd_partner *p,
 			 mxd_txrec_grow(ep, 1) < 0) ||
 			mxd_partner_alloc(p, (unsigned)p->port, &f, 1) != 0)
 		return NULL;
-	return mxd_send_frame(ep, p, &f, seg, match, context);
+	return mxd_send_frame(ep, p, &f, seg, match, context, NULL);
 }
 
 void

@@ -37,11 +37,13 @@ struct mx_request *mxd_send_small(struct mx_endpoint *ep,
 
 /* A message that leaves at once in a frame of its own (f, allocated):
  * built from p's template, its data kept in a small record, handed to
- * the port, its request returned done.  The pools are not empty. */
+ * the port (l, p's, when the caller knows its tx queue empty and p on
+ * the wire; else NULL), its request returned done.  The pools are not
+ * empty. */
 static inline __attribute__((always_inline)) struct mx_request *
 mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 		struct mxd_frame *f, const mx_segment_t *seg, uint64_t match,
-		void *context)
+		void *context, struct mxd_link *l)
 {
 	struct mx_request *r = ep->reqs.free;
 	struct mxd_txrec *rec = ep->free_txsmall;
@@ -54,7 +56,12 @@ mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 	mxd_copy_short(rec->data, seg->segment_ptr, len);
 	mxd_partner_small_frame(p, f, seq, 0, match, rec->data, len,
 			mxd_ack_for(p, MXD_T_EAGER));
-	mxd_partner_xmit_now(p, (unsigned)p->port, f);
+	if (l == NULL)
+		mxd_partner_xmit_now(p, (unsigned)p->port, f);
+	else if (l->ops->tx_burst(l, f, 1) == 1)	/* nothing before it */
+		mxd_count(ep->board, MXD_C_TX_FRAMES);
+	else
+		mxd_txq_push(ep->board, (unsigned)p->port, f, 1);
 	/* Kept until acknowledged (msg_keep's, for a completed send). */
 	mxd_txrec_small(rec, seq, len, match);
 	p->a->inflight[seq & (MXD_WIN - 1)] = rec;
@@ -148,7 +155,7 @@ mxd_send_now(struct mx_endpoint *ep, struct mxd_partner *p,
 	l = b->port[port];
 	if (l->ops->alloc(l, &f, 1) != 0)
 		return NULL;
-	return mxd_send_frame(ep, p, &f, seg, match, context);
+	return mxd_send_frame(ep, p, &f, seg, match, context, l);
 }
 static inline int
 mxd_send_small_ok(const struct mx_endpoint *ep, const struct mxd_partner *p,
