@@ -127,7 +127,7 @@ bcopy=$(per icount_bulk_copy)
 echo "send path: $send instructions per 8-byte message"
 echo "receive path: $recv instructions per 8-byte message"
 echo "round trip: $rtt instructions (both sides, two 8-byte messages)"
-echo "idle pass: $idle instructions (both boards; in each one-way figure once)"
+echo "idle pass: $idle instructions (the other board every 16th; in each one-way figure once)"
 echo "packed send path: $psend instructions per 8-byte message (batches of 40)"
 echo "packed receive path: $precv instructions per 8-byte message (batches of 40)"
 echo "bulk send path: $btx instructions per full frame of a 1 MiB message ($bcopy of them the payload's copy and check)"

@@ -444,11 +444,14 @@ board_pass(struct mxd_board *b)
  * every MXD_OTHERS_PASSES such passes the others too (as Open-MX progresses
  * the endpoint a call names): the calls of a program that drives several
  * boards, one endpoint each, look at each board mostly in its own calls,
- * while no board's partners wait long for an answer (a quarter of the
- * passes of any call, and the progression thread's, which cover them
- * all).  own NULL: every board.
+ * while no board's partners wait long for an answer (a sixteenth of the
+ * passes of any call, a few microseconds apart while the program calls,
+ * and the progression thread's, which cover them all while it does not).
+ * Each look at a board costs its bursts even when they find nothing: a
+ * program on one board does not pay them for the others at every fourth
+ * call.  own NULL: every board.
  */
-#define MXD_OTHERS_PASSES	4
+#define MXD_OTHERS_PASSES	16
 
 /* Passes since the link watch's look (every MXD_WATCH_PASSES). */
 static unsigned watch_pass;

@@ -49,9 +49,10 @@
  * ring between icount_send and icount_recv, outside both; the
  * receiver's ACKs wait in the sender's rx ring for the next
  * icount_send.  So each function's pass finds only its own side's
- * frames.  A pass still covers both boards of the process, so each
- * one-way figure includes the other board's idle look (part of
- * icount_idle's figure), where two processes would each look at one.
+ * frames.  A pass still covers both boards of the process every
+ * MXD_OTHERS_PASSES (16) passes, so each one-way figure includes a
+ * sixteenth of the other board's idle look (as icount_idle's figure
+ * does), where two processes would each look at one.
  * The fake link's copy of each frame (its "wire") is in the figures,
  * as a PMD's tx and rx bursts would be.
  *
