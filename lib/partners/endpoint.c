@@ -21,6 +21,8 @@
 
 static int act_grow(struct mx_endpoint *ep);
 static int slots_grow(struct mx_endpoint *ep);
+static int pools_free(struct mx_endpoint *ep, uint32_t acts, uint32_t slots,
+		uint32_t jobs, uint32_t max);
 
 struct mx_endpoint *
 mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
@@ -57,7 +59,6 @@ mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
 	mxd_list_init(&ep->timed);
 	mxd_list_init(&ep->partner_chunks);
 	mxd_list_init(&ep->active);
-	mxd_list_init(&ep->act_chunks);
 	ep->partners_max = mxd_conf.max_partners < MXD_PARTNERS_FLOOR ?
 		MXD_PARTNERS_FLOOR : mxd_conf.max_partners > MXD_PARTNERS_CEIL ?
 		MXD_PARTNERS_CEIL : mxd_conf.max_partners;
@@ -104,12 +105,9 @@ mxd_ep_free(struct mx_endpoint *ep)
 		mxd_partner_reset(ep->partners[i], 0);
 		if (ep->partners[i]->a != NULL)
 			mxd_partner_act_put(ep->partners[i]);
+		free(ep->partners[i]->rx.slot);	/* NULL: slots go with a */
 	}
-	for (struct mxd_peer_act *a = ep->free_act; a != NULL;
-			a = a->next_free)
-		free(a->notify);
-	mxd_list_foreach(pos, tmp, &ep->act_chunks)
-		free(pos);
+	pools_free(ep, 0, 0, 0, UINT32_MAX);
 	mxd_list_foreach(pos, tmp, &ep->partner_chunks)
 		free(pos);
 	free(ep->partners);
@@ -172,39 +170,31 @@ mxd_txrec_grow(struct mx_endpoint *ep, int small)
 
 /* ---- traffic state: its pools ------------------------------------------ */
 
-#define ACT_CHUNK	16	/* traffic states per chunk (about 38 KiB) */
-#define SLOTS_CHUNK	4	/* receive windows' slots per chunk (40 KiB) */
-#define JOBS_CHUNK	2	/* PULL queues per chunk (27 KiB) */
-
-/* A chunk of n objects of 'size' bytes for a pool: on ep->act_chunks,
- * mapped in one call; returns its first object. */
-static void *
-pool_chunk(struct mx_endpoint *ep, size_t size, unsigned n)
-{
-	size_t len = 64 + (size_t)n * size;
-	struct mxd_list *c = malloc(len);
-
-	if (c == NULL)
-		return NULL;
-	mxd_glue_prefault(c, len);
-	mxd_list_add_tail(&ep->act_chunks, c);
-	return (char *)c + 64;
-}
+/*
+ * Each object of the three pools is a block of the heap of its own, so
+ * that what a pool holds beyond its floor can go back (mxd_ep_pools_trim).
+ * An empty pool grows by a few at once, each written whole as it comes
+ * (its pages faulted then, not by the first messages that use it).
+ */
+#define ACT_GROW	16	/* traffic states, 2.6 KiB each */
+#define SLOTS_GROW	4	/* receive windows' slots, 12 KiB each */
+#define JOBS_GROW	2	/* PULL queues, 16 KiB each */
+#define POOL_TRIM	64	/* of each kind per look, at most */
 
 static int
 act_grow(struct mx_endpoint *ep)
 {
-	struct mxd_peer_act *a = pool_chunk(ep, sizeof(*a), ACT_CHUNK);
+	for (unsigned i = 0; i < ACT_GROW; i++) {
+		struct mxd_peer_act *a = malloc(sizeof(*a));
 
-	if (a == NULL)
-		return -1;
-	for (unsigned i = 0; i < ACT_CHUNK; i++) {
-		a[i].notify = NULL;
-		a[i].notify_cap = 0;
-		a[i].next_free = ep->free_act;
-		ep->free_act = &a[i];
+		if (a == NULL)
+			return i > 0 ? 0 : -1;
+		memset(a, 0, sizeof(*a));	/* notify NULL */
+		a->next_free = ep->free_act;
+		ep->free_act = a;
+		ep->nact++;
+		ep->free_act_n++;
 	}
-	ep->nact += ACT_CHUNK;
 	return 0;
 }
 
@@ -220,6 +210,7 @@ mxd_partner_act_take(struct mxd_partner *p)
 		return NULL;
 	a = ep->free_act;
 	ep->free_act = a->next_free;
+	ep->free_act_n--;
 	notify = a->notify;		/* a buffer grown once stays */
 	cap = a->notify_cap;
 	memset(a, 0, sizeof(*a));
@@ -248,23 +239,24 @@ mxd_partner_act_take(struct mxd_partner *p)
 static int
 slots_grow(struct mx_endpoint *ep)
 {
-	char *c = pool_chunk(ep, SLOTS_BYTES, SLOTS_CHUNK);
+	for (unsigned i = 0; i < SLOTS_GROW; i++) {
+		void *s = malloc(SLOTS_BYTES);
 
-	if (c == NULL)
-		return -1;
-	memset(c, 0, SLOTS_CHUNK * SLOTS_BYTES);	/* every slot inactive */
-	for (unsigned i = 0; i < SLOTS_CHUNK; i++) {
-		*(void **)(void *)(c + i * SLOTS_BYTES) = ep->free_slots;
-		ep->free_slots = c + i * SLOTS_BYTES;
+		if (s == NULL)
+			return i > 0 ? 0 : -1;
+		memset(s, 0, SLOTS_BYTES);	/* every slot inactive */
+		*(void **)s = ep->free_slots;
+		ep->free_slots = s;
+		ep->nslots++;
+		ep->free_slots_n++;
 	}
-	ep->nslots += SLOTS_CHUNK;
 	return 0;
 }
 
 /*
  * Slots come back to the pool with every slot inactive (the window
  * empty: nothing held, mxd_partner_slots_put; or a reset emptied them),
- * as a chunk's start: taken without clearing 12 KiB.  The pool's link
+ * as they were made: taken without clearing 12 KiB.  The pool's link
  * is in the first slot's sequence number and length, which a slot's
  * start writes over (rxwin.c).
  */
@@ -280,6 +272,7 @@ mxd_partner_slots(struct mxd_partner *p)
 		return -1;
 	s = ep->free_slots;
 	ep->free_slots = *(void **)s;
+	ep->free_slots_n--;
 	p->rx.slot = s;
 	return 0;
 }
@@ -292,6 +285,7 @@ mxd_partner_slots_put(struct mxd_partner *p)
 	assert(p->rx.top == p->rx.base);
 	*(void **)(void *)p->rx.slot = ep->free_slots;
 	ep->free_slots = p->rx.slot;
+	ep->free_slots_n++;
 	p->rx.slot = NULL;
 }
 
@@ -303,6 +297,7 @@ mxd_partner_jobs_put(struct mxd_partner *p)
 
 	j->next_free = ep->free_jobs;
 	ep->free_jobs = j;
+	ep->free_jobs_n++;
 	p->a->jobs = NULL;
 }
 
@@ -314,18 +309,21 @@ mxd_partner_jobs(struct mxd_partner *p)
 
 	if (p->a->jobs != NULL)
 		return p->a->jobs;
-	if (ep->free_jobs == NULL) {
-		j = pool_chunk(ep, sizeof(*j), JOBS_CHUNK);
+	for (unsigned i = 0; ep->free_jobs == NULL && i < JOBS_GROW; i++) {
+		j = malloc(sizeof(*j));
 		if (j == NULL)
-			return NULL;
-		for (unsigned i = 0; i < JOBS_CHUNK; i++) {
-			j[i].next_free = ep->free_jobs;
-			ep->free_jobs = &j[i];
-		}
-		ep->njobs += JOBS_CHUNK;
+			break;
+		memset(j, 0, sizeof(*j));		/* its pages now */
+		j->next_free = ep->free_jobs;
+		ep->free_jobs = j;
+		ep->njobs++;
+		ep->free_jobs_n++;
 	}
+	if (ep->free_jobs == NULL)
+		return NULL;
 	j = ep->free_jobs;
 	ep->free_jobs = j->next_free;
+	ep->free_jobs_n--;
 	j->job_head = j->job_tail = j->again_head = j->again_tail = 0;
 	p->a->jobs = j;
 	return j;
@@ -367,7 +365,62 @@ mxd_partner_act_put(struct mxd_partner *p)
 	ep->nactive--;
 	a->next_free = ep->free_act;
 	ep->free_act = a;
+	ep->free_act_n++;
 	p->a = NULL;
+}
+
+/* Frees what the pools hold beyond acts, slots and jobs free, at most
+ * max of each kind; returns nonzero if some stays beyond. */
+static int
+pools_free(struct mx_endpoint *ep, uint32_t acts, uint32_t slots,
+		uint32_t jobs, uint32_t max)
+{
+	uint32_t n;
+
+	for (n = 0; n < max && ep->free_act_n > acts; n++) {
+		struct mxd_peer_act *a = ep->free_act;
+
+		ep->free_act = a->next_free;
+		free(a->notify);
+		free(a);
+		ep->free_act_n--;
+		ep->nact--;
+	}
+	for (n = 0; n < max && ep->free_slots_n > slots; n++) {
+		void *s = ep->free_slots;
+
+		ep->free_slots = *(void **)s;
+		free(s);
+		ep->free_slots_n--;
+		ep->nslots--;
+	}
+	for (n = 0; n < max && ep->free_jobs_n > jobs; n++) {
+		struct mxd_pulljobs *j = ep->free_jobs;
+
+		ep->free_jobs = j->next_free;
+		free(j);
+		ep->free_jobs_n--;
+		ep->njobs--;
+	}
+	return ep->free_act_n > acts || ep->free_slots_n > slots ||
+		ep->free_jobs_n > jobs;
+}
+
+int
+mxd_ep_pools_trim(struct mx_endpoint *ep, uint64_t now)
+{
+	if (mxd_ep_pools_floor(ep)) {
+		ep->trim_at = 0;
+		return 0;
+	}
+	if (ep->trim_at == 0)
+		ep->trim_at = now + MXD_POOL_HOLD_NS;
+	if (now < ep->trim_at ||
+			pools_free(ep, MXD_ACT_KEEP, MXD_SLOTS_KEEP,
+				MXD_JOBS_KEEP, POOL_TRIM))
+		return 1;
+	ep->trim_at = 0;
+	return 0;
 }
 
 /* ---- partners ----------------------------------------------------------- */

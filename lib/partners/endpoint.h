@@ -405,8 +405,11 @@ struct mx_endpoint {
 	struct mxd_peer_act *free_act;
 	void *free_slots;		/* receive window slots, MXD_WIN each */
 	struct mxd_pulljobs *free_jobs;
-	struct mxd_list act_chunks;	/* the pools' memory */
 	uint32_t nact, nslots, njobs;	/* in the pools, taken or not */
+	uint32_t free_act_n, free_slots_n, free_jobs_n;	/* not taken */
+	uint64_t trim_at;		/* ns: the pools hold more than their
+					 * floor since before; 0: they do not
+					 * (mxd_ep_pools_trim) */
 	struct mxd_list posted;		/* receives not hashed, post order */
 	struct mxd_list unexp;		/* unexpected messages, match order */
 	struct mxd_mclass mclass[MXD_MCLASSES];	/* [0]: the full mask */
@@ -628,6 +631,30 @@ struct mxd_ep_mem {
 	size_t pool_bytes;		/* the three pools' chunks */
 };
 void mxd_ep_mem(const struct mx_endpoint *ep, struct mxd_ep_mem *m);
+
+/*
+ * The three pools of traffic state give back to the heap what they hold
+ * free beyond their floor (a few dozen objects) once they have held it
+ * for MXD_POOL_HOLD_NS: at the timers' look (now), a bounded number at a
+ * time.  After an all-to-all, an endpoint's idle partners cost their
+ * struct mxd_partner again; traffic that comes back within the hold finds
+ * its states in the pool.  Returns nonzero while the pools are above
+ * their floor (the look must come again).
+ */
+#define MXD_POOL_HOLD_NS	1000000000ull
+#define MXD_ACT_KEEP		64	/* the floors: kept free for good */
+#define MXD_SLOTS_KEEP		16
+#define MXD_JOBS_KEEP		8
+int mxd_ep_pools_trim(struct mx_endpoint *ep, uint64_t now);
+
+/* Whether ep's pools hold no more free than their floors. */
+static inline int
+mxd_ep_pools_floor(const struct mx_endpoint *ep)
+{
+	return ep->free_act_n <= MXD_ACT_KEEP &&
+		ep->free_slots_n <= MXD_SLOTS_KEEP &&
+		ep->free_jobs_n <= MXD_JOBS_KEEP;
+}
 
 /* ---- partners ----------------------------------------------------------- */
 

@@ -298,7 +298,7 @@ ep_settle(struct mx_endpoint *ep, unsigned look)
 		w &= ~MXD_EW_ACKS;
 	if ((set & MXD_EW_TIMERS) && mxd_list_empty(&ep->timed) &&
 			mxd_list_empty(&ep->connects) && ep->ntimed == 0 &&
-			ep->nactive == 0) {
+			ep->nactive == 0 && ep->trim_at == 0) {
 		w &= ~MXD_EW_TIMERS;
 		ep->timer_pass = 0;
 	}

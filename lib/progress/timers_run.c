@@ -169,8 +169,10 @@ partner_timer(struct mxd_partner *p, uint64_t now)
 
 /*
  * A partner with nothing going on (mxd_partner_idle_now) at two looks in
- * a row gives its traffic state back to the pool: an idle peer costs its
- * struct mxd_partner alone.  Two looks, so that a partner that is idle
+ * a row gives its traffic state back to the pool, and the pools give the
+ * heap what they hold beyond their floor a second later
+ * (mxd_ep_pools_trim): an idle peer costs its struct mxd_partner alone.
+ * Two looks, so that a partner that is idle
  * only between the messages of its traffic keeps its state.  At most
  * ACT_SWEEP partners are looked at per look, in turn (each goes to the
  * list's end), so that thousands of partners cost a look no more.
@@ -207,6 +209,9 @@ timers_run(struct mx_endpoint *ep, uint64_t now)
 
 	if (ep->nactive != 0)
 		act_sweep(ep);
+	if (ep->trim_at != 0 || !mxd_ep_pools_floor(ep))
+		mxd_ep_pools_trim(ep, now);	/* while trim_at is set, the
+						 * look comes again */
 	mxd_list_foreach(pos, tmp, &ep->timed)
 		partner_timer(mxd_container_of(pos, struct mxd_peer_act, timed)->p,
 				now);

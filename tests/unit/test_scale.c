@@ -7,7 +7,8 @@
  * frames, large (pulled), synchronous -- every byte checked; the first
  * messages of all peers together, so that all of them have traffic state
  * at once, the rest in waves.  Then the traffic states go back to their
- * pool, and the endpoint holds its partners alone.
+ * pool, which gives the heap what it holds beyond its floor a second
+ * later, and the endpoint holds its partners alone.
  *
  * Printed: the memory per idle partner (its struct, its slots in the
  * table and the hash, the chunks they come in) and per active partner
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake_peer.h"
@@ -503,11 +505,33 @@ quiet(void *arg)
 	return ep->nactive == 0;
 }
 
+/* Steps until the pools are back at their floors: they give the heap
+ * what they hold beyond once they have held it for MXD_POOL_HOLD_NS (the
+ * timers' look); at most ten times that. */
+static void
+pools_back(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!mxd_ep_pools_floor(ep)) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		MXT_CHECK((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000u +
+				(uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec <
+				10 * MXD_POOL_HOLD_NS,
+				"the pools keep %u states, %u slots, %u PULL "
+				"queues free", ep->free_act_n,
+				ep->free_slots_n, ep->free_jobs_n);
+		step();
+		usleep(50);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	size_t heap0, heap_idle, per = MEDIUM + LARGE + SYNC;
-	struct mxd_ep_mem busy, idle;
+	struct mxd_ep_mem busy, idle, back;
 	uint8_t *bufs, *out, *in;
 	double one, many;
 
@@ -568,6 +592,8 @@ main(int argc, char **argv)
 		wave(lo, lo + WAVE < peers ? lo + WAVE : peers, out, in);
 	until(quiet, NULL, 2000000, "traffic states given back");
 	mxd_ep_mem(ep, &idle);
+	pools_back();
+	mxd_ep_mem(ep, &back);
 	heap_idle = heap();
 	many = per_message(1);
 	MXT_CHECK(fp.bad == 0, "the peers saw %" PRIu64 " bad frames",
@@ -597,13 +623,20 @@ main(int argc, char **argv)
 			sizeof(struct mxd_pulljobs));
 	printf("after the traffic: %u of %u partners active; the pools keep "
 			"%u states, %u slots, %u PULL queues (%zu bytes) for "
-			"the next\n", idle.active, idle.partners, idle.acts,
-			idle.slots, idle.jobs, idle.pool_bytes);
+			"the next; a second later %u, %u, %u (%zu bytes: %zu "
+			"per partner)\n", idle.active, idle.partners,
+			idle.acts, idle.slots, idle.jobs, idle.pool_bytes,
+			back.acts, back.slots, back.jobs, back.pool_bytes,
+			back.pool_bytes / peers);
 	if (heap0 != 0)
-		printf("heap: %zu bytes per partner once idle (the "
-				"endpoint's partners, pools and requests, "
-				"over %u partners)\n",
-				(heap_idle - heap0) / peers, peers);
+		printf("heap: %zu bytes per partner once idle (%zu of them "
+				"the partner and the pools; the rest the "
+				"requests and frame records of the messages "
+				"in flight at once, which the endpoint keeps "
+				"for the next: %u requests)\n",
+				(heap_idle - heap0) / peers,
+				(back.partner_bytes + back.pool_bytes) / peers,
+				ep->reqs.allocated);
 	if (counter >= 0)
 		printf("instructions per 8-byte message (send or receive, "
 				"the endpoint's calls): %.0f with 1 partner, "
