@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Requests: a per-endpoint pool (grown in chunks, never freed per message)
- * and the request state machine (request.h).
+ * Requests: a per-endpoint pool (one array, grown in chunks, never freed
+ * per message) and the request state machine (request.h).
  */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "csum.h"
 #include "glue.h"
@@ -15,48 +17,79 @@ void
 mxd_reqpool_init(struct mxd_reqpool *p, struct mx_endpoint *ep)
 {
 	p->free = NULL;
+	p->base = 0;
+	p->made = p->room = 0;
 	p->allocated = 0;
 	p->ep = ep;
-	mxd_list_init(&p->chunks);
 }
 
 void
 mxd_reqpool_fini(struct mxd_reqpool *p)
 {
-	struct mxd_list *pos, *tmp;
+	struct mx_request *r = (struct mx_request *)p->base;
 
-	mxd_list_foreach(pos, tmp, &p->chunks) {
-		struct mxd_reqchunk *c = mxd_container_of(pos,
-				struct mxd_reqchunk, link);
-
-		for (unsigned i = 0; i < MXD_REQ_CHUNK; i++)
-			if (c->r[i].segs != c->r[i].seg_inline)
-				free(c->r[i].segs);
-		free(c);
-	}
+	for (uint32_t i = 0; i < p->allocated; i++)
+		if (r[i].segs != r[i].seg_inline)
+			free(r[i].segs);
+	if (p->base != 0)
+		munmap((void *)p->base, p->room);
 	mxd_reqpool_init(p, p->ep);
+}
+
+/* The range for the array: MXD_REQ_MAX requests' worth of address space
+ * if the system gives it, else as much as it gives (halved until it
+ * does), at least a chunk's.  Reserved, not committed: PROT_NONE. */
+static int
+reserve(struct mxd_reqpool *p, size_t pg)
+{
+	size_t chunk = MXD_REQ_CHUNK * sizeof(struct mx_request);
+
+	for (size_t n = MXD_REQ_MAX / MXD_REQ_CHUNK; n >= 1; n /= 2) {
+		size_t len = (n * chunk + pg - 1) & ~(pg - 1);
+		void *a = mmap(NULL, len, PROT_NONE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				-1, 0);
+
+		if (a != MAP_FAILED) {
+			p->base = (uintptr_t)a;
+			p->room = len;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 int
 mxd_reqpool_grow(struct mxd_reqpool *p)
 {
-	struct mxd_reqchunk *c = malloc(sizeof(*c));
+	size_t len = MXD_REQ_CHUNK * sizeof(struct mx_request);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	struct mx_request *c;
+	uintptr_t lo, hi;
 
-	if (c == NULL)
+	if (p->base == 0 && reserve(p, pg) < 0)
 		return -1;
-	/* 75 KiB mapped in one call, not a fault per page, then zeroed. */
-	mxd_glue_prefault(c, sizeof(*c));
-	memset(c, 0, sizeof(*c));
-	mxd_list_add_tail(&p->chunks, &c->link);
+	if (p->made + len > p->room)
+		return -1;
+	c = (struct mx_request *)(p->base + p->made);
+	/* 72 KiB made usable and mapped in one call each, not a fault per
+	 * page (its pages, whole: the last may be a neighbour's); zero as
+	 * mapped. */
+	lo = (uintptr_t)c & ~(pg - 1);
+	hi = ((uintptr_t)c + len + pg - 1) & ~(pg - 1);
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
+		return -1;
+	mxd_glue_prefault(c, len);
 	for (unsigned i = 0; i < MXD_REQ_CHUNK; i++) {
-		c->r[i].segs = c->r[i].seg_inline;
-		c->r[i].ep = p->ep;
-		c->r[i].pool = p;
-		mxd_list_init(&c->r[i].link);
-		mxd_list_init(&c->r[i].done);
-		c->r[i].pool_next = p->free;
-		p->free = &c->r[i];
+		c[i].segs = c[i].seg_inline;
+		c[i].ep = p->ep;
+		c[i].pool = p;
+		mxd_list_init(&c[i].link);
+		mxd_list_init(&c[i].done);
+		c[i].pool_next = p->free;
+		p->free = &c[i];
 	}
+	p->made += len;
 	p->allocated += MXD_REQ_CHUNK;
 	return 0;
 }

@@ -86,43 +86,37 @@ struct mx_request {
 	struct mx_request *pool_next;
 };
 
-/* Requests of one endpoint: grown in chunks, never freed per message. */
+/*
+ * Requests of one endpoint, never freed per message: an array in one
+ * range of address space reserved when the first are made (MXD_REQ_MAX
+ * requests, inaccessible and uncommitted), made usable MXD_REQ_CHUNK at
+ * a time as more are in use at once.  A request never moves.
+ */
 struct mxd_reqpool {
 	struct mx_request *free;
-	struct mxd_list chunks;
-	uint32_t allocated;
+	uintptr_t base;			/* the array; 0 before the first */
+	size_t made;			/* its bytes made requests */
+	size_t room;			/* its bytes reserved */
+	uint32_t allocated;		/* requests made */
 	struct mx_endpoint *ep;		/* every request's r->ep */
 };
 
-#define MXD_REQ_CHUNK	256	/* requests per chunk */
-
-struct mxd_reqchunk {
-	struct mxd_list link;		/* on the pool's chunks */
-	struct mx_request r[MXD_REQ_CHUNK];
-};
+#define MXD_REQ_CHUNK	256	/* requests made at a time (18 pages) */
+#define MXD_REQ_MAX	(1u << 20)	/* in the range reserved, at most */
 
 /*
- * Whether r, a handle from the application, is one of pool p's requests.
- * Its address is compared with p's chunks before anything of it is read:
- * a handle of a closed endpoint points into memory freed with its pool.
- * mx_test and mx_wait check every handle, so this is a few compares per
- * chunk (one chunk serves 256 requests in flight), no lookup table.
+ * Whether r, a handle from the application, is one of pool p's requests:
+ * its offset in p's array, before anything of it is read (a handle of a
+ * closed endpoint points into a range given back with its pool).  mx_test
+ * and mx_wait check every handle: one compare and a remainder, however
+ * many requests are in flight.
  */
 static inline int
 mxd_reqpool_owns(const struct mxd_reqpool *p, const struct mx_request *r)
 {
-	uintptr_t a = (uintptr_t)r;
+	uintptr_t off = (uintptr_t)r - p->base;
 
-	for (const struct mxd_list *pos = p->chunks.next; pos != &p->chunks;
-			pos = pos->next) {
-		uintptr_t first = (uintptr_t)pos -
-			offsetof(struct mxd_reqchunk, link) +
-			offsetof(struct mxd_reqchunk, r);
-
-		if (a - first < MXD_REQ_CHUNK * sizeof(*r))
-			return (a - first) % sizeof(*r) == 0;
-	}
-	return 0;
+	return off < p->made && off % sizeof(*r) == 0;
 }
 
 void mxd_reqpool_init(struct mxd_reqpool *p, struct mx_endpoint *ep);
