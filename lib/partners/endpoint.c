@@ -70,6 +70,7 @@ mxd_ep_new(struct mxd_board *b, uint32_t id, uint32_t filter,
 		mxd_ep_free(ep);
 		return NULL;
 	}
+	ep->msg_tried = mxd_ep_msg_chunks(ep);
 	return ep;
 }
 
@@ -155,6 +156,7 @@ mxd_txrec_grow(struct mx_endpoint *ep, int small)
 		return -1;
 	mxd_glue_prefault(c, 64 + TXREC_CHUNK * size);
 	mxd_list_add_tail(&ep->txrec_chunks, c);
+	ep->txrec_nchunks++;
 	for (unsigned i = 0; i < TXREC_CHUNK; i++) {
 		struct mxd_txrec *r = (struct mxd_txrec *)(void *)
 			((char *)c + 64 + i * size);
@@ -406,6 +408,59 @@ pools_free(struct mx_endpoint *ep, uint32_t acts, uint32_t slots,
 		ep->free_jobs_n > jobs;
 }
 
+/* Record i of a chunk of records of 'size' bytes. */
+static struct mxd_txrec *
+chunk_rec(struct mxd_list *c, unsigned i, size_t size)
+{
+	return (struct mxd_txrec *)(void *)((char *)c + 64 + i * size);
+}
+
+/*
+ * The pools of messages back to their first chunk of each kind, when all
+ * they made is free (counted on their free lists: every partner idle,
+ * nothing should be held but what the program holds).
+ */
+static void
+msg_pools_shrink(struct mx_endpoint *ep)
+{
+	struct mxd_txrec *lists[2] = { NULL, NULL };
+	uint32_t n[2] = { 0, 0 }, chunks[2] = { 0, 0 };
+	struct mxd_list *pos, *tmp;
+
+	for (const struct mxd_txrec *r = ep->free_txrec; r != NULL;
+			r = r->pool_next)
+		n[0]++;
+	for (const struct mxd_txrec *r = ep->free_txsmall; r != NULL;
+			r = r->pool_next)
+		n[1]++;
+	mxd_list_foreach(pos, tmp, &ep->txrec_chunks)
+		chunks[chunk_rec(pos, 0, 0)->small]++;
+	if (ep->txrec_nchunks > 2 && n[0] == chunks[0] * TXREC_CHUNK &&
+			n[1] == chunks[1] * TXREC_CHUNK) {
+		chunks[0] = chunks[1] = 0;
+		mxd_list_foreach(pos, tmp, &ep->txrec_chunks) {
+			unsigned k = chunk_rec(pos, 0, 0)->small;
+			size_t size = k ? TXREC_SMALL : TXREC_BIG;
+
+			if (chunks[k]++ > 0) {
+				mxd_list_del(pos);
+				free(pos);
+				ep->txrec_nchunks--;
+				continue;
+			}
+			for (unsigned i = 0; i < TXREC_CHUNK; i++) {
+				struct mxd_txrec *r = chunk_rec(pos, i, size);
+
+				r->pool_next = lists[k];
+				lists[k] = r;
+			}
+		}
+		ep->free_txrec = lists[0];
+		ep->free_txsmall = lists[1];
+	}
+	mxd_reqpool_shrink(&ep->reqs);
+}
+
 int
 mxd_ep_pools_trim(struct mx_endpoint *ep, uint64_t now)
 {
@@ -415,9 +470,14 @@ mxd_ep_pools_trim(struct mx_endpoint *ep, uint64_t now)
 	}
 	if (ep->trim_at == 0)
 		ep->trim_at = now + MXD_POOL_HOLD_NS;
-	if (now < ep->trim_at ||
-			pools_free(ep, MXD_ACT_KEEP, MXD_SLOTS_KEEP,
-				MXD_JOBS_KEEP, POOL_TRIM))
+	if (now < ep->trim_at)
+		return 1;
+	if (ep->nactive == 0 && mxd_ep_msg_chunks(ep) != ep->msg_tried) {
+		msg_pools_shrink(ep);
+		ep->msg_tried = mxd_ep_msg_chunks(ep);
+	}
+	if (pools_free(ep, MXD_ACT_KEEP, MXD_SLOTS_KEEP, MXD_JOBS_KEEP,
+				POOL_TRIM))
 		return 1;
 	ep->trim_at = 0;
 	return 0;

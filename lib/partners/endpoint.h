@@ -429,6 +429,9 @@ struct mx_endpoint {
 	struct mxd_txrec *free_txrec;	/* records of MXD_MAX_FRAGS frames */
 	struct mxd_txrec *free_txsmall;	/* small records (MXD_TXCOPY_MAX) */
 	struct mxd_list txrec_chunks;
+	uint32_t txrec_nchunks;
+	uint32_t msg_tried;		/* chunks of records and requests at
+					 * the last shrink tried (endpoint.c) */
 	uint32_t next_conn_id;
 	struct mxd_list connects;	/* connect requests in progress */
 	uint32_t req_timeout_ms;	/* default for new sends/connects */
@@ -636,10 +639,13 @@ void mxd_ep_mem(const struct mx_endpoint *ep, struct mxd_ep_mem *m);
  * The three pools of traffic state give back to the heap what they hold
  * free beyond their floor (a few dozen objects) once they have held it
  * for MXD_POOL_HOLD_NS: at the timers' look (now), a bounded number at a
- * time.  After an all-to-all, an endpoint's idle partners cost their
- * struct mxd_partner again; traffic that comes back within the hold finds
- * its states in the pool.  Returns nonzero while the pools are above
- * their floor (the look must come again).
+ * time.  The pools of messages (frame records, requests) go back to
+ * their first chunk too at such a look that finds every partner idle, if
+ * all they made is free then (tried once per growth).  After an all-to-all,
+ * an endpoint's idle partners cost their struct mxd_partner again;
+ * traffic that comes back within the hold finds its states in the pool.
+ * Returns nonzero while the pools are above their floor (the look must
+ * come again).
  */
 #define MXD_POOL_HOLD_NS	1000000000ull
 #define MXD_ACT_KEEP		64	/* the floors: kept free for good */
@@ -647,13 +653,23 @@ void mxd_ep_mem(const struct mx_endpoint *ep, struct mxd_ep_mem *m);
 #define MXD_JOBS_KEEP		8
 int mxd_ep_pools_trim(struct mx_endpoint *ep, uint64_t now);
 
-/* Whether ep's pools hold no more free than their floors. */
+/* Chunks of frame records and of requests ep has made. */
+static inline uint32_t
+mxd_ep_msg_chunks(const struct mx_endpoint *ep)
+{
+	return ep->txrec_nchunks + ep->reqs.allocated / MXD_REQ_CHUNK;
+}
+
+/* Whether ep's pools hold no more free than their floors (the pools of
+ * messages: while a partner has traffic, or since the last shrink
+ * tried). */
 static inline int
 mxd_ep_pools_floor(const struct mx_endpoint *ep)
 {
 	return ep->free_act_n <= MXD_ACT_KEEP &&
 		ep->free_slots_n <= MXD_SLOTS_KEEP &&
-		ep->free_jobs_n <= MXD_JOBS_KEEP;
+		ep->free_jobs_n <= MXD_JOBS_KEEP &&
+		(ep->nactive != 0 || mxd_ep_msg_chunks(ep) == ep->msg_tried);
 }
 
 /* ---- partners ----------------------------------------------------------- */

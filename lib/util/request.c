@@ -73,13 +73,13 @@ mxd_reqpool_grow(struct mxd_reqpool *p)
 		return -1;
 	c = (struct mx_request *)(p->base + p->made);
 	/* 72 KiB made usable and mapped in one call each, not a fault per
-	 * page (its pages, whole: the last may be a neighbour's); zero as
-	 * mapped. */
+	 * page (its pages, whole: the first may be the last chunk's). */
 	lo = (uintptr_t)c & ~(pg - 1);
 	hi = ((uintptr_t)c + len + pg - 1) & ~(pg - 1);
 	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
 		return -1;
 	mxd_glue_prefault(c, len);
+	memset(c, 0, len);
 	for (unsigned i = 0; i < MXD_REQ_CHUNK; i++) {
 		c[i].segs = c[i].seg_inline;
 		c[i].ep = p->ep;
@@ -92,6 +92,37 @@ mxd_reqpool_grow(struct mxd_reqpool *p)
 	p->made += len;
 	p->allocated += MXD_REQ_CHUNK;
 	return 0;
+}
+
+void
+mxd_reqpool_shrink(struct mxd_reqpool *p)
+{
+	size_t len = MXD_REQ_CHUNK * sizeof(struct mx_request);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	struct mx_request *r = (struct mx_request *)p->base;
+	uintptr_t lo, hi;
+	uint32_t n = 0;
+
+	if (p->allocated <= MXD_REQ_CHUNK)
+		return;
+	for (const struct mx_request *f = p->free; f != NULL;
+			f = f->pool_next)
+		n++;
+	if (n != p->allocated)
+		return;
+	p->free = NULL;
+	for (unsigned i = MXD_REQ_CHUNK; i-- > 0; ) {
+		r[i].pool_next = p->free;
+		p->free = &r[i];
+	}
+	lo = (p->base + len + pg - 1) & ~(pg - 1);
+	hi = (p->base + p->made + pg - 1) & ~(pg - 1);
+	if (hi > lo) {
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		mprotect((void *)lo, hi - lo, PROT_NONE);
+	}
+	p->made = len;
+	p->allocated = MXD_REQ_CHUNK;
 }
 
 void

@@ -123,6 +123,9 @@ void mxd_reqpool_init(struct mxd_reqpool *p, struct mx_endpoint *ep);
 void mxd_reqpool_fini(struct mxd_reqpool *p);
 /* Another chunk of requests in the pool; 0, or -1 when out of memory. */
 int mxd_reqpool_grow(struct mxd_reqpool *p);
+/* The pool back to its first chunk if every request it made is free (the
+ * rest of the range given back, inaccessible again). */
+void mxd_reqpool_shrink(struct mxd_reqpool *p);
 
 /* What every request taken starts from: its type t and state s, flags
  * clear (one store), no deadline. */

@@ -36,6 +36,16 @@ fake_live_buffers(void)
 	return live;
 }
 
+size_t
+fake_pool_bytes(void)
+{
+	size_t n = (size_t)live;
+
+	for (const struct fbuf *b = free_bufs; b != NULL; b = b->next_free)
+		n++;
+	return n * sizeof(struct fbuf);
+}
+
 static void
 buf_unref(struct fbuf *b)
 {

@@ -41,6 +41,8 @@ void fake_pair(struct fake_port *a, struct fake_port *b, uint8_t mac_a,
 
 /* Buffers still allocated (0 after everything is released). */
 long fake_live_buffers(void);
+/* The heap the link's buffers took: kept for reuse, as a mempool. */
+size_t fake_pool_bytes(void);
 
 /* Delivers the frames p's tap held, in the order they were sent. */
 void fake_release(struct fake_port *p);

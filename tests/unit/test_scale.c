@@ -15,7 +15,9 @@
  * (the traffic state, receive windows' slots and PULL queues of the
  * pools, over the partners that held them), measured from the endpoint's
  * tables and pools (mxd_ep_mem) and, where the allocator tells
- * (mallinfo2: not under a sanitizer), from the heap; and the
+ * (mallinfo2: not under a sanitizer), from the heap (less the fake
+ * link's buffers, which it keeps as a mempool would), once the pools
+ * gave back what they held beyond their floors; and the
  * instructions per message (user space, the CPU's counter) of a send and
  * a receive with one partner known and with 10,000, where the CPU lets a
  * program count them (perf_event_open).
@@ -530,7 +532,7 @@ pools_back(void)
 int
 main(int argc, char **argv)
 {
-	size_t heap0, heap_idle, per = MEDIUM + LARGE + SYNC;
+	size_t heap0, heap_idle, wire0, wire, per = MEDIUM + LARGE + SYNC;
 	struct mxd_ep_mem busy, idle, back;
 	uint8_t *bufs, *out, *in;
 	double one, many;
@@ -549,6 +551,7 @@ main(int argc, char **argv)
 
 	/* One partner: the figure to compare with. */
 	heap0 = heap();
+	wire0 = fake_pool_bytes();
 	connect_peers(0, 1);
 	{
 		static uint8_t data[SMALL];
@@ -595,12 +598,16 @@ main(int argc, char **argv)
 	pools_back();
 	mxd_ep_mem(ep, &back);
 	heap_idle = heap();
+	wire = fake_pool_bytes() - wire0;
 	many = per_message(1);
 	MXT_CHECK(fp.bad == 0, "the peers saw %" PRIu64 " bad frames",
 			fp.bad);
 	MXT_CHECK(idle.partner_bytes / peers <= 1024,
 			"an idle partner costs %zu bytes",
 			idle.partner_bytes / peers);
+	MXT_CHECK(heap0 == 0 || (heap_idle - heap0 - wire) / peers <= 1024,
+			"the heap holds %zu bytes per idle partner",
+			(heap_idle - heap0 - wire) / peers);
 
 	printf("test_scale: %u peers, each sent and received a message of "
 			"every class (%u, %u, %u bytes, and a synchronous "
@@ -630,13 +637,11 @@ main(int argc, char **argv)
 			back.pool_bytes / peers);
 	if (heap0 != 0)
 		printf("heap: %zu bytes per partner once idle (%zu of them "
-				"the partner and the pools; the rest the "
-				"requests and frame records of the messages "
-				"in flight at once, which the endpoint keeps "
-				"for the next: %u requests)\n",
-				(heap_idle - heap0) / peers,
+				"the partner and the pools; not counted: the "
+				"fake link's buffers, %zu bytes)\n",
+				(heap_idle - heap0 - wire) / peers,
 				(back.partner_bytes + back.pool_bytes) / peers,
-				ep->reqs.allocated);
+				wire);
 	if (counter >= 0)
 		printf("instructions per 8-byte message (send or receive, "
 				"the endpoint's calls): %.0f with 1 partner, "
