@@ -23,6 +23,12 @@ struct mxd_glue_conf {
 	int keep_affinity;	/* restore the caller's CPU affinity */
 	int verbose;		/* MX_VERBOSE: DPDK's own messages too */
 	int keep_pmd_mac;	/* 1: never replace a PMD's default MAC */
+	/* The board service of a shared board (service/): each port gets
+	 * nb_queues queue pairs (the queue matrix, shport.h), and memif's
+	 * regions are not prefaulted (the processes of the board touch
+	 * their own queues' pages).  0: one queue pair, as a process that
+	 * owns its ports has. */
+	uint16_t nb_queues;
 };
 
 /*
@@ -80,6 +86,29 @@ unsigned mxd_glue_memif_regions(uintptr_t *lo, uintptr_t *hi, unsigned max);
  * memory").  Control path: two sigaction() queries; nothing to do without
  * a memif port. */
 void mxd_glue_guard_check(void);
+
+/* ---- the board service's side of a shared board (shport.h) ---------- */
+
+/* A burst on queue q of a port (the service's own queues of the matrix:
+ * its column and its row); memif bursts run under the fault guard. */
+uint16_t mxd_glue_queue_rx(struct mxd_link *l, uint16_t q,
+		struct mxd_frame *f, uint16_t n);
+uint16_t mxd_glue_queue_tx(struct mxd_link *l, uint16_t q,
+		struct mxd_frame *f, uint16_t n);
+/* A memif port's ring geometry: descriptors per ring (log2), buffer size,
+ * whether it is memif's server; -1 if the port is not memif. */
+int mxd_glue_memif_geometry(const struct mxd_link *l, unsigned *log2,
+		uint32_t *bsize, int *server);
+/*
+ * The memif region of port l, whose link is up and on whose queue 0 the
+ * frame 'sent' (len bytes) was just sent: the one of the process's memif
+ * regions (nq queue pairs) whose queue 0 ring holds that frame in the
+ * slot last written.  *fd is a descriptor of its own (the caller closes
+ * it), *size its bytes.  0, or -1 when no region or more than one
+ * matches (send again and retry).
+ */
+int mxd_glue_memif_region(struct mxd_link *l, unsigned nq,
+		const uint8_t *sent, uint32_t len, int *fd, uint64_t *size);
 
 /* Records the reason of a failure for mxd_glue_error() (eal.c). */
 void mxd_glue_set_error(const char *fmt, ...)

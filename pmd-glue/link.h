@@ -8,6 +8,10 @@
  * implementation (port.c, memif.c) and the fake links of the tests are
  * interchangeable.  This header includes no DPDK header.
  *
+ * Two implementations of a link drive a port: a DPDK port (port.c,
+ * memif.c) owned by this process, and a shared board's port, driven by
+ * the processes of its host in memif's memory (shlink.c, shport.h).
+ *
  * Buffer ownership: alloc() and rx_burst() hand the caller one reference
  * per frame; tx_burst() consumes one reference of every frame it accepted
  * (frames it did not accept stay the caller's); ref() adds a reference,
@@ -22,6 +26,11 @@ struct mxd_frame {
 	void *h;		/* opaque buffer handle (rte_mbuf) */
 	uint8_t *data;		/* first byte of the Ethernet header */
 	uint32_t len;		/* frame length; after alloc(): room */
+	/* Transmit: the slot of the peer board the frame goes to, which a
+	 * shared board's link steers by (shlink.c: its queue of the matrix);
+	 * 0, the peer's board service, when not known.  Other links ignore
+	 * it.  In the padding after len: a frame is 24 bytes either way. */
+	uint16_t to;
 };
 
 struct mxd_link;

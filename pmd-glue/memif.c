@@ -24,13 +24,17 @@
  * of memif's devargs and its role and socket, for setup.c.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <rte_alarm.h>
@@ -712,4 +716,174 @@ mxd_glue_memif_setup(struct mxd_link *l, uint16_t pid)
 		log2 = 14;	/* memif's largest */
 	pp->ring_bytes = MEMIF_RING_HDR + (MEMIF_DESC << log2);
 	pp->ring_mask = (uint16_t)((1u << log2) - 1);
+}
+
+/* ---- a shared board's service: its queues, its region ------------------- */
+
+/*
+ * The board service of a shared board (service/, shport.h) drives only
+ * its own queues of the matrix, with these; the processes of the board
+ * drive the others in the region, which the service finds here and hands
+ * them.  Control path: no warming, the guard as in memif_rx/memif_tx.
+ */
+uint16_t
+mxd_glue_queue_rx(struct mxd_link *l, uint16_t q, struct mxd_frame *f,
+		uint16_t n)
+{
+	struct port_priv *pp = l->priv;
+	volatile uint16_t got = 0;
+
+	if (!pp->memif)
+		return port_rx_q(l, q, f, n);
+	if (!l->started)
+		return 0;
+	if (sigsetjmp(guard.env, 0) != 0) {
+		if (got == 0)
+			burst_cut(l, "receive");
+		return got;
+	}
+	guard.port = l->port_id;
+	guard.own = 0;
+	guard.armed = 1;
+	got = port_rx_q(l, q, f, n);
+	guard.armed = 0;
+	return got;
+}
+
+uint16_t
+mxd_glue_queue_tx(struct mxd_link *l, uint16_t q, struct mxd_frame *f,
+		uint16_t n)
+{
+	struct port_priv *pp = l->priv;
+	volatile uint16_t sent = 0;
+
+	if (n > BURST_MAX)
+		n = BURST_MAX;
+	if (!pp->memif)
+		return port_tx_q(l, q, f, n);
+	if (!l->started) {
+		port_free(f, n);
+		return n;
+	}
+	if (sigsetjmp(guard.env, 0) != 0) {
+		burst_cut(l, "send");
+		return n;
+	}
+	guard.port = l->port_id;
+	guard.own = 0;
+	guard.armed = 1;
+	sent = port_tx_q(l, q, f, n);
+	guard.armed = 0;
+	return sent;
+}
+
+int
+mxd_glue_memif_geometry(const struct mxd_link *l, unsigned *log2,
+		uint32_t *bsize, int *server)
+{
+	const struct port_priv *pp = l->priv;
+
+	if (pp == NULL || !pp->memif)
+		return -1;
+	*log2 = (unsigned)__builtin_ctz((unsigned)pp->ring_mask + 1u);
+	*bsize = mxd_glue_devarg_u32(l->port_id, "bsize", 2048);
+	*server = pp->server;
+	return 0;
+}
+
+/* The inode of the process's mapping that holds addr (0: none). */
+static unsigned long
+mapping_inode(uintptr_t addr)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	unsigned long lo, hi, ino, found = 0;
+
+	if (f == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %lu", &lo, &hi,
+					&ino) == 3 && addr >= lo && addr < hi)
+			found = ino;
+	fclose(f);
+	return found;
+}
+
+/* A descriptor of our own of the open file whose inode is ino. */
+static int
+fd_of_inode(unsigned long ino)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int fd = -1;
+
+	if (d == NULL)
+		return -1;
+	while (fd < 0 && (e = readdir(d)) != NULL) {
+		struct stat st;
+		int n = atoi(e->d_name);
+
+		if (e->d_name[0] != '.' && n != dirfd(d) &&
+				fstat(n, &st) == 0 && st.st_ino == ino &&
+				S_ISREG(st.st_mode))
+			fd = fcntl(n, F_DUPFD_CLOEXEC, 0);
+	}
+	closedir(d);
+	return fd;
+}
+
+/* Whether the queue 0 ring that port pp writes, in the region at base,
+ * holds 'sent' in the slot last written. */
+static int
+region_holds(const struct port_priv *pp, unsigned nq, const uint8_t *base,
+		size_t len, const uint8_t *sent, uint32_t n)
+{
+	const uint8_t *ring = base + (pp->server ? nq * (size_t)pp->ring_bytes :
+			0);
+	uint16_t wr, cmp = (uint16_t)(n < 32 ? n : 32);
+	const uint8_t *d;
+	uint32_t dlen, off;
+
+	if ((size_t)(ring - base) + pp->ring_bytes > len ||
+			*(const uint32_t *)ring != MEMIF_COOKIE_V)
+		return 0;
+	wr = *(const volatile uint16_t *)(ring + (pp->server ? MEMIF_TAIL_OFF :
+				MEMIF_HEAD_OFF));
+	d = ring + MEMIF_RING_HDR + MEMIF_DESC * ((wr - 1u) & pp->ring_mask);
+	memcpy(&dlen, d + 4, 4);
+	memcpy(&off, d + 8, 4);
+	return dlen == n && (size_t)off + n <= len &&
+		memcmp(base + off, sent, cmp) == 0;
+}
+
+int
+mxd_glue_memif_region(struct mxd_link *l, unsigned nq, const uint8_t *sent,
+		uint32_t len, int *fd, uint64_t *size)
+{
+	struct port_priv *pp = l->priv;
+	uintptr_t lo[SLOTS_CANDS], hi[SLOTS_CANDS];
+	unsigned got, hits = 0;
+	unsigned long ino = 0;
+	uintptr_t at = 0;
+
+	if (pp == NULL || !pp->memif || pp->zero_copy)
+		return -1;
+	got = mxd_glue_memif_regions(lo, hi, SLOTS_CANDS);
+	for (unsigned i = 0; i < got; i++) {
+		unsigned long in;
+
+		if (!region_holds(pp, nq, (const uint8_t *)lo[i], hi[i] - lo[i],
+					sent, len))
+			continue;
+		in = mapping_inode(lo[i]);
+		if (hits == 0 || in != ino)	/* one file mapped twice: one */
+			hits++;
+		ino = in;
+		at = lo[i];
+		*size = hi[i] - lo[i];
+	}
+	if (hits != 1 || ino == 0 || at == 0)
+		return -1;
+	*fd = fd_of_inode(ino);
+	return *fd < 0 ? -1 : 0;
 }

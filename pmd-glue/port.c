@@ -52,6 +52,7 @@ mxd_glue_port_alloc(struct mxd_link *l, struct mxd_frame *f, unsigned n)
 		f[i].h = m[i];
 		f[i].data = rte_pktmbuf_mtod(m[i], uint8_t *);
 		f[i].len = rte_pktmbuf_tailroom(m[i]);
+		f[i].to = 0;
 	}
 	return 0;
 }

@@ -86,14 +86,14 @@ struct port_priv {
  * ours.  The frames kept stay in order.
  */
 static inline uint16_t
-port_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+port_rx_q(struct mxd_link *l, uint16_t q, struct mxd_frame *f, uint16_t n)
 {
 	struct rte_mbuf *m[BURST_MAX];
 	uint16_t got, kept = 0;
 
 	if (n > BURST_MAX)
 		n = BURST_MAX;
-	got = rte_eth_rx_burst(l->port_id, 0, m, n);
+	got = rte_eth_rx_burst(l->port_id, q, m, n);
 	for (uint16_t i = 0; i < got; i++) {
 		if (unlikely(m[i]->nb_segs > 1)) {
 			l->too_long++;
@@ -104,9 +104,16 @@ port_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 		f[kept].h = m[i];
 		f[kept].data = rte_pktmbuf_mtod(m[i], uint8_t *);
 		f[kept].len = rte_pktmbuf_data_len(m[i]);
+		f[kept].to = 0;
 		kept++;
 	}
 	return kept;
+}
+
+static inline uint16_t
+port_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+{
+	return port_rx_q(l, 0, f, n);
 }
 
 /*
@@ -122,7 +129,7 @@ port_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
  * again.  No buffer for the copies: the frames themselves go, as before.
  */
 static inline uint16_t
-port_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+port_tx_q(struct mxd_link *l, uint16_t q, struct mxd_frame *f, uint16_t n)
 {
 	struct port_priv *pp = l->priv;
 	struct rte_mbuf *m[BURST_MAX], *c[BURST_MAX];
@@ -157,7 +164,7 @@ port_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 		if (used < kept)
 			rte_pktmbuf_free_bulk(c + used, kept - used);
 	}
-	sent = rte_eth_tx_burst(l->port_id, 0, m, n);
+	sent = rte_eth_tx_burst(l->port_id, q, m, n);
 	/* The frames the PMD did not take stay queued: their copies go back
 	 * and the burst's references return to the frames. */
 	for (uint16_t i = sent; i < n; i++) {
@@ -170,6 +177,12 @@ port_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 		}
 	}
 	return sent;
+}
+
+static inline uint16_t
+port_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+{
+	return port_tx_q(l, 0, f, n);
 }
 
 /* ops->free */

@@ -157,23 +157,27 @@ port_queues(uint16_t pid, const struct mxd_glue_conf *conf,
 		struct rte_mempool *mp)
 {
 	struct rte_eth_conf ec;
+	uint16_t nq = conf->nb_queues ? conf->nb_queues : 1;
 	int s = port_socket(pid), ret;
 
 	memset(&ec, 0, sizeof(ec));
 	/* Rx interrupts for the progression thread's sleep, on devices of a
 	 * real bus: DPDK 22.11's virtual PMDs have none (and complain). */
 	ec.intr_conf.rxq = !mxd_glue_port_virtual(pid);
-	ret = rte_eth_dev_configure(pid, 1, 1, &ec);
+	ret = rte_eth_dev_configure(pid, nq, nq, &ec);
 	if (ret < 0 && ec.intr_conf.rxq) {
 		ec.intr_conf.rxq = 0;	/* a NIC without them */
-		ret = rte_eth_dev_configure(pid, 1, 1, &ec);
+		ret = rte_eth_dev_configure(pid, nq, nq, &ec);
 	}
-	if (ret < 0)
-		return ret;
-	ret = rte_eth_rx_queue_setup(pid, 0, conf->nb_rxd, s, NULL, mp);
-	if (ret < 0)
-		return ret;
-	return rte_eth_tx_queue_setup(pid, 0, conf->nb_txd, s, NULL);
+	/* The queues of a shared board's matrix that the service does not
+	 * read never take a buffer of its pool (memif copies at rx). */
+	for (uint16_t q = 0; ret >= 0 && q < nq; q++) {
+		ret = rte_eth_rx_queue_setup(pid, q, conf->nb_rxd, s, NULL, mp);
+		if (ret >= 0)
+			ret = rte_eth_tx_queue_setup(pid, q, conf->nb_txd, s,
+					NULL);
+	}
+	return ret;
 }
 
 static const char *
@@ -564,7 +568,8 @@ mxd_glue_ports_open(const struct mxd_glue_conf *conf, struct mxd_link **out,
 				return ret;
 		}
 		ports_ready = 1;
-		mxd_glue_memif_warm_start(links, privs, nb_links);
+		if (conf->nb_queues == 0)
+			mxd_glue_memif_warm_start(links, privs, nb_links);
 	}
 	*out = links;
 	*count = nb_links;

@@ -200,6 +200,36 @@ _Static_assert(offsetof(struct mxd_conn_hdr, caps) == 17, "conn caps offset");
 #define MXD_CAP_EPOCH	0x04	/* the sender's frames carry the epoch in
 				 * their common header: the receiver drops
 				 * those of an earlier one */
+/*
+ * The sender's endpoint is held by slot N of a shared board (one of the
+ * processes of its host; slot 0 is the board's service): N is the caps
+ * byte's high nibble.  Frames to the endpoint go to that slot's queues
+ * of the peer board's ports (pmd-glue/shport.h); without the bit they go
+ * to slot 0, whose service hands each to the endpoint's process.  Bits
+ * that were zero padding: an older receiver ignores them.
+ *
+ *     7   6   5   4   3   2   1   0
+ *   +---------------+---+---+---+---+
+ *   |     slot      |SLT|EPO|FRG|PCK|
+ *   +---------------+---+---+---+---+
+ */
+#define MXD_CAP_SLOT	0x08
+#define MXD_CAP_SLOT_SHIFT	4
+
+/* The caps byte's slot (0 if it says none). */
+static inline unsigned
+mxd_caps_slot(uint8_t caps)
+{
+	return (caps & MXD_CAP_SLOT) ? (unsigned)caps >> MXD_CAP_SLOT_SHIFT : 0;
+}
+
+/* The caps bits that say slot 'slot' (none for slot 0 of no board). */
+static inline uint8_t
+mxd_caps_of_slot(unsigned slot, int shared)
+{
+	return shared ? (uint8_t)(MXD_CAP_SLOT |
+			(slot << MXD_CAP_SLOT_SHIFT)) : 0;
+}
 
 /* ACK flagged MXD_F_FRAGS: one record per message received in part (the
  * first MXD_FRAGS_MAX from the cumulative ack on, as many as the MTU

@@ -11,6 +11,7 @@
 #include "glue.h"
 #include "util/clock.h"
 #include "util/config.h"
+#include "board/shared.h"
 #include "engine/recv.h"
 #include "engine/send.h"
 #include "engine/timers.h"
@@ -62,9 +63,13 @@ new_session(void)
 	return s;
 }
 
+/* The id to open on b; on a shared board, taken in the host's table
+ * (another process may hold it: busy, as MX 1.0 says). */
 static int
 pick_endpoint_id(struct mxd_board *b, uint32_t id)
 {
+	if (b->host != NULL)
+		return mxd_shared_ep_claim(b, id);
 	if (id == MX_ANY_ENDPOINT) {
 		for (uint32_t i = 0; i < MX_MAX_ENDPOINTS; i++)
 			if (b->ep[i] == NULL)
@@ -74,6 +79,24 @@ pick_endpoint_id(struct mxd_board *b, uint32_t id)
 	if (id >= MX_MAX_ENDPOINTS)
 		return -MX_BAD_ENDPOINT_ID;
 	return b->ep[id] == NULL ? (int)id : -MX_BUSY;
+}
+
+/* Another process of the host holds the id (or every id) of shared
+ * board b. */
+static mx_return_t
+busy_shared(struct mxd_board *b, uint32_t id)
+{
+	int pid = 0, slot;
+
+	if (id == MX_ANY_ENDPOINT)
+		return mxd_error(NULL, MX_BUSY, "mx_open_endpoint: the %u "
+				"endpoints of shared board %s are all open "
+				"(mx_info lists who holds them)",
+				MX_MAX_ENDPOINTS, b->name);
+	slot = mxd_shared_ep_holder(b, id, &pid);
+	return mxd_error(NULL, MX_BUSY, "mx_open_endpoint: endpoint %u of "
+			"shared board %s is open in process %d (slot %d)", id,
+			b->name, pid, slot);
 }
 
 static mx_return_t
@@ -95,26 +118,33 @@ do_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 				"mx_open_endpoint: no board %u", board_num);
 	b = mxd_lib.boards[board_num];
 	id = pick_endpoint_id(b, endpoint_id);
+	if (id == -MX_BUSY && b->host != NULL)
+		return busy_shared(b, endpoint_id);
 	if (id < 0)
 		return mxd_error(NULL, (mx_return_t)-id,
 				"mx_open_endpoint: endpoint %u of board %u",
 				endpoint_id, board_num);
-	if (endpoint == NULL)
+	if (endpoint == NULL) {
+		mxd_shared_ep_release(b, (uint32_t)id);
 		return mxd_error(NULL, MX_BAD_ENDPOINT,
 				"mx_open_endpoint: NULL endpoint pointer");
+	}
 	ep = mxd_ep_new(b, (uint32_t)id, filter, mxd_conf.unexp_max);
 	if (ep != NULL && mxd_match_init(ep) < 0) {
 		mxd_ep_free(ep);
 		ep = NULL;
 	}
-	if (ep == NULL)
+	if (ep == NULL) {
+		mxd_shared_ep_release(b, (uint32_t)id);
 		return mxd_error(NULL, MX_NO_RESOURCES,
 				"mx_open_endpoint: out of memory");
+	}
 	ep->session = new_session();
 	ret = apply_params(ep, params_list, params_count);
 	if (ret < 0) {
 		mxd_match_fini(ep);
 		mxd_ep_free(ep);
+		mxd_shared_ep_release(b, (uint32_t)id);
 		return mxd_error(NULL, (mx_return_t)-ret,
 				"mx_open_endpoint: bad parameters");
 	}

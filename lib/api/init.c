@@ -14,6 +14,7 @@
 #include "log.h"
 #include "util/config.h"
 #include "util/stats.h"
+#include "board/shared.h"
 #include "partners/naming.h"
 #include "progress/progress.h"
 #include "api/close.h"
@@ -177,7 +178,8 @@ warn_capped(const struct mxd_lib *lib)
 	}
 }
 
-/* Another process of this host with one of our names or NIC ids. */
+/* Another process of this host with one of our names or NIC ids (a
+ * shared board's are its processes' in common). */
 static void
 warn_shared_identity(const struct mxd_lib *lib)
 {
@@ -186,6 +188,8 @@ warn_shared_identity(const struct mxd_lib *lib)
 		char other[MX_MAX_HOSTNAME_LEN];
 		int pid, how;
 
+		if (b->host != NULL)
+			continue;
 		how = mxd_stats_find_other(b->name, b->nic_id, &pid, other,
 				sizeof(other));
 		if (how == 1)
@@ -254,16 +258,19 @@ do_init(void)
 				"mx_init: already initialized");
 	ret = mxd_config_load(&mxd_conf);
 	if (ret == 0)
-		ret = lib_start(lib);
+		ret = mxd_conf.board_shared ? mxd_shared_start(lib, &mxd_conf) :
+			lib_start(lib);
 	if (ret == 0)
 		mxd_stats_sweep();
 	if (ret == 0)
 		ret = mxd_init_links(lib->links, lib->nlinks);
 	if (ret == 0)
 		ret = mxd_progress_thread_start();
-	if (ret < 0)
+	if (ret < 0) {
+		mxd_shared_stop(lib);
 		return mxd_error(NULL, (mx_return_t)-ret,
 				"mx_init failed (see messages above)");
+	}
 	return MX_SUCCESS;
 }
 
@@ -281,6 +288,7 @@ do_finalize(void)
 				mxd_close_endpoint(lib->boards[i]->ep[e]);
 	mxd_boards_fini(lib);
 	mxd_fault_unwrap(lib->links, lib->nlinks);
+	mxd_shared_stop(lib);
 	for (unsigned s = 0; s < MXD_LIVE_HINTS; s++)
 		lib->live_hint[s] = MXD_NO_EP;
 	lib->initialized = 0;

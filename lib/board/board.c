@@ -19,6 +19,7 @@
 #include "log.h"
 #include "util/clock.h"
 #include "board/board.h"
+#include "board/shared.h"
 
 struct mxd_lib mxd_lib = {
 	.live_hint = { MXD_NO_EP, MXD_NO_EP, MXD_NO_EP, MXD_NO_EP },
@@ -130,6 +131,9 @@ board_new(struct mxd_lib *lib, const struct mxd_config *c, unsigned idx,
 	b->due = b->nports > 1 ? MXD_DUE_PORTS : 0;
 	b->pass_left = 1;		/* the first pass counts */
 	snprintf(b->name, sizeof(b->name), "%.60s:%u", c->hostname, idx);
+	b->host = mxd_shared_host(idx, &b->slot);
+	if (b->host != NULL)	/* the service's name for it */
+		snprintf(b->name, sizeof(b->name), "%.63s", b->host->board_name);
 	board_limits(b, c);
 	if (mxd_stats_open(&b->stats, idx, b->nic_id, b->name) < 0) {
 		free(b);
@@ -223,6 +227,8 @@ void
 mxd_board_watch(struct mxd_board *b)
 {
 	mxd_board_in_use(b);
+	if (b->host != NULL)
+		mxd_shared_watch(b);
 	mxd_glue_guard_check();
 	for (unsigned i = 0; i < b->nports; i++) {
 		struct mxd_link *l = b->port[i];

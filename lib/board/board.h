@@ -100,6 +100,13 @@ struct mxd_board {
 	 * process's slot in it. */
 	struct mxd_host *host;
 	unsigned slot;
+	/* Bit per slot of the host whose same-host rings this process
+	 * still uses: a dead slot is let go (shared.c) once its bit is
+	 * clear. */
+	uint32_t rings_held;
+	/* The board service is gone (shared.c): 1 when the watch found it,
+	 * 2 once the endpoints were told (progress/timers_run.c). */
+	uint8_t orphan;
 };
 
 /*

@@ -16,15 +16,24 @@
  *     ring by which slot a's process sends to slot b's on this host
  *     (engine/shm.c gives the area its format; this header only places
  *     it).  A single producer per ring means that a process killed in the
- *     middle of a write stalls no other writer.
+ *     middle of a write stalls no other writer;
+ *   - the board's ports as the service runs them (pmd-glue/shport.h:
+ *     link state, the generation of memif's region, the queue matrix's
+ *     geometry), and for each port one forward ring per slot, by which
+ *     the service hands a process the frames that came to slot 0 for one
+ *     of its endpoints (a connect request).
  *
  * Who writes what: the service writes the header and the slots' pid,
  * epoch and state; a process claims and releases endpoint ids itself
  * (compare-and-swap on ep_slot: no round trip to the service on open);
  * when a process dies, the service releases its endpoints, marks its slot
  * dead, and reuses the slot only after the processes that shared rings
- * with it have let them go (engine/shm.c's protocol).  Every field that
- * another process writes is read with an atomic load.
+ * with it have let them go: each live process sets its bit in the dead
+ * slot's let_go once it holds nothing of their rings (board/shared.c, at
+ * its next look; the same-host path first lets go of them), and once
+ * every live slot's bit is there the service zeroes the dead slot's ring
+ * areas and frees it.  Every field that another process writes is read
+ * with an atomic load.
  *
  * The layout is versioned: a process finding another magic or version
  * refuses the board and says so.
@@ -35,11 +44,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shport.h"
+
 #define MXD_HOST_MAGIC		0x4d584448u	/* "MXDH" */
 #define MXD_HOST_VERSION	1u
 #define MXD_HOST_SLOTS_MAX	16	/* slot 0: the service */
 #define MXD_HOST_ENDPOINTS	32	/* = MX_MAX_ENDPOINTS */
 #define MXD_HOST_NO_SLOT	0xffu	/* ep_slot: endpoint id free */
+#define MXD_HOST_PORTS		8	/* = MXD_BOARD_PORTS */
+#define MXD_HOST_RING_BYTES	(128u << 10)	/* an ordered pair's area */
 
 enum mxd_host_slot_state {
 	MXD_HOST_SLOT_FREE = 0,
@@ -51,7 +64,9 @@ struct mxd_host_slot {
 	uint32_t state;			/* enum mxd_host_slot_state */
 	uint32_t epoch;			/* raised at each new owner */
 	int32_t pid;			/* its process, 0 when free */
-	uint32_t pad;
+	uint32_t let_go;		/* DEAD: bit per live slot that holds
+					 * nothing of its rings any more
+					 * (atomic or, by each process) */
 	uint64_t since_ns;		/* CLOCK_MONOTONIC: owner since */
 } __attribute__((aligned(64)));
 
@@ -70,6 +85,9 @@ struct mxd_host {
 	 * 32-bit words so that a claim is one compare-and-swap. */
 	uint32_t ep_slot[MXD_HOST_ENDPOINTS];
 	struct mxd_host_slot slot[MXD_HOST_SLOTS_MAX];
+	uint32_t nports;		/* the board's ports */
+	uint32_t pad;
+	struct mxd_shport port[MXD_HOST_PORTS];
 };
 
 /* The ring area by which slot a sends to slot b. */
@@ -89,6 +107,34 @@ mxd_host_size(unsigned nslots, uint32_t ring_bytes, size_t *ring_off)
 	if (ring_off != NULL)
 		*ring_off = off;
 	return off + (size_t)nslots * nslots * ring_bytes;
+}
+
+/*
+ * The bytes a segment takes with its forward rings: the pairs' areas as
+ * mxd_host_size() places them, then for each of nports ports one forward
+ * ring of MXD_SHPORT_FWD entries of fwd_frame bytes per slot; *fwd_off
+ * the first ring's offset (port p's are at *fwd_off + p * nslots *
+ * mxd_fwd_bytes(fwd_frame)).
+ */
+static inline size_t
+mxd_host_size_fwd(unsigned nslots, uint32_t ring_bytes, unsigned nports,
+		uint32_t fwd_frame, size_t *ring_off, size_t *fwd_off)
+{
+	size_t off = mxd_host_size(nslots, ring_bytes, ring_off);
+
+	off = (off + 4095) & ~(size_t)4095;
+	*fwd_off = off;
+	return off + (size_t)nports * nslots * mxd_fwd_bytes(fwd_frame);
+}
+
+/* Slot s's forward ring on port p. */
+static inline struct mxd_fwd *
+mxd_host_fwd(const struct mxd_host *h, unsigned p, unsigned s)
+{
+	const struct mxd_shport *sp = &h->port[p];
+
+	return (struct mxd_fwd *)(void *)((uint8_t *)(uintptr_t)h +
+			sp->fwd_off + (size_t)s * sp->fwd_bytes);
 }
 
 #endif /* MXD_HOST_H */

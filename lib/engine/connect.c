@@ -9,7 +9,10 @@
  * MX_CONNECT_RETRY_MS until a CONN_REP comes or the request's deadline
  * passes.  Both sides learn the other's session, partner index, filter
  * and route from these frames (partner_learn): the accepting side from
- * the request, the requesting side from the reply.
+ * the request, the requesting side from the reply.  The route is a port
+ * and the peer's MAC there, and on a shared board the slot of the
+ * process that holds the peer's endpoint (MXD_CAP_SLOT): requests go to
+ * the peer board's slot 0, its service, which hands them to that process.
  *
  * A new session of the remote endpoint (it was closed and opened again)
  * ends everything of the old one.  Within a session, each side numbers
@@ -71,7 +74,8 @@ conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, unsigned port,
 		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->nic_id,
 			p->a->hs.id, ep->filter, MXD_CONN_OK, p->epoch,
-			(uint16_t)b->mtu, CAPS);
+			(uint16_t)b->mtu, CAPS | mxd_caps_of_slot(b->slot,
+				b->host != NULL));
 	mxd_xmit_send(b, port, p->local, &f);
 	mxd_count(b, MXD_C_CONN_REQ);
 }
@@ -226,7 +230,8 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
 			pkt->u.conn.src_nic, pkt->u.conn.conn_id,
 			ep ? ep->filter : 0, status, p != NULL ? p->epoch : 0,
-			(uint16_t)b->mtu, CAPS);
+			(uint16_t)b->mtu, CAPS | mxd_caps_of_slot(b->slot,
+				b->host != NULL));
 	mxd_answer_send(b, port, local, &f);
 }
 
@@ -293,6 +298,7 @@ partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	p->pack = (pkt->u.conn.caps & MXD_CAP_PACK) != 0;
 	p->frags = (pkt->u.conn.caps & MXD_CAP_FRAGS) != 0;
 	p->epoch_hdr = (pkt->u.conn.caps & MXD_CAP_EPOCH) != 0;
+	p->slot = (uint8_t)mxd_caps_slot(pkt->u.conn.caps);
 	if (!p->local) {
 		p->port = (int)port;
 		memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);
@@ -396,4 +402,28 @@ mxd_partner_lost(struct mxd_partner *p, mx_status_code_t code)
 	mxd_list_del(&p->a->timed);
 	mxd_list_del(&p->a->ackq);
 	p->a->ack_queued = 0;
+}
+
+/*
+ * The board lost its service (a shared board, board/shared.c): nothing
+ * reaches the wire any more.  Every partner is lost, connect requests
+ * and posted receives fail, all with 'code'; called again at each look
+ * of the watch, it fails what was posted since.
+ */
+void
+mxd_ep_orphaned(struct mx_endpoint *ep, mx_status_code_t code)
+{
+	struct mxd_list *pos, *tmp;
+
+	for (uint32_t i = 0; i < ep->npartners; i++) {
+		struct mxd_partner *p = ep->partners[i];
+
+		if (p->state == MXD_PS_UP || (p->state == MXD_PS_NEW &&
+					p->a != NULL))
+			mxd_partner_lost(p, code);
+	}
+	mxd_list_foreach(pos, tmp, &ep->connects)
+		connect_finish(mxd_container_of(pos, struct mx_request, link),
+				code);
+	mxd_recvs_fail(ep, code);
 }

@@ -31,4 +31,8 @@ void mxd_rx_conn_rep(struct mxd_board *b, unsigned port,
  * until a new connect. */
 void mxd_partner_lost(struct mxd_partner *p, mx_status_code_t code);
 
+/* The board's service is gone: every partner lost, connects and posted
+ * receives failed with code. */
+void mxd_ep_orphaned(struct mx_endpoint *ep, mx_status_code_t code);
+
 #endif /* MXD_CONNECT_H */

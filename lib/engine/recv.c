@@ -708,3 +708,27 @@ mxd_recv_partner_lost(struct mxd_partner *p, mx_status_code_t code)
 		sl->owner_kind = MXD_OWN_NONE;
 	}
 }
+
+/* Every receive posted and not matched yet fails with code (the board is
+ * gone: nothing can come). */
+void
+mxd_recvs_fail(struct mx_endpoint *ep, mx_status_code_t code)
+{
+	struct mxd_list *pos;
+
+	for (pos = ep->reqs.chunks.next; pos != &ep->reqs.chunks;
+			pos = pos->next) {
+		struct mxd_reqchunk *c = mxd_container_of(pos,
+				struct mxd_reqchunk, link);
+
+		for (unsigned i = 0; i < MXD_REQ_CHUNK; i++) {
+			struct mx_request *r = &c->r[i];
+
+			if (r->type == MXD_REQ_RECV &&
+					r->state == MXD_RS_POSTED) {
+				mxd_recv_cancel(r);
+				mxd_req_complete(r, code);
+			}
+		}
+	}
+}

@@ -160,4 +160,7 @@ void mxd_partner_drain(struct mx_endpoint *ep, struct mxd_partner *p);
 /* Receives from p that cannot complete any more fail (p lost). */
 void mxd_recv_partner_lost(struct mxd_partner *p, mx_status_code_t code);
 
+/* Every receive posted and not matched fails with code. */
+void mxd_recvs_fail(struct mx_endpoint *ep, mx_status_code_t code);
+
 #endif /* MXD_RECV_H */

@@ -13,6 +13,7 @@
 
 #include "glue.h"
 #include "util/config.h"
+#include "board/shared.h"
 #include "partners/endpoint.h"
 
 #define TXREC_CHUNK 64
@@ -96,6 +97,7 @@ mxd_ep_free(struct mx_endpoint *ep)
 				~(1u << ep->id), __ATOMIC_RELEASE);
 		__atomic_store_n(&ep->board->ep[ep->id], NULL,
 				__ATOMIC_RELEASE);
+		mxd_shared_ep_release(ep->board, ep->id);
 		ep->board->ep_busy &= ~(1u << ep->id);
 		ep->board->ep_pump &= ~(1u << ep->id);
 	}

@@ -349,6 +349,10 @@ struct mxd_partner {
 	uint16_t pull_frag_max;		/* pull reply payload per frame */
 	uint8_t mac[MXD_ETH_ALEN];
 	uint8_t mark;			/* a scan's (endpoint.c) */
+	uint8_t slot;			/* the slot of its board that holds
+					 * it (said at connect: MXD_CAP_SLOT),
+					 * 0 when not shared or not known: the
+					 * queue its frames take (xmit.h) */
 	uint32_t hash_next;		/* ep's table by NIC and id: the next
 					 * index + 1 in its chain, 0: none */
 	void *addr_context;		/* mx_set_endpoint_addr_context */

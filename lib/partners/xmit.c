@@ -30,6 +30,7 @@ mxd_xmit_start(struct mxd_board *b, unsigned port, int local,
 	if (room(b, port, local) == 0 ||
 			mxd_frame_start(b, port, dst, a, body, f) < 0)
 		return -1;
+	f->to = 0;
 	return 0;
 }
 
@@ -55,6 +56,8 @@ mxd_answer_start(struct mxd_board *b, unsigned port,
 	a->dst_session = pkt->h.src_session;
 	if (mxd_xmit_start(b, port, local, pkt->eth->src, a, body, f) < 0)
 		return -1;	/* the sender retries */
+	if (pkt->h.type == MXD_T_CONN_REQ)
+		f->to = (uint16_t)mxd_caps_slot(pkt->u.conn.caps);
 	return local;
 }
 

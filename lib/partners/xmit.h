@@ -5,7 +5,10 @@
  * endpoint of the same board in this process) or to a port's tx queue is
  * decided here and nowhere else: by the partner (p->local) for a
  * partner's frames, by the sender's MAC for answers to a frame that has
- * no partner yet (connect replies, refusals).
+ * no partner yet (connect replies, refusals).  So is the slot of the
+ * peer's board it goes to (f->to, which a shared board's link steers
+ * by): the partner's (p->slot), the one a connect request said for an
+ * answer to it, else 0 (the peer board's service).
  */
 #ifndef MXD_XMIT_H
 #define MXD_XMIT_H
@@ -193,6 +196,7 @@ static inline void
 mxd_partner_xmit_on(struct mxd_partner *p, unsigned port, struct mxd_frame *f,
 		int sealed)
 {
+	f->to = p->slot;
 	if (p->local)
 		mxd_loop_push(p->ep->board, f, sealed);
 	else
@@ -205,6 +209,7 @@ static inline void
 mxd_partner_xmit_now(struct mxd_partner *p, unsigned port,
 		struct mxd_frame *f)
 {
+	f->to = p->slot;
 	if (p->local)
 		mxd_loop_push(p->ep->board, f, 1);
 	else

@@ -242,6 +242,17 @@ mxd_timers_run(struct mx_endpoint *ep, int acks, int all)
 	timers_run(ep, now);
 }
 
+/* A shared board whose service died (board/shared.c): every request of
+ * its endpoints fails, and keeps failing as they are posted. */
+static void
+board_orphaned(struct mxd_board *b)
+{
+	for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++)
+		if (b->ep[e] != NULL)
+			mxd_ep_orphaned(b->ep[e], MX_STATUS_ENDPOINT_UNREACHABLE);
+	b->orphan = 2;
+}
+
 void
 mxd_timers_watch(struct mxd_board *b)
 {
@@ -251,4 +262,6 @@ mxd_timers_watch(struct mxd_board *b)
 		return;
 	b->watch_due = now + MXD_WATCH_MS * 1000000ull;
 	mxd_board_watch(b);
+	if (b->orphan)
+		board_orphaned(b);
 }

@@ -85,6 +85,13 @@ static const struct num_setting nums[] = {
 		"(net_pcap, net_ring, net_null, memif without mac=)"),
 	NUM("MX_MBUFS", nb_mbufs, 16383, 1023, 1u << 22,
 		"frame buffers per port"),
+	NUM("MX_BOARD_SHARED", board_shared, 0, 0, 1,
+		"1: the processes of this host share the boards of one board "
+		"service (mx_board), started by the first that needs it; "
+		"0: this process owns the ports of MX_DPDK_ARGS"),
+	NUM("MX_BOARD_SLOTS", board_slots, 8, 2, 15,
+		"the board service: slots of a shared board, its own and one "
+		"per process (memif: slots * slots queue pairs)"),
 	NUM("MX_VERBOSE", verbose, 0, 0, 3,
 		"1: print the boards at mx_init, DPDK's own messages too"),
 };

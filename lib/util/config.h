@@ -40,6 +40,8 @@ struct mxd_config {
 	uint32_t peer_timeout_ms;	/* MX_PEER_TIMEOUT_MS */
 	uint32_t verbose;		/* MX_VERBOSE */
 	uint32_t keep_mac;		/* MX_KEEP_MAC */
+	uint32_t board_shared;		/* MX_BOARD_SHARED */
+	uint32_t board_slots;		/* MX_BOARD_SLOTS (the service) */
 };
 
 /* The settings in force (loaded by mx_init). */
