@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Shared boards: two "hosts" on this machine (two host names), each a
+# board service (mx_board) with one board of two memif ports, the two
+# boards joined by two memif pairs (striping, failover).  No hugepages:
+# a shared board's processes map memif's memory, not DPDK's.
+#
+#   board_shared.sh BUILD CASE
+#
+#   exchange  four processes on each board (board_shared), every one
+#             exchanging every size class with every other, every byte
+#             checked; pairs of one host too when the same-host path is
+#             in the tree (MXT_SAME_HOST=1), else the pairs of two hosts
+#   loss      the same under MX_FAULTS loss, reordering, duplicates and
+#             corruption in every process
+#   kill      a process of host B killed (SIGKILL) in mid-run: the others
+#             finish, their requests to it failed with the documented
+#             status; then a new process opens its endpoint again and
+#             exchanges with a process of host A; its slot was freed
+#   service   host B's board service killed (SIGKILL) in mid-run: each of
+#             its processes reports it (exit 3), host A's finish
+#   wait-any  one receiver and two sender processes in mx_wait_any
+#             (wait_any), all of host A with the same-host path, else the
+#             senders of host B; host A's service started by the first
+#             mx_init that needs it (MX_BOARD_SHARED=1, no service yet)
+set -u
+build=$(cd "$1" && pwd)
+case=$2
+export PATH=$build/service:$build/tests:$PATH
+dir=$(mktemp -d /tmp/mxd-board-shared.XXXXXX)
+A=sba$$ B=sbb$$
+export MXT_HOSTS=$A,$B MX_BOARD_SLOTS=5 MX_BOARDS=0+1 MX_PEER_TIMEOUT_MS=3000
+eal="--no-huge -m 256 --no-shconf --no-pci --log-level=error"
+m=$(printf '%02x:%02x' $(( $$ >> 8 & 255 )) $(( $$ & 255 )))
+args_a="$eal --vdev=net_memif0,role=server,socket=$dir/p0,rsize=8,mac=02:5b:$m:00:0a --vdev=net_memif1,role=server,socket=$dir/p1,rsize=8,mac=02:5b:$m:01:0a"
+args_b="$eal --vdev=net_memif0,role=client,socket=$dir/p0,rsize=8,mac=02:5b:$m:00:0b --vdev=net_memif1,role=client,socket=$dir/p1,rsize=8,mac=02:5b:$m:01:0b"
+same=${MXT_SAME_HOST:-0}
+pids=()
+
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	MX_HOSTNAME=$A mx_board stop -f >/dev/null 2>&1
+	MX_HOSTNAME=$B mx_board stop -f >/dev/null 2>&1
+	rm -rf "$dir" "/tmp/mx-board.$A.log" "/tmp/mx-board.$B.log"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*"
+	for f in "$dir"/*.log /tmp/mx-board.$A.log /tmp/mx-board.$B.log; do
+		[ -f "$f" ] && sed "s|^|  $(basename "$f"): |" "$f" | tail -20
+	done
+	exit 1
+}
+
+svc() {	# svc HOST ARGS: start the host's board service
+	MX_HOSTNAME=$1 MX_DPDK_ARGS=$2 mx_board start >"$dir/start.$1.log" 2>&1 ||
+		fail "mx_board start for $1"
+}
+
+links_up() {	# both ports of both hosts up
+	local i
+	for i in $(seq 1 200); do
+		if [ "$(MX_HOSTNAME=$A mx_board status | grep -c ': up ')" = 2 ] &&
+		   [ "$(MX_HOSTNAME=$B mx_board status | grep -c ': up ')" = 2 ]; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	fail "the memif links did not come up"
+}
+
+start_services() {
+	svc "$A" "$args_a"
+	svc "$B" "$args_b"
+	links_up
+}
+
+host_of() { [ "$1" -lt 4 ] && echo "$A" || echo "$B"; }
+
+rank() {	# rank R EXTRA...: start rank R of 8 in the background
+	local r=$1; shift
+	local l=
+	[ "$same" = 1 ] && l=-l
+	MX_HOSTNAME=$(host_of "$r") MX_BOARD_SHARED=1 \
+		timeout 120 board_shared -r "$r" -n 8 -p 4 $l "$@" \
+		>"$dir/rank$r.log" 2>&1 &
+	pids[$r]=$!
+}
+
+wait_rank() {	# wait_rank R: its exit code
+	wait "${pids[$1]}"
+}
+
+exchange() {	# all eight ranks, all must pass
+	local r
+	for r in 0 1 2 3 4 5 6 7; do rank "$r" "$@"; done
+	for r in 0 1 2 3 4 5 6 7; do
+		wait_rank "$r" || fail "rank $r"
+	done
+	for r in 0 1 2 3 4 5 6 7; do grep -h "ok:" "$dir/rank$r.log"; done
+}
+
+wait_line() {	# wait_line FILE REGEX SECONDS
+	local i
+	for i in $(seq 1 $(( $3 * 20 ))); do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+slots_clean() {	# no dead slot, no endpoint held, on host $1
+	local i
+	for i in $(seq 1 100); do
+		MX_HOSTNAME=$1 mx_board status | grep -q "slot [1-9].*\(dead\|live\)" ||
+			return 0
+		sleep 0.05
+	done
+	MX_HOSTNAME=$1 mx_board status
+	fail "host $1 still lists slots of processes that are gone"
+}
+
+if [ "$same" = 1 ]; then
+	echo "pairs of one host through the same-host path too"
+else
+	echo "pairs of two hosts only: the same-host path is not in this tree"
+fi
+
+case $case in
+exchange)
+	start_services
+	exchange -R 4
+	slots_clean "$A"; slots_clean "$B"
+	;;
+loss)
+	start_services
+	export MX_FAULTS="drop=5%,reorder=3%,dup=1%,corrupt=1%,seed=$$"
+	exchange -R 3
+	;;
+kill)
+	start_services
+	for r in 0 1 2 3 4 5 6 7; do
+		if [ "$r" = 5 ]; then rank 5 -R 6; else rank "$r" -R 6 -d 5; fi
+	done
+	wait_line "$dir/rank5.log" "round 1" 60 || fail "rank 5 made no round"
+	victim=$(pgrep -P "${pids[5]}" board_shared)
+	[ -n "$victim" ] || fail "no rank 5 process"
+	kill -9 "$victim"
+	t0=$(date +%s)
+	for r in 0 1 2 3 4 6 7; do
+		wait_rank "$r" || fail "rank $r did not finish after the kill"
+	done
+	wait_rank 5
+	echo "the others finished $(( $(date +%s) - t0 )) s after the kill"
+	grep -h "gone\|ok:" "$dir"/rank[0-4].log "$dir"/rank[67].log
+	slots_clean "$B"
+	# A new process opens the killed process's endpoint, and talks.
+	rank 5 -d 0 -o
+	rank 0 -d 5 -o
+	wait_rank 5 || fail "a new process on the killed process's endpoint"
+	wait_rank 0 || fail "its peer"
+	grep -h "ok:" "$dir/rank5.log" "$dir/rank0.log"
+	;;
+service)
+	start_services
+	for r in 0 1 2 3; do rank "$r" -R 40 -d 4,5,6,7; done
+	for r in 4 5 6 7; do rank "$r" -R 40 -s; done
+	wait_line "$dir/rank6.log" "round 1" 60 || fail "rank 6 made no round"
+	svcpid=$(MX_HOSTNAME=$B mx_board status | sed -n 's/.*: pid \([0-9]*\),.*/\1/p')
+	kill -9 "$svcpid"
+	for r in 4 5 6 7; do
+		wait_rank "$r"
+		rc=$?
+		[ $rc = 3 ] || fail "rank $r of host B exited $rc, not 3"
+		grep -q "board service of host $B .* is gone" "$dir/rank$r.log" ||
+			fail "rank $r did not say its board service is gone"
+	done
+	for r in 0 1 2 3; do
+		wait_rank "$r" || fail "rank $r of host A"
+	done
+	grep -h "board service gone\|ok:" "$dir"/rank*.log
+	grep -h "is gone" "$dir/rank4.log" | head -1
+	;;
+wait-any)
+	# Host A's service is started by the first mx_init that wants it
+	# (the three processes race for it when they are all of host A).
+	s=
+	if [ "$same" != 1 ]; then
+		svc "$B" "$args_b"
+		s="-s $B"
+	fi
+	MX_HOSTNAME=$A MX_DPDK_ARGS=$args_a MX_BOARD_SHARED=1 \
+		timeout 120 wait_any -n 200 -t 2 $s >"$dir/wait_any.log" 2>&1 ||
+		fail "wait_any"
+	cat "$dir/wait_any.log"
+	;;
+*)
+	echo "board_shared.sh: no case $case"
+	exit 2
+	;;
+esac
+echo "PASS: $case"
