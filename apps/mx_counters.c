@@ -7,7 +7,9 @@
  *
  * MX's counters were the NIC's; ours are the library's, kept in each
  * application process and published in a shared-memory segment per board
- * (segments.h), so this reads them from any process.  Shown: the boards of
+ * (segments.h), so this reads them from any process.  A board shared by
+ * the processes of a host (MX_BOARD_SHARED=1) has a segment in each: each
+ * process's counters are shown, then the board's sum over them.  Shown: the boards of
  * every live process, or those of board number -b, or those whose name
  * contains 'name'; the non-zero counters (-q, the default) or all (-v);
  * -s only the counters of communication within the process (the loopback
@@ -28,11 +30,27 @@
 
 #include "segments.h"
 
+/* A board shown for several processes (a shared board: its processes
+ * count each their own traffic): the sum of their counters, by label. */
+#define GROUPS		16
+#define GROUP_COUNTERS	256
+
+struct group {
+	char name[MX_MAX_HOSTNAME_LEN];
+	uint64_t nic_id;
+	unsigned procs;
+	uint32_t count;
+	char label[GROUP_COUNTERS][MX_DPDK_STATS_LABEL + 1];
+	uint64_t sum[GROUP_COUNTERS];
+};
+
 struct opts {
 	int all, clear, prune, shared, have_board;
 	unsigned board;
 	const char *name;
 	unsigned shown;
+	struct group group[GROUPS];
+	unsigned ngroups;
 };
 
 static void
@@ -70,6 +88,62 @@ label_of(const struct seg *s, uint32_t c, char *buf, size_t size)
 {
 	snprintf(buf, size, "%.*s", MX_DPDK_STATS_LABEL,
 			s->label + (size_t)c * MX_DPDK_STATS_LABEL);
+}
+
+/* Adds s's counters to its board's sum. */
+static void
+group_add(struct opts *o, const struct seg *s)
+{
+	struct group *g = NULL;
+
+	for (unsigned i = 0; i < o->ngroups && g == NULL; i++)
+		if (!strcmp(o->group[i].name, s->h->board_name) &&
+				o->group[i].nic_id == s->h->nic_id)
+			g = &o->group[i];
+	if (g == NULL) {
+		if (o->ngroups == GROUPS)
+			return;
+		g = &o->group[o->ngroups++];
+		memset(g, 0, sizeof(*g));
+		snprintf(g->name, sizeof(g->name), "%s", s->h->board_name);
+		g->nic_id = s->h->nic_id;
+	}
+	g->procs++;
+	for (uint32_t c = 0; c < s->h->count && c < GROUP_COUNTERS; c++) {
+		char label[MX_DPDK_STATS_LABEL + 1];
+		uint32_t k;
+
+		snprintf(label, sizeof(label), "%.*s", MX_DPDK_STATS_LABEL,
+				s->label + (size_t)c * MX_DPDK_STATS_LABEL);
+		for (k = 0; k < g->count && strcmp(g->label[k], label); k++)
+			;
+		if (k == g->count) {
+			if (g->count == GROUP_COUNTERS)
+				continue;
+			memcpy(g->label[g->count++], label, sizeof(label));
+		}
+		/* A gauge sums too: the buffers the processes hold. */
+		g->sum[k] += s->value[c];
+	}
+}
+
+/* The sums of the boards shown for several processes. */
+static void
+groups_show(const struct opts *o)
+{
+	for (unsigned i = 0; i < o->ngroups; i++) {
+		const struct group *g = &o->group[i];
+
+		if (g->procs < 2)
+			continue;
+		printf("%s (NIC id %012llx): the sum over its %u processes\n",
+				g->name, (unsigned long long)g->nic_id,
+				g->procs);
+		for (uint32_t c = 0; c < g->count; c++)
+			if (wanted_counter(o, g->label[c], g->sum[c]))
+				printf("  %-40s %llu\n", g->label[c],
+						(unsigned long long)g->sum[c]);
+	}
 }
 
 static void
@@ -116,6 +190,7 @@ one(struct seg *s, void *arg)
 	if ((o->have_board && s->board != o->board) ||
 			(o->name != NULL && !strstr(s->h->board_name, o->name)))
 		return 0;
+	group_add(o, s);
 	show(s, o);
 	o->shown++;
 	return 0;
@@ -156,5 +231,7 @@ main(int argc, char **argv)
 	if (!o.shown)
 		printf("mx_counters: no mx-dpdk board in use on this host%s\n",
 				o.have_board || o.name ? " matches" : "");
+	else if (!o.clear)
+		groups_show(&o);
 	return 0;
 }

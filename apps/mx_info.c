@@ -6,11 +6,12 @@
  *
  *   mx_info [-b board] [-q | -v]
  *
- * A DPDK port belongs to one process, so mx_info sees the ports that
- * MX_DPDK_ARGS gives it, exactly as the application would with the same
- * environment; the boards of other processes come from their counters
- * segments (segments.h).  Uses the public API and the mx-dpdk extensions
- * only.
+ * mx_info sees the boards the application would with the same
+ * environment: the ports MX_DPDK_ARGS gives it, or with MX_BOARD_SHARED=1
+ * the boards of the host's board service, whose slots say which process
+ * holds which endpoint; the boards of other processes come from their
+ * counters segments (segments.h).  Uses the public API and the mx-dpdk
+ * extensions only.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -44,7 +45,21 @@ struct board {
 	uint64_t nic_id;
 	uint32_t ports;
 	char name[MX_MAX_HOSTNAME_LEN];
+	mx_dpdk_board_t held;	/* by whom, and its endpoints */
 };
+
+/* Whether process pid shares board bd with this process. */
+static int
+shares(const struct board *bd, uint32_t pid)
+{
+	if (bd->held.mode != MX_DPDK_BOARD_SHARED)
+		return 0;
+	for (uint32_t s = 0; s < bd->held.slots && s < MX_DPDK_BOARD_SLOTS; s++)
+		if (bd->held.slot_state[s] != 0 &&
+				bd->held.slot_pid[s] == (int32_t)pid)
+			return 1;
+	return 0;
+}
 
 static unsigned warnings;
 
@@ -195,6 +210,7 @@ check_shared_host(struct seg *s, void *arg)
 		return 0;
 	for (uint32_t b = 0; b < c->n; b++)
 		if (c->bd[b].nic_id == s->h->nic_id &&
+				!shares(&c->bd[b], s->h->pid) &&
 				(!c->o->have_board || b == c->o->board)) {
 			seg_command(s->h->pid, comm, sizeof(comm));
 			warn("board %u: NIC id %012llx is also board %s of "
@@ -241,6 +257,45 @@ print_board_info(uint32_t b)
 			(int)numa);
 }
 
+/* Who holds board b: this process alone, or the host's processes by
+ * slot, with the endpoints each holds. */
+static void
+print_held(uint32_t b, const mx_dpdk_board_t *h, const struct opts *o)
+{
+	static const char *const state[] = { "free", "in use", "its process "
+		"died: being freed" };
+
+	printf("  held: %s\n", h->mechanism);
+	printf("  endpoints: %u on the board", h->endpoints);
+	if (h->mode == MX_DPDK_BOARD_SHARED)
+		printf(", %u slots (the service's and %u for processes), this "
+				"process slot %u", h->slots, h->slots - 1,
+				h->slot);
+	printf("\n");
+	if (o->quiet)
+		return;
+	for (uint32_t s = 0; s < h->slots && s < MX_DPDK_BOARD_SLOTS; s++) {
+		char comm[32], eps[128] = "";
+		int len = 0;
+
+		if (h->slot_state[s] == 0)
+			continue;
+		for (uint32_t e = 0; e < h->endpoints && e < 32; e++)
+			if (h->endpoint_slot[e] == s)
+				len += snprintf(eps + len, sizeof(eps) -
+						(size_t)len, " %u", e);
+		seg_command((uint32_t)h->slot_pid[s], comm, sizeof(comm));
+		printf("    slot %u: %s, pid %d (%s%s)%s%s\n", s,
+				h->mode == MX_DPDK_BOARD_SHARED && s == 0 ?
+				"board service" : h->slot_state[s] < 3 ?
+				state[h->slot_state[s]] : "?", (int)h->slot_pid[s],
+				comm, h->slot_pid[s] == (int32_t)getpid() ?
+				", this process" : "", len ? ", endpoints" : "",
+				eps);
+	}
+	(void)b;
+}
+
 /* Prints board b and its ports (unless quiet), checking as it goes. */
 static void
 board(uint32_t b, struct board *bd, const struct opts *o)
@@ -265,6 +320,8 @@ board(uint32_t b, struct board *bd, const struct opts *o)
 			print_port(p, &pi, o);
 		check_port(b, p, &pi, first_mtu);
 	}
+	if (mx_dpdk_get_board(b, &bd->held) == MX_SUCCESS)
+		print_held(b, &bd->held, o);
 }
 
 static void
@@ -336,17 +393,18 @@ host_board(struct seg *s, void *arg)
 }
 
 /*
- * Each process has its own boards (a DPDK port belongs to one process):
- * which boards are in use here, and by whom, is what the counters segments
- * tell.  Which endpoints each has open, they do not.
+ * A process that owns its ports has its own boards: which boards are in
+ * use here, and by whom, is what the counters segments tell (which
+ * endpoints each has open, they do not).  The processes of a shared
+ * board are its slots, listed with the board.
  */
 static void
 print_host(const struct opts *o)
 {
 	struct host_ctx c = { o, 0 };
 
-	printf("Boards in use by other processes on this host (endpoint ids "
-			"are not published):\n");
+	printf("Boards in use by other processes on this host (those of a "
+			"shared board: its slots, above):\n");
 	if (seg_each(0, host_board, &c) < 0)
 		printf("  (cannot read /dev/shm)\n");
 	else if (c.listed == 0)

@@ -72,8 +72,9 @@ tool_open_die(uint32_t board, uint32_t ep, mx_return_t rc)
 				tool_name, ep, MX_MAX_ENDPOINTS - 1);
 	else if (rc == MX_BUSY)
 		fprintf(stderr, "%s: endpoint %u of board %u is open already "
-				"in this process: give -e another one\n",
-				tool_name, ep, board);
+				"(in this process, or on a shared board in "
+				"another: mx_info lists them): give -e another "
+				"one\n", tool_name, ep, board);
 	else if (rc == MX_BOARD_UNKNOWN)
 		fprintf(stderr, "%s: board %u (-b) does not exist: mx_info "
 				"lists this process's boards (one per port of "

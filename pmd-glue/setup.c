@@ -510,15 +510,19 @@ explain_missing(const char *spec)
 			mxd_glue_set_error("port %s: its memif socket %s is "
 					"held by another process (a memif server "
 					"already serves it): stop that process, "
-					"give this port another socket=, or make "
-					"it that server's client (role=client)",
-					name, sock);
+					"give this port another socket=, make it "
+					"that server's client (role=client), or "
+					"share the board with the processes of "
+					"this host: MX_BOARD_SHARED=1 in each "
+					"(mx-dpdk(7), SHARED BOARDS)", name, sock);
 			return -EBUSY;
 		}
 	}
 	mxd_glue_set_error("port %s (--vdev=%s) was not created: its driver "
-			"refused it (another process may hold the device; "
-			"MX_VERBOSE=1 shows DPDK's reason)", name, spec);
+			"refused it (another process may hold the device: a "
+			"port belongs to one process, unless the processes "
+			"share the board, MX_BOARD_SHARED=1; MX_VERBOSE=1 "
+			"shows DPDK's reason)", name, spec);
 	return -ENODEV;
 }
 

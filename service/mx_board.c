@@ -43,11 +43,12 @@ usage(int rc)
 		"            the ports (MX_DPDK_ARGS, MX_BOARDS) and the slots "
 		"(MX_BOARD_SLOTS)\n"
 		"            of this environment; returns once it serves\n"
-		"  stop      stop it; -f: even while processes use it (their "
-		"requests fail)\n"
+		"  stop      stop it (refused while processes use it)\n"
 		"  status    its boards, ports, slots and which process holds "
 		"each endpoint\n"
 		"  run       run it in the foreground, messages on stderr\n"
+		"  -f        with stop: even while processes use it (their "
+		"requests fail)\n"
 		"  -h        this text\n");
 	exit(rc);
 }

@@ -206,7 +206,12 @@ local pf = {
 	conn_caps = ProtoField.uint8("mxdpdk.conn.caps", "Capabilities",
 		base.HEX, nil, nil, "bit 0: the sender takes PACK frames, " ..
 		"bit 1: ACKs naming fragments held, bit 2: its frames carry " ..
-		"the epoch (0 from older senders: padding)"),
+		"the epoch, bit 3: the sender is a slot of a shared board, " ..
+		"its number in bits 4-7 (0 from older senders: padding)"),
+	conn_slot = ProtoField.uint8("mxdpdk.conn.slot", "Slot", base.DEC,
+		nil, nil, "the slot of the sender's shared board that holds " ..
+		"its endpoint (caps bit 3): frames to it go to that slot's " ..
+		"queues; slot 0 is the board service"),
 	conn_epoch = ProtoField.uint32("mxdpdk.conn.epoch", "Epoch",
 		base.DEC),
 	conn_dst_nic = ProtoField.uint64("mxdpdk.conn.dst_nic",
@@ -591,6 +596,12 @@ local function dissect_conn(tvb, tree, h)
 	t:add(pf.conn_filter, tvb(o + 12, 4))
 	t:add(pf.conn_status, tvb(o + 16, 1))
 	t:add(pf.conn_caps, tvb(o + 17, 1))
+	local caps = tvb(o + 17, 1):uint()
+	local slot = nil
+	if band(caps, 0x08) ~= 0 then	-- MXD_CAP_SLOT
+		slot = rshift(caps, 4)
+		t:add(pf.conn_slot, tvb(o + 17, 1), slot)
+	end
 	-- The sender's MTU; 0 (not said) from the first version-2 senders,
 	-- for which these two bytes were padding.
 	local mtu = tvb(o + 18, 2):uint()
@@ -604,6 +615,9 @@ local function dissect_conn(tvb, tree, h)
 		u32(tvb, o + 8), hex64(tvb, o), u32(tvb, o + 20))
 	if mtu ~= 0 then
 		info = info .. " mtu=" .. mtu
+	end
+	if slot ~= nil then
+		info = info .. " slot=" .. slot
 	end
 	if h.type == T_CONN_REP then
 		local s = tvb(o + 16, 1):uint()

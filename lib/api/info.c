@@ -2,6 +2,7 @@
 /* mx_get_info(): library, board and endpoint information. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/config.h"
 #include "partners/naming.h"
@@ -222,6 +223,61 @@ do_dpdk_get_port(uint32_t board, uint32_t port, mx_dpdk_port_t *info)
 	return MX_SUCCESS;
 }
 
+static void
+board_shared(const struct mxd_board *b, mx_dpdk_board_t *info)
+{
+	const struct mxd_host *h = b->host;
+
+	info->mode = MX_DPDK_BOARD_SHARED;
+	info->slots = h->nslots;
+	info->slot = b->slot;
+	info->service_pid = h->service_pid;
+	for (unsigned s = 0; s < h->nslots && s < MX_DPDK_BOARD_SLOTS; s++) {
+		info->slot_state[s] = (uint8_t)__atomic_load_n(
+				&h->slot[s].state, __ATOMIC_ACQUIRE);
+		info->slot_pid[s] = info->slot_state[s] ?
+			__atomic_load_n(&h->slot[s].pid, __ATOMIC_RELAXED) : 0;
+	}
+	for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++) {
+		uint32_t s = __atomic_load_n(&h->ep_slot[e], __ATOMIC_ACQUIRE);
+
+		info->endpoint_slot[e] = s < h->nslots ? (uint8_t)s :
+			MX_DPDK_BOARD_NONE;
+	}
+	snprintf(info->mechanism, sizeof(info->mechanism), "shared through "
+			"the board service (pid %d): memif queue matrix %u x "
+			"%u, each process on queues of its own",
+			(int)h->service_pid, h->nslots, h->nslots);
+}
+
+static mx_return_t
+do_dpdk_get_board(uint32_t board, mx_dpdk_board_t *info)
+{
+	const struct mxd_board *b;
+
+	if (!mxd_lib.initialized || board >= mxd_lib.nboards || info == NULL)
+		return mxd_error(NULL, MX_BOARD_UNKNOWN,
+				"mx_dpdk_get_board: no board %u", board);
+	b = mxd_lib.boards[board];
+	memset(info, 0, sizeof(*info));
+	info->endpoints = MX_MAX_ENDPOINTS;
+	if (b->host != NULL) {
+		board_shared(b, info);
+		return MX_SUCCESS;
+	}
+	info->mode = MX_DPDK_BOARD_EXCLUSIVE;
+	info->slots = 1;
+	info->slot_pid[0] = (int32_t)getpid();
+	info->slot_state[0] = 1;
+	for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++)
+		info->endpoint_slot[e] = b->ep[e] != NULL ? 0 :
+			MX_DPDK_BOARD_NONE;
+	snprintf(info->mechanism, sizeof(info->mechanism), "exclusive: this "
+			"process owns the ports (MX_BOARD_SHARED=1 shares "
+			"memif ports with the processes of the host)");
+	return MX_SUCCESS;
+}
+
 /* ---- entry points: the library lock around each call (lock.h) ---- */
 
 MXD_ENTRY(mx_get_info, do_get_info,
@@ -236,6 +292,10 @@ MXD_ENTRY(mx_dpdk_get_setting, do_dpdk_get_setting,
 MXD_ENTRY(mx_dpdk_get_port, do_dpdk_get_port,
 	(uint32_t board, uint32_t port, mx_dpdk_port_t *info),
 	(board, port, info))
+
+MXD_ENTRY(mx_dpdk_get_board, do_dpdk_get_board,
+	(uint32_t board, mx_dpdk_board_t *info),
+	(board, info))
 
 static mx_return_t
 do_dpdk_get_peer(uint32_t index, uint64_t *nic_id, char *name)

@@ -158,6 +158,39 @@ typedef struct {
 mx_return_t mx_dpdk_get_port(uint32_t board, uint32_t port,
 		mx_dpdk_port_t *info);
 
+/** How a board is held (mx_dpdk_board_t's mode). */
+#define MX_DPDK_BOARD_EXCLUSIVE	0	/**< this process owns its ports */
+#define MX_DPDK_BOARD_SHARED	1	/**< the processes of the host share it */
+#define MX_DPDK_BOARD_SLOTS	16	/**< slots a shared board may have */
+#define MX_DPDK_BOARD_NONE	0xffu	/**< endpoint_slot: not open */
+
+/** Who holds a board and its endpoints. */
+typedef struct {
+	uint32_t mode;		/**< MX_DPDK_BOARD_EXCLUSIVE or _SHARED */
+	uint32_t endpoints;	/**< the board's endpoint ids, 0 to this - 1 */
+	uint32_t slots;		/**< shared: slot 0 the board service's, one
+				     per process after it; exclusive: 1 */
+	uint32_t slot;		/**< shared: this process's */
+	int32_t service_pid;	/**< shared: the board service's pid */
+	int32_t slot_pid[MX_DPDK_BOARD_SLOTS];	/**< each slot's process,
+						     0 if free */
+	uint8_t slot_state[MX_DPDK_BOARD_SLOTS];	/**< 0 free, 1 in
+						     use, 2 its process
+						     died (being freed) */
+	uint8_t endpoint_slot[32];	/**< the slot holding each endpoint
+					     id (exclusive: 0 when open
+					     here), MX_DPDK_BOARD_NONE */
+	char mechanism[128];	/**< how, in words */
+} mx_dpdk_board_t;
+
+/**
+ * How board 'board' is held: by this process alone, or shared with the
+ * other processes of the host through their board service (mx_board(1)),
+ * its slots and which process holds which endpoint.
+ * @return MX_SUCCESS, MX_BOARD_UNKNOWN.
+ */
+mx_return_t mx_dpdk_get_board(uint32_t board, mx_dpdk_board_t *info);
+
 /**
  * Known board number 'index' (from 0) of the name table: this process's
  * boards, the peers file's, and those heard by discovery.  'name' holds

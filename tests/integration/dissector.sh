@@ -35,6 +35,9 @@
 # pulled whole and NOTIFYed, sequence numbers without a gap, every
 # message acknowledged.
 #
+# Connect frames of a shared board (conn_frames writes them with the wire
+# code): the slot each says, decoded.
+#
 # Skipped (exit 77) without tshark or without Lua in tshark.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -544,6 +547,34 @@ if why=$(veth_check); then
 else
 	echo "skip: the veth captures (net_pcap between two network" \
 		"namespaces): $why"
+fi
+# A shared board's connect frames (conn_frames, from the wire code): the
+# slot each says (caps bit 3 and bits 4-7), and none from a process that
+# owns its board.
+if "$build/tests/conn_frames" "$dir/conn.pcap" &&
+		timeout 60 tshark -n -X lua_script:"$lua" -r "$dir/conn.pcap" \
+		-T fields -E occurrence=f -e mxdpdk.type -e mxdpdk.conn.slot \
+		-e mxdpdk.csum.status -e _ws.col.Info >"$dir/conn.tsv" \
+		2>"$dir/conn.err"; then
+	got=$(tr '\t' '|' <"$dir/conn.tsv")
+	want=$(printf '3|3|1|%s\n4|5|1|%s\n3||1|%s' \
+		"$(sed -n 1p "$dir/conn.tsv" | cut -f4)" \
+		"$(sed -n 2p "$dir/conn.tsv" | cut -f4)" \
+		"$(sed -n 3p "$dir/conn.tsv" | cut -f4)")
+	if [ "$got" = "$want" ] &&
+			sed -n 1p "$dir/conn.tsv" | grep -q " slot=3" &&
+			sed -n 2p "$dir/conn.tsv" | grep -q " slot=5" &&
+			! sed -n 3p "$dir/conn.tsv" | grep -q "slot="; then
+		echo "ok: shared board connect frames: slots 3 and 5, none from an exclusive board"
+		passes=$((passes + 1))
+	else
+		echo "FAIL: shared board connect frames: got"
+		sed 's/^/  /' "$dir/conn.tsv"
+		fails=$((fails + 1))
+	fi
+else
+	echo "FAIL: shared board connect frames: no capture or no decode"
+	fails=$((fails + 1))
 fi
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

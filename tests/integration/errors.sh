@@ -90,7 +90,7 @@ for i in $(seq 1 1000); do
 	sleep 0.01
 done
 run MX_HOSTNAME=second$$ MX_DPDK_ARGS="$A --vdev=net_memif0,role=server,socket=$dir/held.sock" -- "$info" -q
-expect "port held by another process" "mx: port net_memif0: its memif socket $dir/held.sock is held by another process (a memif server already serves it): stop that process, give this port another socket=, or make it that server's client (role=client)"
+expect "port held by another process" "mx: port net_memif0: its memif socket $dir/held.sock is held by another process (a memif server already serves it): stop that process, give this port another socket=, make it that server's client (role=client), or share the board with the processes of this host: MX_BOARD_SHARED=1 in each (mx-dpdk(7), SHARED BOARDS)"
 grep -q "mx_init failed: Busy" "$dir/out"
 verdict "held port: mx_init returns MX_BUSY" $?
 

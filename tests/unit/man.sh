@@ -78,8 +78,10 @@ done
 echo "Portals functions in portals3(3): $np"
 
 # Every option of each tool's -h in its page (roff writes - as \-).
-for t in mx_pingpong mx_bw mx_info mx_counters; do
-	opts=$("$build/apps/$t" -h | grep -oE '^  (-[A-Za-z]|--[a-z-]+)(, (-[A-Za-z]|--[a-z-]+))*' |
+for t in mx_pingpong mx_bw mx_info mx_counters mx_board; do
+	bin=$build/apps/$t
+	[ -x "$bin" ] || bin=$build/service/$t
+	opts=$("$bin" -h | grep -oE '^  (-[A-Za-z]|--[a-z-]+)(, (-[A-Za-z]|--[a-z-]+))*' |
 		grep -oE -- '--?[A-Za-z][a-z-]*')
 	[ -n "$opts" ] || bad "$t -h lists no option"
 	for o in $opts; do
