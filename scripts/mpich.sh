@@ -4,9 +4,10 @@
 #   scripts/mpich.sh [all]        build what changed, run every test and
 #                                 the bench, summary
 #   scripts/mpich.sh build        only build and install (cached)
-#   scripts/mpich.sh test [T...]  tests: allsizes mpich (default: both);
-#                                 MPICH_NP="2 4" MPICH_GROUPS="pt2pt coll
-#                                 comm" narrow the mpich one
+#   scripts/mpich.sh test [T...]  tests: allsizes mpich shared (default:
+#                                 all three); MPICH_NP="2 4" MPICH_GROUPS=
+#                                 "pt2pt coll comm" narrow the mpich one,
+#                                 MPICH_SHARED_GROUPS="pt2pt" the shared one
 #   scripts/mpich.sh bench        latency/bandwidth, mx netmod beside tcp and
 #                                 beside mx_pingpong (ROUNDS=5 ITERS=10000,
 #                                 interleaved), and the two latency bars
@@ -275,6 +276,7 @@ net_bridge() {
 }
 
 cleanup() {
+	[ -n "${shared_on:-}" ] && shared_down
 	net_down
 	[ -n "$run" ] && rm -rf "$run"
 	return 0
@@ -309,6 +311,52 @@ result() {	# result ok|FAIL name detail
 	if [ "$1" = ok ]; then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); fi
 	SUMMARY+=("$1 $2")
 }
+
+# Shared boards: two hosts (namespaces 0 and 1), each one board service
+# (mx_board) whose board is one memif port to the other host's; 4 ranks on
+# each host share its board (MX_BOARD_SHARED=1).  MPICH takes the ranks of
+# one namespace for one node when told so (MPIR_CVAR_NUM_CLIQUES=2: rank r
+# in clique r % 2, as mx-rank puts rank r on host r % 2): those talk
+# through Nemesis's shared memory, the others through the mx netmod.
+SHARED_BOARD=$cache/mx/bin/mx_board
+shared_up() {
+	local h role i
+	net_down
+	ns_up 0
+	ns_up 1
+	shared_on=1
+	for h in 0 1; do
+		role=client
+		[ "$h" = 0 ] && role=server
+		ip netns exec "$NS$h" env MX_HOSTNAME=mpihost$h MX_BOARD_SLOTS=8 \
+			MX_DPDK_ARGS="$EAL --vdev=net_memif0,role=$role,socket=$run/shared.sock,socket-abstract=no,mac=02:00:00:00:5b:0$h" \
+			"$SHARED_BOARD" start >&2 || return 1
+	done
+	for i in $(seq 100); do
+		ip netns exec "${NS}1" env MX_HOSTNAME=mpihost1 "$SHARED_BOARD" \
+			status | grep -q ": up " && return 0
+		sleep 0.1
+	done
+	log "shared boards: the memif link between the two hosts is down"
+	return 1
+}
+shared_down() {
+	local h
+	for h in 0 1; do
+		ip netns exec "$NS$h" env MX_HOSTNAME=mpihost$h "$SHARED_BOARD" \
+			stop -f >/dev/null 2>&1 || true
+	done
+	rm -f /tmp/mx-board.mpihost0.log /tmp/mx-board.mpihost1.log
+	shared_on=
+	net_down
+}
+env_shared() {	# env_shared hosts: ranks r on host r % hosts
+	E=(MX_BOARD_SHARED=1 MXMPI_HOSTS=$1 MXMPI_HOST_PREFIX=mpihost
+		MXMPI_NETNS=$NS MPIR_CVAR_NUM_CLIQUES=$1)
+}
+# The same-host path (messages between the processes of a host through
+# shared memory, not the wire) is in the tree.
+same_host_path() { [ -f "$top/lib/engine/shm.c" ]; }
 
 # ---- tests ------------------------------------------------------------------------
 
@@ -389,8 +437,94 @@ mpich_report() {	# group np
 	fi
 }
 
+# Shared boards, 4 ranks per host: every size between all pairs; MPICH's
+# groups (pt2pt by default) with up to 8 ranks beside ch3:nemesis:tcp with
+# as many (8 namespaces on a bridge); intra-host latency.
+test_shared() {
+	local out g
+	if ! shared_up; then
+		result FAIL shared-boards "the board services did not start"
+		shared_down
+		return
+	fi
+	env_shared 2
+	if out=$(mpirun 8 "$cache/tests/mpi_allsizes" 2>&1) &&
+			grep -q "every byte checked: ok" <<<"$out"; then
+		result ok allsizes-shared-8 "$(grep -o '[0-9]* messages.*' <<<"$out")"
+	else
+		result FAIL allsizes-shared-8 "$(tail -3 <<<"$out" | tr '\n' ' ')"
+	fi
+	for g in ${MPICH_SHARED_GROUPS:-pt2pt}; do
+		mpich_group "mx-$g-shared8" "$g" 8
+	done
+	shared_down
+	for g in ${MPICH_SHARED_GROUPS:-pt2pt}; do
+		net_bridge 8
+		env_tcp
+		mpich_group "tcp-$g-shared8" "$g" 8
+		net_down
+		mpich_compare "mpich-$g-shared-4x2" "mx-$g-shared8" "tcp-$g-shared8"
+	done
+	shared_latency
+}
+
+# 8-byte MPI latency between two ranks of one host: through the mx netmod
+# (the same-host path of a shared board; MPIR_CVAR_NOLOCAL=1) beside
+# MPICH's own shared memory, in the same run, interleaved; and between
+# two hosts through their shared boards, for scale.
+shared_latency() {
+	local rounds=${ROUNDS:-3} r out shm mx inter
+	ITERS=${ITERS:-10000}
+	: >"$run/shared-latency"
+	shared_up || return
+	for r in $(seq 1 "$rounds"); do
+		E=(MXMPI_HOSTS=1 MXMPI_NETNS=$NS MX_BOARD_SHARED=1
+			MXMPI_HOST_PREFIX=mpihost)
+		shm=$(pp_lat)
+		mx=-
+		if same_host_path; then
+			E+=(MPIR_CVAR_NOLOCAL=1)
+			mx=$(pp_lat)
+		fi
+		env_shared 2
+		inter=$(pp_lat)
+		echo "$mx $shm $inter" >>"$run/shared-latency"
+	done
+	shared_down
+	col() { awk -v c="$1" '$c != "-" { print $c }' "$run/shared-latency" | median; }
+	if same_host_path; then
+		printf 'num  %-40s %s\n' "latency-8B-same-host" "mx netmod (shared board, same-host path) $(col 1) us, MPICH shared memory $(col 2) us; between two hosts (shared boards over memif) $(col 3) us"
+	else
+		printf 'num  %-40s %s\n' "latency-8B-same-host" "mx netmod: - (the same-host path is not in this tree), MPICH shared memory $(col 2) us; between two hosts (shared boards over memif) $(col 3) us"
+	fi
+}
+
+# mpi_pingpong at 8 bytes with E set: the mean half round trip.
+pp_lat() {
+	local out
+	out=$(MPIRUN_TIMEOUT=300 mpirun 2 "$cache/tests/mpi_pingpong" \
+		-S 8 -E 8 -N "$ITERS" 2>&1) || { log "$out"; echo -; return; }
+	awk '$1 == 8 { print $2 }' <<<"$out"
+}
+
+# A group passes when every failure also fails with ch3:nemesis:tcp.
+mpich_compare() {	# name mx-label tcp-label
+	local m=$run/$2 t=$run/$3 only shared
+	read -r mok mnok _ <"$m.count"
+	read -r tok tnok _ <"$t.count"
+	only=$(comm -23 "$m.failed" "$t.failed" | tr '\n' ' ')
+	shared=$(comm -12 "$m.failed" "$t.failed" | tr '\n' ' ')
+	local detail="mx $mok passed, $mnok failed; tcp $tok passed, $tnok failed"
+	[ -n "$shared" ] && detail="$detail; both fail: $shared"
+	if [ -z "$only" ] && [ "$mok" -gt 0 ]; then
+		result ok "$1" "$detail"
+	else
+		result FAIL "$1" "$detail; only mx fails: $only"
+	fi
+}
+
 tests() {
-	local t list=${*:-allsizes mpich}
+	local t list=${*:-allsizes mpich shared}
 	for t in $list; do
 		"test_$t"
 	done
@@ -492,7 +626,7 @@ main() {
 	test) tests "$@"; summary ;;
 	bench) bench; summary ;;
 	all) tests; bench; summary ;;
-	*) log "usage: scripts/mpich.sh [all|build|test [allsizes|mpich]|bench]"; exit 2 ;;
+	*) log "usage: scripts/mpich.sh [all|build|test [allsizes|mpich|shared]|bench]"; exit 2 ;;
 	esac
 }
 

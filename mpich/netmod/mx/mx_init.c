@@ -284,7 +284,8 @@ open_endpoint(void)
 }
 
 /*
- * Every rank gets the MX address of every other rank of its group during
+ * Every rank gets the MX address of every other rank of its group that is
+ * not on its node (those talk through Nemesis's shared memory) during
  * MPI_Init, and no pair ever connects both ways: rank i connects to each
  * higher rank j and then sends j a HELLO, from which j takes i's address
  * (MX answers a message's source without a connect).  Every VC of the
@@ -342,8 +343,12 @@ connect_all(MPIDI_PG_t *pg, int rank)
 		mpi_errno = MPI_ERR_NO_MEM;
 		goto out;
 	}
-	/* The HELLOs of lower ranks, posted before anyone knows our card. */
+	/* The HELLOs of lower ranks, posted before anyone knows our card.
+	 * A rank of this node talks through Nemesis's shared memory, not
+	 * the netmod: neither side connects. */
 	for (int r = 0; r < rank; r++) {
+		if (MPID_NEM_IS_LOCAL(r))
+			continue;
 		rc = mx_irecv(mxn.ep, NULL, 0, MXN_KIND(MXN_KIND_HELLO) |
 				(uint64_t)r << MXN_SRC_SHIFT,
 				MX_MATCH_MASK_NONE, NULL, &req[r]);
@@ -362,6 +367,8 @@ connect_all(MPIDI_PG_t *pg, int rank)
 	if (mpi_errno == MPI_SUCCESS)
 		mpi_errno = MPIR_pmi_barrier();
 	for (int r = rank + 1; r < n && mpi_errno == MPI_SUCCESS; r++) {
+		if (MPID_NEM_IS_LOCAL(r))
+			continue;
 		snprintf(key, sizeof(key), "mxnm-%d", r);
 		mpi_errno = MPIR_pmi_kvs_get(r, key, bc, max);
 		if (mpi_errno == MPI_SUCCESS)
