@@ -26,6 +26,7 @@
 #ifndef MXD_SERVICE_H
 #define MXD_SERVICE_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -117,7 +118,8 @@ mxd_svc_send(int s, const struct mxd_svc_msg *m, int fd)
 }
 
 /* Receives one message (and the descriptor it carries, else *fd = -1);
- * 0, or -1 at the end of the connection or on a message not ours. */
+ * 0, or -1 with errno EAGAIN (none waiting, MSG_DONTWAIT), EPIPE (the end
+ * of the connection) or EPROTO (a message not ours). */
 static inline int
 mxd_svc_recv(int s, struct mxd_svc_msg *m, int *fd, int flags)
 {
@@ -134,9 +136,12 @@ mxd_svc_recv(int s, struct mxd_svc_msg *m, int *fd, int flags)
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
 			memcpy(fd, CMSG_DATA(c), sizeof(int));
 	if (n != (ssize_t)sizeof(*m) || m->magic != MXD_SVC_MAGIC) {
+		int err = n < 0 ? errno : n == 0 ? EPIPE : EPROTO;
+
 		if (*fd >= 0)
 			close(*fd);
 		*fd = -1;
+		errno = err;
 		return -1;
 	}
 	m->text[sizeof(m->text) - 1] = '\0';

@@ -9,7 +9,9 @@
 #   exchange  four processes on each board (board_shared), every one
 #             exchanging every size class with every other, every byte
 #             checked; pairs of one host too when the same-host path is
-#             in the tree (MXT_SAME_HOST=1), else the pairs of two hosts
+#             in the tree (MXT_SAME_HOST=1), else the pairs of two hosts;
+#             meanwhile mx_info (the board shared, its slots and who holds
+#             which endpoint) and mx_counters (each process's, the sum)
 #   loss      the same under MX_FAULTS loss, reordering, duplicates and
 #             corruption in every process
 #   kill      a process of host B killed (SIGKILL) in mid-run: the others
@@ -25,10 +27,10 @@
 set -u
 build=$(cd "$1" && pwd)
 case=$2
-export PATH=$build/service:$build/tests:$PATH
+export PATH=$build/service:$build/tests:$build/apps:$PATH
 dir=$(mktemp -d /tmp/mxd-board-shared.XXXXXX)
 A=sba$$ B=sbb$$
-export MXT_HOSTS=$A,$B MX_BOARD_SLOTS=5 MX_BOARDS=0+1 MX_PEER_TIMEOUT_MS=3000
+export MXT_HOSTS=$A,$B MX_BOARD_SLOTS=6 MX_BOARDS=0+1 MX_PEER_TIMEOUT_MS=3000
 eal="--no-huge -m 256 --no-shconf --no-pci --log-level=error"
 m=$(printf '%02x:%02x' $(( $$ >> 8 & 255 )) $(( $$ & 255 )))
 args_a="$eal --vdev=net_memif0,role=server,socket=$dir/p0,rsize=8,mac=02:5b:$m:00:0a --vdev=net_memif1,role=server,socket=$dir/p1,rsize=8,mac=02:5b:$m:01:0a"
@@ -91,13 +93,36 @@ wait_rank() {	# wait_rank R: its exit code
 	wait "${pids[$1]}"
 }
 
-exchange() {	# all eight ranks, all must pass
+exchange() {	# all eight ranks, all must pass; $TOOLS: look meanwhile
 	local r
 	for r in 0 1 2 3 4 5 6 7; do rank "$r" "$@"; done
+	[ -n "${TOOLS:-}" ] && tools_look
 	for r in 0 1 2 3 4 5 6 7; do
 		wait_rank "$r" || fail "rank $r"
 	done
 	for r in 0 1 2 3 4 5 6 7; do grep -h "ok:" "$dir/rank$r.log"; done
+}
+
+# mx_info and mx_counters on host A while its four processes run: the
+# board shared, each process's slot with its endpoint, the board's sum.
+tools_look() {
+	wait_line "$dir/rank0.log" "round 1" 60 || fail "rank 0 made no round"
+	MX_HOSTNAME=$A MX_BOARD_SHARED=1 mx_info >"$dir/info.log" 2>&1 ||
+		fail "mx_info"
+	mx_counters "$A" >"$dir/counters.log" 2>&1 || fail "mx_counters"
+	grep -q "held: shared through the board service" "$dir/info.log" ||
+		fail "mx_info does not say the board is shared"
+	grep -q "endpoints: 32 on the board, 6 slots" "$dir/info.log" ||
+		fail "mx_info does not give the endpoint limit and slots"
+	for e in 1 2 3 4; do
+		grep -q "slot [1-5]: in use, pid [0-9]* (board_shared), endpoints $e\$" \
+			"$dir/info.log" || fail "mx_info: who holds endpoint $e"
+	done
+	grep -q "the sum over its 4 processes" "$dir/counters.log" ||
+		fail "mx_counters gives no sum over the board's processes"
+	echo "mx_info and mx_counters meanwhile:"
+	grep "held:\|endpoints:\|slot " "$dir/info.log"
+	grep -A2 "the sum over" "$dir/counters.log"
 }
 
 wait_line() {	# wait_line FILE REGEX SECONDS
@@ -129,7 +154,7 @@ fi
 case $case in
 exchange)
 	start_services
-	exchange -R 4
+	TOOLS=1 exchange -R 10
 	slots_clean "$A"; slots_clean "$B"
 	;;
 loss)
