@@ -92,7 +92,7 @@ static void
 daemon_run(int notify)
 {
 	char log[128];
-	int null = open("/dev/null", O_RDWR), rc, lf;
+	int null = open("/dev/null", O_RDWR), rc;
 
 	setsid();
 	if (fork() > 0)
@@ -104,8 +104,7 @@ daemon_run(int notify)
 	log_path(log, sizeof(log));
 	/* Its start's messages go to the starter's stderr; once it serves,
 	 * to the log. */
-	lf = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	rc = mxd_svc_run(3, lf);
+	rc = mxd_svc_run(3, log);
 	_exit(rc);
 }
 
@@ -343,7 +342,7 @@ main(int argc, char **argv)
 	if (!strcmp(cmd, "status"))
 		return cmd_status();
 	if (!strcmp(cmd, "run"))
-		return mxd_svc_run(-1, -1);
+		return mxd_svc_run(-1, NULL);
 	usage(2);
 	return 2;
 }

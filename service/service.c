@@ -22,6 +22,7 @@
  * never passes here.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -622,6 +623,26 @@ links_watch(void)
 
 /* ---- slots ------------------------------------------------------------------ */
 
+/* A dead process's counters segments (/dev/shm/mx-dpdk.<pid>.<board>,
+ * util/stats.c): its exit would have removed them. */
+static void
+counters_drop(int32_t pid)
+{
+	char prefix[32], path[300];
+	struct dirent *e;
+	DIR *d;
+
+	if (kill(pid, 0) == 0 || (d = opendir("/dev/shm")) == NULL)
+		return;
+	snprintf(prefix, sizeof(prefix), "mx-dpdk.%d.", (int)pid);
+	while ((e = readdir(d)) != NULL)
+		if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+			snprintf(path, sizeof(path), "/%s", e->d_name);
+			shm_unlink(path);
+		}
+	closedir(d);
+}
+
 static void
 slot_dead(unsigned s, int32_t pid)
 {
@@ -645,6 +666,7 @@ slot_dead(unsigned s, int32_t pid)
 			__atomic_store_n(&r->tail, r->head, __ATOMIC_RELEASE);
 		}
 	}
+	counters_drop(pid);
 	MXD_LOG(NOTICE, init, "process %d (slot %u) is gone: its endpoints "
 			"are free again", (int)pid, s);
 }
@@ -1050,6 +1072,22 @@ notify_say(int *notify, const char *fmt, ...)
 	*notify = -1;
 }
 
+/* From now on its messages go to the file 'path' (NULL: stay). */
+static void
+log_to(const char *path)
+{
+	int fd = path != NULL ? open(path, O_WRONLY | O_CREAT | O_TRUNC |
+			O_CLOEXEC, 0644) : -1;
+
+	if (fd < 0)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+}
+
 static void
 fds_raise(void)
 {
@@ -1063,7 +1101,7 @@ fds_raise(void)
 }
 
 int
-mxd_svc_run(int notify, int log)
+mxd_svc_run(int notify, const char *log)
 {
 	struct mxd_link *links[MXD_GLUE_MAX_PORTS];
 	unsigned n = 0;
@@ -1088,12 +1126,7 @@ mxd_svc_run(int notify, int log)
 		return 1;
 	}
 	notify_say(&notify, "ok %d\n", (int)getpid());
-	if (log >= 0) {
-		fflush(stderr);
-		dup2(log, 1);
-		dup2(log, 2);
-		close(log);
-	}
+	log_to(log);
 	MXD_LOG(NOTICE, init, "board service of host %s: %u board(s), %u "
 			"slots (%u processes), memif queue matrix %u x %u",
 			mxd_conf.hostname, svc.nboards, svc.S, svc.S - 1,

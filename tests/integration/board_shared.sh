@@ -179,6 +179,8 @@ kill)
 	echo "the others finished $(( $(date +%s) - t0 )) s after the kill"
 	grep -h "gone\|ok:" "$dir"/rank[0-4].log "$dir"/rank[67].log
 	slots_clean "$B"
+	ls /dev/shm/mx-dpdk."$victim".* >/dev/null 2>&1 &&
+		fail "the killed process's counters are still in /dev/shm"
 	# A new process opens the killed process's endpoint, and talks.
 	rank 5 -d 0 -o
 	rank 0 -d 5 -o
