@@ -671,7 +671,10 @@ slot_dead(unsigned s, int32_t pid)
 			"are free again", (int)pid, s);
 }
 
-/* Dead slots every live process let go of: their rings zeroed, free. */
+/* Dead slots every live process let go of: free again.  Their pair
+ * rings are left as they are: a ring is set up anew by its producer for
+ * the new owner's epoch (the same-host path's protocol), and zeroing one
+ * a live process still read would lose what it held. */
 static void
 slots_reclaim(void)
 {
@@ -693,10 +696,6 @@ slots_reclaim(void)
 		for (unsigned b = 0; b < svc.nboards; b++) {
 			struct mxd_host *h = svc.board[b].h;
 
-			for (unsigned o = 0; o < svc.S; o++) {
-				memset(mxd_host_ring(h, o, s), 0, h->ring_bytes);
-				memset(mxd_host_ring(h, s, o), 0, h->ring_bytes);
-			}
 			h->slot[s].pid = 0;
 			__atomic_store_n(&h->slot[s].state, MXD_HOST_SLOT_FREE,
 					__ATOMIC_RELEASE);

@@ -30,10 +30,11 @@
  * dead, and reuses the slot only after the processes that shared rings
  * with it have let them go: each live process sets its bit in the dead
  * slot's let_go once it holds nothing of their rings (board/shared.c, at
- * its next look; the same-host path first lets go of them), and once
- * every live slot's bit is there the service zeroes the dead slot's ring
- * areas and frees it.  Every field that another process writes is read
- * with an atomic load.
+ * its next look, once the same-host path cleared the slot's bit of
+ * b->rings_held), and once every live slot's bit is there the service
+ * frees the slot (the rings stay as they are: a producer sets its ring
+ * up anew for the next owner's epoch).  Every field that another
+ * process writes is read with an atomic load.
  *
  * The layout is versioned: a process finding another magic or version
  * refuses the board and says so.
