@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <myriexpress.h>
+#include <mx_extensions.h>
 
 /* Longest message the tools send (MX's tools had the same limit). */
 #define TOOL_MAX_LEN (1u << 30)
@@ -62,6 +63,20 @@ tool_die(const char *what, mx_return_t rc)
 	exit(1);
 }
 
+/* The process that holds endpoint ep of a shared board (0: none, or the
+ * board is not shared). */
+static inline int
+tool_holder(uint32_t board, uint32_t ep)
+{
+	mx_dpdk_board_t b;
+
+	if (ep >= 32 || mx_dpdk_get_board(board, &b) != MX_SUCCESS ||
+			b.mode != MX_DPDK_BOARD_SHARED ||
+			b.endpoint_slot[ep] >= MX_DPDK_BOARD_SLOTS)
+		return 0;
+	return b.slot_pid[b.endpoint_slot[ep]];
+}
+
 /* mx_open_endpoint failed for -b board -e endpoint: say which and why. */
 static inline void
 tool_open_die(uint32_t board, uint32_t ep, mx_return_t rc)
@@ -70,11 +85,15 @@ tool_open_die(uint32_t board, uint32_t ep, mx_return_t rc)
 		fprintf(stderr, "%s: endpoint %u (-e) does not exist: a board "
 				"has endpoints 0 to %u, or MX_ANY_ENDPOINT\n",
 				tool_name, ep, MX_MAX_ENDPOINTS - 1);
+	else if (rc == MX_BUSY && tool_holder(board, ep) > 0)
+		fprintf(stderr, "%s: endpoint %u of shared board %u is open in "
+				"process %d (mx_info lists who holds which): "
+				"give -e another one\n", tool_name, ep, board,
+				tool_holder(board, ep));
 	else if (rc == MX_BUSY)
 		fprintf(stderr, "%s: endpoint %u of board %u is open already "
-				"(in this process, or on a shared board in "
-				"another: mx_info lists them): give -e another "
-				"one\n", tool_name, ep, board);
+				"in this process: give -e another one\n",
+				tool_name, ep, board);
 	else if (rc == MX_BOARD_UNKNOWN)
 		fprintf(stderr, "%s: board %u (-b) does not exist: mx_info "
 				"lists this process's boards (one per port of "

@@ -11,7 +11,8 @@
 #             checked; pairs of one host too when the same-host path is
 #             in the tree (MXT_SAME_HOST=1), else the pairs of two hosts;
 #             meanwhile mx_info (the board shared, its slots and who holds
-#             which endpoint) and mx_counters (each process's, the sum)
+#             which endpoint), mx_counters (each process's, the sum), and
+#             a process that opens an endpoint another holds (MX_BUSY)
 #   loss      the same under MX_FAULTS loss, reordering, duplicates and
 #             corruption in every process
 #   kill      a process of host B killed (SIGKILL) in mid-run: the others
@@ -120,6 +121,11 @@ tools_look() {
 	done
 	grep -q "the sum over its 4 processes" "$dir/counters.log" ||
 		fail "mx_counters gives no sum over the board's processes"
+	# Endpoint 1 of host A is rank 0's: busy, as MX says, naming it.
+	MX_HOSTNAME=$A MX_BOARD_SHARED=1 mx_pingpong -e 1 >"$dir/busy.log" 2>&1 &&
+		fail "a second process opened endpoint 1"
+	grep -q "endpoint 1 of shared board 0 is open in process ${pids[0]}\|endpoint 1 of shared board 0 is open in process $(pgrep -P "${pids[0]}" board_shared)" \
+		"$dir/busy.log" || fail "the busy endpoint's holder is not named"
 	echo "mx_info and mx_counters meanwhile:"
 	grep "held:\|endpoints:\|slot " "$dir/info.log"
 	grep -A2 "the sum over" "$dir/counters.log"
