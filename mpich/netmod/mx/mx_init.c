@@ -638,6 +638,10 @@ MPID_nem_mx_vc_destroy(MPIDI_VC_t *vc)
 {
 	struct mxn_vc *v = VC_MX(vc);
 
+	/* Nemesis destroys every VC through the netmod, those of its node
+	 * too, whose netmod area vc_init() never saw (shared memory's). */
+	if (vc->ch.is_local)
+		return MPI_SUCCESS;
 	if (v->cm)
 		cm_unlink(vc);
 	while (v->rx_head != NULL) {	/* chunks nobody will read */
