@@ -714,21 +714,12 @@ mxd_recv_partner_lost(struct mxd_partner *p, mx_status_code_t code)
 void
 mxd_recvs_fail(struct mx_endpoint *ep, mx_status_code_t code)
 {
-	struct mxd_list *pos;
+	struct mx_request *r = (struct mx_request *)ep->reqs.base;
+	size_t n = ep->reqs.made / sizeof(*r);
 
-	for (pos = ep->reqs.chunks.next; pos != &ep->reqs.chunks;
-			pos = pos->next) {
-		struct mxd_reqchunk *c = mxd_container_of(pos,
-				struct mxd_reqchunk, link);
-
-		for (unsigned i = 0; i < MXD_REQ_CHUNK; i++) {
-			struct mx_request *r = &c->r[i];
-
-			if (r->type == MXD_REQ_RECV &&
-					r->state == MXD_RS_POSTED) {
-				mxd_recv_cancel(r);
-				mxd_req_complete(r, code);
-			}
+	for (size_t i = 0; r != NULL && i < n; i++)
+		if (r[i].type == MXD_REQ_RECV && r[i].state == MXD_RS_POSTED) {
+			mxd_recv_cancel(&r[i]);
+			mxd_req_complete(&r[i], code);
 		}
-	}
 }
