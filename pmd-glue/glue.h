@@ -89,6 +89,10 @@ void mxd_glue_guard_check(void);
 
 /* ---- the board service's side of a shared board (shport.h) ---------- */
 
+/* Stops and closes every port (the board service, as it stops: a memif
+ * port's path socket goes with it). */
+void mxd_glue_ports_close(void);
+
 /* A burst on queue q of a port (the service's own queues of the matrix:
  * its column and its row); memif bursts run under the fault guard. */
 uint16_t mxd_glue_queue_rx(struct mxd_link *l, uint16_t q,

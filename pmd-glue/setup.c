@@ -633,3 +633,16 @@ mxd_glue_links_start(struct mxd_link *l, unsigned n, uint32_t ms)
 		nanosleep(&ts, NULL);
 	}
 }
+
+void
+mxd_glue_ports_close(void)
+{
+	for (unsigned i = 0; i < nb_links; i++) {
+		if (links[i].started)
+			rte_eth_dev_stop(links[i].port_id);
+		links[i].started = 0;
+		rte_eth_dev_close(links[i].port_id);
+	}
+	nb_links = 0;
+	ports_ready = 0;
+}

@@ -1136,6 +1136,9 @@ mxd_svc_run(int notify, const char *log)
 		client_drop(svc.ncl - 1);
 	}
 	close(svc.lfd);
+	/* No process drives its queues any more: the ports may go (and a
+	 * memif port's path socket with them). */
+	mxd_glue_ports_close();
 	MXD_LOG(NOTICE, init, "board service of host %s stopped",
 			mxd_conf.hostname);
 	return 0;
