@@ -276,6 +276,13 @@ show_board(unsigned b, int fd, uint64_t len)
 			(unsigned long long)h->nic_id, h->nslots, h->nslots - 1,
 			free_slots, MXD_HOST_ENDPOINTS, eps);
 	show_ports(h);
+	printf("  through the service: %llu connect requests forwarded, %llu "
+			"refused (endpoint closed), %llu other frames forwarded "
+			"(to a slot their sender did not know), %llu dropped\n",
+			(unsigned long long)h->fwd_conn,
+			(unsigned long long)h->conn_refused,
+			(unsigned long long)h->fwd_other,
+			(unsigned long long)h->fwd_dropped);
 	show_slots(h);
 	munmap((void *)(uintptr_t)h, len);
 }

@@ -421,8 +421,10 @@ forward(struct sboard *B, unsigned p, unsigned s, const struct mxd_frame *f)
 	uint8_t *e;
 
 	if (head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >=
-			MXD_SHPORT_FWD || f->len > fs - MXD_FWD_HDR)
+			MXD_SHPORT_FWD || f->len > fs - MXD_FWD_HDR) {
+		B->h->fwd_dropped++;
 		return;
+	}
 	e = mxd_fwd_entry(r, fs, head);
 	memcpy(e, &f->len, 4);
 	memcpy(e + MXD_FWD_HDR, f->data, f->len);
@@ -452,17 +454,24 @@ serve(struct sboard *B, unsigned p, unsigned from, struct mxd_frame *f)
 		owner = pkt.h.dst_ep < MXD_HOST_ENDPOINTS ? __atomic_load_n(
 				&h->ep_slot[pkt.h.dst_ep], __ATOMIC_ACQUIRE) :
 			MXD_HOST_NO_SLOT;
-		if (slot_live(h, owner))
+		if (slot_live(h, owner)) {
+			h->fwd_conn++;
 			forward(B, p, owner, f);
-		else
+		} else {
+			h->conn_refused++;
 			refuse_conn(B, &B->port[p], from, &pkt);
+		}
 		return;
 	default:
 		owner = pkt.h.dst_ep < MXD_HOST_ENDPOINTS ? __atomic_load_n(
 				&h->ep_slot[pkt.h.dst_ep], __ATOMIC_ACQUIRE) :
 			MXD_HOST_NO_SLOT;
-		if (slot_live(h, owner))
+		if (slot_live(h, owner)) {
+			h->fwd_other++;
 			forward(B, p, owner, f);
+		} else {
+			h->fwd_dropped++;
+		}
 	}
 }
 

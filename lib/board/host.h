@@ -89,6 +89,12 @@ struct mxd_host {
 	uint32_t nports;		/* the board's ports */
 	uint32_t pad;
 	struct mxd_shport port[MXD_HOST_PORTS];
+	/* The service's counts (mx_board status): frames that came to slot
+	 * 0 and went on to a process's forward ring, connect requests and
+	 * others (for a slot their sender did not know: few, or a route is
+	 * wrong), those dropped (a forward ring full, nobody holding their
+	 * endpoint), and connect requests refused (endpoint closed). */
+	uint64_t fwd_conn, fwd_other, fwd_dropped, conn_refused;
 };
 
 /* The ring area by which slot a sends to slot b. */

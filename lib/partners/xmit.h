@@ -164,6 +164,7 @@ mxd_partner_small_frame(struct mxd_partner *p, struct mxd_frame *f,
 				(uint16_t)len);
 	mxd_copy_short(d + MXD_EAGER_HLEN, data, len);
 	f->len = (uint32_t)MXD_EAGER_HLEN + len;	/* >= 60: no padding */
+	f->to = p->slot;	/* it may go to the port straight (send.h) */
 	mxd_wire_seal_crc(d, mxd_crc_frame(d, f->len));
 }
 

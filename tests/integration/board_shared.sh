@@ -162,6 +162,13 @@ exchange)
 	start_services
 	TOOLS=1 exchange -R 10
 	slots_clean "$A"; slots_clean "$B"
+	# Every frame went to its process's own queues: only connect
+	# requests passed through a service.
+	for h in "$A" "$B"; do
+		MX_HOSTNAME=$h mx_board status | grep "through the service"
+		MX_HOSTNAME=$h mx_board status | grep -q " 0 other frames forwarded" ||
+			fail "frames of host $h's peers went through its service"
+	done
 	;;
 loss)
 	start_services
