@@ -31,7 +31,7 @@ case=$2
 export PATH=$build/service:$build/tests:$build/apps:$PATH
 dir=$(mktemp -d /tmp/mxd-board-shared.XXXXXX)
 A=sba$$ B=sbb$$
-export MXT_HOSTS=$A,$B MX_BOARD_SLOTS=6 MX_BOARDS=0+1 MX_PEER_TIMEOUT_MS=3000
+export MXT_HOSTS=$A,$B MX_BOARD_SLOTS=7 MX_BOARDS=0+1 MX_PEER_TIMEOUT_MS=3000
 eal="--no-huge -m 256 --no-shconf --no-pci --log-level=error"
 m=$(printf '%02x:%02x' $(( $$ >> 8 & 255 )) $(( $$ & 255 )))
 args_a="$eal --vdev=net_memif0,role=server,socket=$dir/p0,rsize=8,mac=02:5b:$m:00:0a --vdev=net_memif1,role=server,socket=$dir/p1,rsize=8,mac=02:5b:$m:01:0a"
@@ -113,7 +113,7 @@ tools_look() {
 	mx_counters "$A" >"$dir/counters.log" 2>&1 || fail "mx_counters"
 	grep -q "held: shared through the board service" "$dir/info.log" ||
 		fail "mx_info does not say the board is shared"
-	grep -q "endpoints: 32 on the board, 6 slots" "$dir/info.log" ||
+	grep -q "endpoints: 32 on the board, 7 slots" "$dir/info.log" ||
 		fail "mx_info does not give the endpoint limit and slots"
 	for e in 1 2 3 4; do
 		grep -q "slot [1-5]: in use, pid [0-9]* (board_shared), endpoints $e\$" \

@@ -6,9 +6,10 @@
  * endpoint, posts a receive for every message the senders will send, and
  * lets THREADS threads take the completions with mx_wait_any until all
  * have come.  Every message's length and bytes are checked.  The senders
- * open any endpoint of their board, connect to the receiver's (its board
- * named "<MX_HOSTNAME>:0", endpoint 1) and send MSGS messages each, of
- * lengths from empty to rendezvous.
+ * open endpoints 2 and 3 of their board (a shared board's ids are the
+ * board's: an id a sender took would be the receiver's no more), connect
+ * to the receiver's (its board named "<MX_HOSTNAME>:0", endpoint 1) and
+ * send MSGS messages each, of lengths from empty to rendezvous.
  *
  *   wait_any [-n MSGS] [-t THREADS] [-s SENDERS_HOST]
  *
@@ -75,9 +76,11 @@ sender(int id, const char *host)
 	if (host != NULL)
 		setenv("MX_HOSTNAME", host, 1);
 	mx_set_error_handler(MX_ERRORS_RETURN);
+	/* Endpoint ids are the board's, whichever process opens them: the
+	 * senders leave the receiver's to it. */
 	if (buf == NULL || mx_init() != MX_SUCCESS ||
-			mx_open_endpoint(0, MX_ANY_ENDPOINT, FILTER, NULL, 0,
-				&sep) != MX_SUCCESS)
+			mx_open_endpoint(0, (uint32_t)(RECV_EP + 1 + id), FILTER,
+				NULL, 0, &sep) != MX_SUCCESS)
 		return 1;
 	snprintf(name, sizeof(name), "%s:0", recv_host);
 	do {
