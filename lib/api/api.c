@@ -857,11 +857,15 @@ mx_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
 		return test_entry(ep, request, status, result);
 	if (!mxd_ep_known(ep) || request == NULL || result == NULL ||
 			(r = *request) == NULL ||
-			!mxd_reqpool_owns(&ep->reqs, r) ||
-			r->state == MXD_RS_FREE || r->forget)
+			!mxd_reqpool_owns(&ep->reqs, r))
 		return test_in(ep, request, status, result);
-	if (r->state != MXD_RS_COMPLETE || r->segs != r->seg_inline)
-		return test_checked(ep, request, status, result);
+	if (r->state != MXD_RS_COMPLETE)
+		return r->state == MXD_RS_FREE || r->forget ?
+			test_in(ep, request, status, result) :
+			test_checked(ep, request, status, result);
+	if (r->forget || r->segs != r->seg_inline)
+		return r->forget ? test_in(ep, request, status, result) :
+			test_checked(ep, request, status, result);
 	if (status != NULL)
 		*status = r->status;
 	mxd_req_put(r);

@@ -592,6 +592,8 @@ partner_drop_inflight(struct mxd_partner *p)
 {
 	if (p->a == NULL)
 		return;
+	if (p->a->open != NULL)		/* its references, as if closed */
+		p->a->open->refs = p->a->open->nmsgs;
 	for (unsigned i = 0; i < MXD_WIN; i++)
 		if (p->a->inflight[i] != NULL) {
 			mxd_txrec_drop(p->ep, p->a->inflight[i]);

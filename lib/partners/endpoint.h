@@ -233,6 +233,9 @@ struct mxd_peer_act {
 	 * header on), or NULL. */
 	struct mxd_txrec *open;
 	uint32_t open_used;
+	/* Bytes of it mx_isend may still write at once (mxd_send_open): its
+	 * room, 0 once a send waits on sendq (those go first). */
+	uint32_t open_left;
 	struct mxd_list sending;	/* on the endpoint's sending list */
 	struct mxd_list syncq;		/* issends acked, waiting for MATCHED */
 	uint32_t sack_hole;		/* base our last prompt SACK was for */

@@ -76,7 +76,9 @@ struct mx_request {
 	uint64_t match_recv;		/* send: match_info; recv: value */
 	uint64_t match_mask;
 	uint64_t post_seq;		/* recv: order of posting */
-	struct mxd_partner *partner;	/* send: destination */
+	struct mxd_partner *partner;	/* send: destination (not kept by
+					 * one done at once, nor its seq
+					 * and length) */
 	uint64_t deadline;		/* ns; 0: no timeout */
 	uint8_t mclass;			/* recv posted: its class, or none */
 	uint32_t rndv_handle;		/* its handle in ep->lsend */
