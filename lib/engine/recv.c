@@ -29,6 +29,7 @@
 #include "util/config.h"
 #include "partners/xmit.h"
 #include "engine/acks.h"
+#include "engine/face.h"
 #include "engine/pull.h"
 #include "engine/recv.h"
 #include "engine/rndv.h"
@@ -209,6 +210,20 @@ slot_to_unexpected(struct mx_endpoint *ep, struct mxd_partner *p,
 	return 0;
 }
 
+/* ---- face: an endpoint of another API takes its messages itself.
+ * As unexp_handler: the receive to use, or NULL, with *drop set when the
+ * face consumed the message (neither: no memory now). */
+static struct mx_request *
+face_match(struct mx_endpoint *ep, struct mxd_partner *p,
+		struct mxd_rxslot *sl, const uint8_t *data, int *drop)
+{
+	struct mx_request *r = NULL;
+	int v = mxd_face_take(ep, p, sl->rndv, sl->msg_len, data, &r);
+
+	*drop = v == MXD_FACE_DROP;
+	return v == MXD_FACE_DEPOSIT ? r : NULL;
+}
+
 /*
  * Matches slot sl, the next message of p in sequence: to the earliest
  * posted receive that wants it, else (after the unexpected handler) to the
@@ -230,8 +245,13 @@ match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
 	if (ep->progression_off)
 		return 1;
 	r = mxd_match_posted(ep, sl->match);
-	if (r == NULL && ep->unexp_handler != NULL)
+	if (r == NULL && ep->face != NULL) {	/* it posts none */
+		r = face_match(ep, p, sl, data, &drop);
+		if (r == NULL && !drop)
+			return -1;	/* not acknowledged: it comes again */
+	} else if (r == NULL && ep->unexp_handler != NULL) {
 		r = unexp_handler(ep, p, sl, data, &drop);
+	}
 	if (drop) {
 		slot_discard(ep, p, sl, data);
 	} else if (r != NULL) {
@@ -386,7 +406,7 @@ notice_apply(struct mxd_partner *p, struct mxd_rxslot *sl, uint64_t note)
  * MXD_RX_BAD also when it was forgotten for want of a buffer.  What
  * follows (matching later messages, the ack) is the caller's.
  */
-static enum mxd_rx_verdict
+static inline __attribute__((always_inline)) enum mxd_rx_verdict
 msg_frag(struct mxd_partner *p, const struct mxd_pkt *pkt,
 		struct mxd_rxslot **slp)
 {

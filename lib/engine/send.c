@@ -57,17 +57,23 @@
 #include "util/clock.h"
 #include "util/config.h"
 #include "partners/xmit.h"
+#include "engine/face.h"
 #include "engine/reliable.h"
 #include "engine/rndv.h"
 #include "engine/send.h"
 #include "engine/timers.h"
 
-/* Bytes of r's message on the wire: its data, or an RNDV descriptor. */
+/* Bytes of r's message on the wire: its data, or an RNDV descriptor
+ * (and a face's head after it). */
 static uint32_t
 wire_len(const struct mx_request *r)
 {
-	return r->rndv ? (uint32_t)sizeof(struct mxd_rndv_desc) : r->length;
+	return r->rndv ? (uint32_t)sizeof(struct mxd_rndv_desc) +
+		mxd_face_head(r) : r->length;
 }
+
+_Static_assert(sizeof(struct mxd_rndv_desc) + MXD_RNDV_HEAD_MAX <=
+		MXD_TXCOPY_MAX, "a descriptor and a face's head: a small record");
 
 /* Payloads up to this are copied first and checked with the headers. */
 #define SMALL_COPY	64
@@ -160,10 +166,15 @@ small_launch(struct mxd_partner *p, struct mx_request *r, uint8_t flags,
 		return NULL;
 	}
 	seq = mxd_txwin_take(&p->tx);
-	if (r != NULL && !r->rndv)
+	if (r != NULL && !r->rndv) {
 		mxd_req_gather(r, 0, rec->data, len);
-	else
+	} else if (len <= sizeof(struct mxd_rndv_desc)) {
 		mxd_copy_short(rec->data, data, len);
+	} else {	/* a face's descriptor, its head after it */
+		memcpy(rec->data, data, sizeof(struct mxd_rndv_desc));
+		mxd_req_gather(r, 0, rec->data + sizeof(struct mxd_rndv_desc),
+				len - (uint32_t)sizeof(struct mxd_rndv_desc));
+	}
 	mxd_partner_small_frame(p, &f, seq, flags, match, rec->data, len,
 			mxd_ack_for(p, MXD_T_EAGER));
 	if (now)
@@ -269,6 +280,12 @@ eager_try(struct mx_request *r, int now)
 		r->rndv = 1;
 	len = wire_len(r);
 	n = mxd_frag_count(len, p->frag_max);
+	if (r->rndv && n != 1) {
+		/* A face's descriptor and head beyond a partner's tiny MTU:
+		 * it cannot go (a descriptor comes in one fragment). */
+		mxd_req_complete(r, MX_STATUS_NO_RESOURCES);
+		return 1;
+	}
 	if (mxd_txwin_full(&p->tx) || mxd_partner_room(p) < n)
 		return 0;
 	if (r->rndv && r->rndv_handle == 0 && mxd_rndv_prepare(r) < 0)

@@ -31,6 +31,9 @@
 #include "util/mtab.h"
 
 #define MXD_SEG_INLINE		4	/* segments held in the request */
+/* r->forget of a request an endpoint's face made: its end goes to the
+ * face, not to the completion queue (partners/face.h). */
+#define MXD_FORGET_FACE		2
 
 struct mx_endpoint;
 struct mxd_partner;
@@ -64,7 +67,9 @@ struct mx_request {
 	uint8_t sync;			/* mx_issend */
 	uint8_t acked;			/* send: partner has the data */
 	uint8_t matched;		/* issend: partner matched it */
-	uint8_t forget;			/* mx_forget: release on completion */
+	uint8_t forget;			/* mx_forget: release on completion;
+					 * MXD_FORGET_FACE: the endpoint's
+					 * face's (partners/face.h) */
 	uint8_t claimed;		/* returned by a peek (several threads) */
 	uint8_t rndv;			/* large send (rendezvous) */
 	uint32_t gen;			/* lives: bumped when freed */
