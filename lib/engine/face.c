@@ -46,7 +46,7 @@ deposit_segs(struct mx_request *r, uint32_t head,
 {
 	uint32_t n = d->nseg + 1;
 
-	if (d->nseg >= MXD_MAX_SEGMENTS)
+	if (d->nseg > MXD_MAX_SEGMENTS)
 		return -1;
 	if (n > MXD_SEG_INLINE && (r->segs = malloc(n * sizeof(*r->segs))) ==
 			NULL) {

@@ -64,7 +64,7 @@ enum mxd_face_verdict {
 struct mxd_face_deposit {
 	void *token;			/* given back by done() */
 	const mx_segment_t *segs;	/* read during take() only */
-	uint32_t nseg;			/* at most MXD_MAX_SEGMENTS - 1 */
+	uint32_t nseg;			/* at most MXD_MAX_SEGMENTS */
 	uint32_t length;		/* the bytes to take: the segments' sum */
 };
 
