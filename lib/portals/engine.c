@@ -718,8 +718,10 @@ face_take(void *ctx, struct mxd_partner *p, const uint8_t *head, uint32_t len,
 
 	if (e->closing)
 		return MXD_FACE_DROP;
+	/* (A get asks at most what one message holds: no initiator of
+	 * ours asks more.) */
 	if (head == NULL || mxd_ptl_wire_parse(head, MXD_PTL_HLEN, len,
-				&h) != 0) {
+				&h) != 0 || h.rlength > BODY_MAX) {
 		mxd_ptl_rx_dropped(e->ni, NULL);	/* malformed */
 		return MXD_FACE_DROP;
 	}
