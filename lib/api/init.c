@@ -265,6 +265,7 @@ int
 mxd_lib_hold(unsigned who)
 {
 	struct mxd_lib *lib = &mxd_lib;
+	unsigned h = holders();		/* before the start below */
 	int ret = 0;
 
 	if (!lib->initialized) {
@@ -279,7 +280,7 @@ mxd_lib_hold(unsigned who)
 			ret = mxd_progress_thread_start();
 	}
 	if (ret == 0)
-		held = holders() | who;
+		held = h | who;
 	return ret;
 }
 
