@@ -78,7 +78,7 @@ done
 echo "Portals functions in portals3(3): $np"
 
 # Every option of each tool's -h in its page (roff writes - as \-).
-for t in mx_pingpong mx_bw mx_info mx_counters; do
+for t in mx_pingpong mx_bw mx_info mx_counters ptl_pingpong ptl_bw; do
 	opts=$("$build/apps/$t" -h | grep -oE '^  (-[A-Za-z]|--[a-z-]+)(, (-[A-Za-z]|--[a-z-]+))*' |
 		grep -oE -- '--?[A-Za-z][a-z-]*')
 	[ -n "$opts" ] || bad "$t -h lists no option"
