@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "partners/xmit.h"
 #include "engine/face.h"
 #include "engine/timers.h"
 
@@ -90,6 +91,77 @@ mxd_face_take(struct mx_endpoint *ep, struct mxd_partner *p, int rndv,
 	}
 	*out = r;
 	return MXD_FACE_DEPOSIT;
+}
+
+/* Copies n bytes of src into the deposit's segments. */
+static void
+deposit_copy(const struct mxd_face_deposit *d, const uint8_t *src, uint32_t n)
+{
+	for (uint32_t i = 0; i < d->nseg && n != 0; i++) {
+		uint32_t k = d->segs[i].segment_length < n ?
+			d->segs[i].segment_length : n;
+
+		if (k != 0)
+			memcpy(d->segs[i].segment_ptr, src, k);
+		src += k;
+		n -= k;
+	}
+}
+
+int
+mxd_face_direct(struct mx_endpoint *ep, struct mxd_partner *p,
+		const uint8_t *data, uint32_t len)
+{
+	const struct mxd_face_ops *f = ep->face;
+	struct mxd_face_deposit d = { 0 };
+	uint32_t body;
+	int v = f->take(ep->face_ctx, p, len >= f->head ? data : NULL, len, &d);
+
+	if (v == MXD_FACE_NOMEM)
+		return -1;
+	if (v != MXD_FACE_DEPOSIT)
+		return 0;
+	body = len - f->head;
+	deposit_copy(&d, data + f->head, d.length < body ? d.length : body);
+	f->done(ep->face_ctx, d.token, d.length < body ? MX_STATUS_TRUNCATED :
+			MX_STATUS_SUCCESS);
+	return 0;
+}
+
+/*
+ * A face's small message sent at once, as mxd_send_small (send.c) sends
+ * mx_isend's common case when nothing waits before it: one frame, its
+ * bytes kept in a small record until acknowledged (mxd_txrec_small), no
+ * request.  The two are kept alike.
+ */
+int
+mxd_face_send_now(struct mxd_partner *p, const uint8_t *msg, uint32_t len,
+		uint64_t match)
+{
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_txrec *rec;
+	struct mxd_frame f;
+	uint32_t seq;
+
+	if (len >= p->fast_max || p->a == NULL ||
+			!mxd_list_empty(&p->a->sendq) || p->a->open != NULL ||
+			mxd_txwin_in_flight(&p->tx) >= p->fly_max ||
+			mxd_partner_room(p) == 0 ||
+			(ep->free_txsmall == NULL && mxd_txrec_grow(ep, 1) < 0) ||
+			mxd_partner_alloc(p, (unsigned)p->port, &f, 1) != 0)
+		return 0;
+	rec = ep->free_txsmall;
+	ep->free_txsmall = rec->pool_next;
+	seq = mxd_txwin_take(&p->tx);
+	mxd_copy_short(rec->data, msg, len);
+	mxd_partner_small_frame(p, &f, seq, 0, match, rec->data, len,
+			mxd_ack_for(p, MXD_T_EAGER));
+	mxd_partner_xmit_now(p, (unsigned)p->port, &f);
+	mxd_txrec_small(rec, seq, len, match);
+	p->a->inflight[seq & (MXD_WIN - 1)] = rec;
+	mxd_timer_watch(p);
+	mxd_count(ep->board, MXD_C_TX_MSGS);
+	return 1;
 }
 
 int

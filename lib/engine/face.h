@@ -22,6 +22,21 @@
 int mxd_face_take(struct mx_endpoint *ep, struct mxd_partner *p, int rndv,
 		uint32_t msg_len, const uint8_t *data, struct mx_request **r);
 
+/* The same for a message whole at hand (one frame, 'len' bytes at
+ * data), next in order, nothing held after it: its deposit, if any, is
+ * copied and ended at once, no receive made.  0, or -1 when the face had
+ * no memory (nothing done: the message is to be taken again). */
+int mxd_face_direct(struct mx_endpoint *ep, struct mxd_partner *p,
+		const uint8_t *data, uint32_t len);
+
+/* Sends a face's message of 'len' bytes at msg to p at once, in one
+ * frame, if it is small and p's window and tx room allow (mx_isend's
+ * common case, send.c's mxd_send_small): 1 if sent (the send is done:
+ * its bytes are copied), 0 if not (nothing done: the general way, a
+ * request of MXD_FORGET_FACE, then). */
+int mxd_face_send_now(struct mxd_partner *p, const uint8_t *msg, uint32_t len,
+		uint64_t match);
+
 /* The face waits for an answer from p (on: +1), or no longer (-1): a
  * partner it waits for is probed like one we have messages in flight
  * to, and lost after MX_PEER_TIMEOUT_MS of silence.  0, or -1 out of

@@ -485,6 +485,27 @@ rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
 	return 1;
 }
 
+/* ---- face: a plain message of a face's endpoint, taken at once (as
+ * mxd_rx_plain does for a posted receive), its deposit copied there and
+ * then ---- */
+int
+mxd_rx_face_plain(struct mxd_partner *p, unsigned port,
+		const struct mxd_plain *m)
+{
+	if (mxd_partner_act(p) == NULL)
+		return 0;
+	mxd_rx_heard(p, port);
+	p->used = 1;
+	mxd_send_ack_in(p, m->ack);
+	if (mxd_face_direct(p->ep, p, m->payload, m->len) < 0) {
+		drop(p->ep->board, MXD_DROP_NOBUF);	/* sent again */
+		return 1;
+	}
+	mxd_rxwin_pass(&p->rx);
+	mxd_rx_ack_schedule(p);
+	return 1;
+}
+
 void
 mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt)
 {

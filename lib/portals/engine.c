@@ -136,6 +136,7 @@ rec_new(struct eng *e, uint8_t kind)
 		if (r == NULL)
 			return NULL;
 		r->slot = e->nrec;
+		r->gen = 1;	/* a cookie of 0 names no record */
 		e->tab[e->nrec++] = r;
 	} else {
 		r = mxd_container_of(e->free.next, struct rec, link);
@@ -244,14 +245,38 @@ face_req(struct eng *e, enum mxd_req_type t, void *tok)
  * this returns (an eager message is done once copied, a refusal at
  * once): r may be gone on return.
  */
+static void send_done(struct eng *e, struct rec *r, ptl_ni_fail_t st);
+
+/* r's message if it goes at once in one frame (the common case of a
+ * small one): sent and done; else 0. */
+static int
+rec_send_now(struct eng *e, struct rec *r)
+{
+	uint8_t msg[MXD_TXCOPY_MAX];
+
+	if (r->body.length > sizeof(msg) - MXD_PTL_HLEN)
+		return 0;
+	memcpy(msg, r->wire, MXD_PTL_HLEN);
+	mxd_ptl_region_read(&r->body, 0, msg + MXD_PTL_HLEN, r->body.length);
+	if (!mxd_face_send_now(r->p, msg, MXD_PTL_HLEN +
+				(uint32_t)r->body.length, PTL_MATCH | r->wire[1]))
+		return 0;
+	r->sending = 1;
+	send_done(e, r, PTL_NI_OK);
+	return 1;
+}
+
 static void
 rec_send(struct eng *e, struct rec *r)
 {
 	mx_segment_t segs[1 + MXD_MAX_SEGMENTS];
 	struct mxd_partner *p = r->p;
-	struct mx_request *q = face_req(e, MXD_REQ_SEND, token(r, TOK_SEND));
+	struct mx_request *q;
 	uint32_t n;
 
+	if (rec_send_now(e, r))
+		return;
+	q = face_req(e, MXD_REQ_SEND, token(r, TOK_SEND));
 	r->sending = 1;
 	if (q == NULL) {
 		face_ops.done(e, token(r, TOK_SEND), MX_STATUS_NO_RESOURCES);
@@ -553,12 +578,46 @@ op_new(struct eng *e, const struct mxd_ptl_op *op, uint8_t kind)
 	return r;
 }
 
+/* A small put to a partner that is up, with nothing waiting before it:
+ * sent at once in one frame, with no record (nothing names it: its ACK
+ * finds the descriptor by its handle); 1 if so. */
+static int
+put_now(struct eng *e, const struct mxd_ptl_op *op)
+{
+	uint8_t msg[MXD_TXCOPY_MAX];
+	struct mxd_partner *p;
+	struct peer *pe;
+
+	if (op->hdr.rlength > sizeof(msg) - MXD_PTL_HLEN)
+		return 0;
+	p = mxd_partner_find(e->ep, op->target.nid, op->target.pid);
+	if (p == NULL || !mxd_partner_up(p))
+		return 0;
+	pe = p->addr_context != NULL ? p->addr_context :
+		peer_find(e, op->target);
+	if (pe != NULL && (pe->connecting || !mxd_list_empty(&pe->queue)))
+		return 0;
+	mxd_ptl_wire_encode(msg, &op->hdr);	/* op_cookie 0: none */
+	mxd_ptl_region_read(&op->region, 0, msg + MXD_PTL_HLEN,
+			op->hdr.rlength);
+	if (!mxd_face_send_now(p, msg, MXD_PTL_HLEN + (uint32_t)op->hdr.rlength,
+				PTL_MATCH | MXD_PTL_PUT))
+		return 0;
+	mxd_ptl_put_done(e->ni, op, PTL_NI_OK);
+	return 1;
+}
+
 static void
 eng_put(void *tp, const struct mxd_ptl_op *op)
 {
 	struct eng *e = tp;
-	struct rec *r = op_new(e, op, R_PUT);
+	struct rec *r;
 
+	if (put_now(e, op)) {
+		flush(e);
+		return;
+	}
+	r = op_new(e, op, R_PUT);
 	if (r == NULL)
 		return;
 	r->body = op->region;
