@@ -238,6 +238,7 @@ receiver(const struct opts *o)
 
 	ptl_tool_open(&t, o->board, o->pid);
 	peer = ptl_tool_params_in(&t, &p);
+	t.lossy = (p.flags & F_GET) != 0;	/* gets: no event counted */
 	span = (uint64_t)p.max_len * ((p.flags & F_DISTINCT) ? p.window : 1);
 	buf = malloc(span ? span : 1);
 	if (buf == NULL)

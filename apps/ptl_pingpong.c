@@ -185,6 +185,10 @@ receiver(const struct opts *o)
 
 	ptl_tool_open(&t, o->board, o->pid);
 	peer = ptl_tool_params_in(&t, &p);
+	/* Gets are served by the library, maybe by its progression thread
+	 * while this one is off the CPU: their events may overflow the
+	 * queue, and nothing here counts them. */
+	t.lossy = (p.flags & F_GET) != 0;
 	buf = malloc(p.max_len ? p.max_len : 1);
 	if (buf == NULL)
 		ptl_tool_die("memory for the buffer", PTL_NOSPACE);

@@ -464,6 +464,21 @@ msg_frag(struct mxd_partner *p, const struct mxd_pkt *pkt,
  * messages, and messages no receive waits for (the unexpected handler,
  * the unexpected queue) take the slot path.  Returns 1 if it took pkt.
  */
+/* ---- face: a message of a face's endpoint taken at once (as rx_direct
+ * below does for a posted receive), its deposit copied there and then;
+ * with no memory, left for its sender to send again ---- */
+static __attribute__((noinline, cold)) int
+face_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	if (mxd_face_direct(p->ep, p, pkt->payload, pkt->u.eager.msg_len) < 0) {
+		drop(p->ep->board, MXD_DROP_NOBUF);
+		return 1;
+	}
+	mxd_rxwin_pass(&p->rx);
+	mxd_rx_ack_schedule(p);
+	return 1;
+}
+
 static int
 rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
 {
@@ -477,30 +492,9 @@ rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
 		return 0;
 	r = mxd_match_posted(ep, pkt->u.eager.match);
 	if (r == NULL)
-		return 0;
+		return ep->face != NULL ? face_direct(p, pkt) : 0;
 	mxd_recv_direct(r, p, pkt->u.eager.match, pkt->payload,
 			pkt->u.eager.msg_len);
-	mxd_rxwin_pass(&p->rx);
-	mxd_rx_ack_schedule(p);
-	return 1;
-}
-
-/* ---- face: a plain message of a face's endpoint, taken at once (as
- * mxd_rx_plain does for a posted receive), its deposit copied there and
- * then ---- */
-int
-mxd_rx_face_plain(struct mxd_partner *p, unsigned port,
-		const struct mxd_plain *m)
-{
-	if (mxd_partner_act(p) == NULL)
-		return 0;
-	mxd_rx_heard(p, port);
-	p->used = 1;
-	mxd_send_ack_in(p, m->ack);
-	if (mxd_face_direct(p->ep, p, m->payload, m->len) < 0) {
-		drop(p->ep->board, MXD_DROP_NOBUF);	/* sent again */
-		return 1;
-	}
 	mxd_rxwin_pass(&p->rx);
 	mxd_rx_ack_schedule(p);
 	return 1;

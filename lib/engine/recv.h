@@ -108,11 +108,6 @@ mxd_recv_direct(struct mx_request *r, struct mxd_partner *p, uint64_t match,
 	mxd_count(ep->board, MXD_C_RX_MSGS);
 }
 
-/* The same (below) for a message of a face's endpoint (partners/face.h):
- * given to the face at once (engine/face.c, mxd_face_direct). */
-int mxd_rx_face_plain(struct mxd_partner *p, unsigned port,
-		const struct mxd_plain *m);
-
 /*
  * A plain message's frame (proto's mxd_wire_plain accepted it) of board b
  * by 'port': the next message of its partner, nothing after it seen, a
@@ -139,8 +134,8 @@ mxd_rx_plain(struct mxd_board *b, unsigned port, const struct mxd_plain *m)
 			ep->progression_off || p->a == NULL)
 		return 0;
 	r = mxd_match_posted(ep, m->match);
-	if (r == NULL)		/* ---- face: its endpoint posts none ---- */
-		return ep->face != NULL ? mxd_rx_face_plain(p, port, m) : 0;
+	if (r == NULL)
+		return 0;
 	mxd_rx_heard(p, port);
 	p->used = 1;
 	mxd_send_ack_in(p, m->ack);
