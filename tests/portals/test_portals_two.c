@@ -61,6 +61,9 @@
 #define MX_EP		1		/* "both": the MX endpoints */
 #define MX_FILTER	0x5eedu
 #define LIMIT_S		120
+/* How long an event may take: a sanitized build on a machine others load
+ * heavily is slow (one operation, not a run: a run has LIMIT_S). */
+#define WAIT_MS		60000
 
 #define PT_SYNC		1
 #define PT_DATA		2
@@ -211,7 +214,7 @@ next_event(ptl_handle_eq_t eq, uint32_t ms, const char *what)
 static ptl_event_t
 want(ptl_handle_eq_t eq, ptl_event_kind_t kind, const char *what)
 {
-	ptl_event_t ev = next_event(eq, 20000, what);
+	ptl_event_t ev = next_event(eq, WAIT_MS, what);
 
 	CHECK(ev.type == kind, "%s: %s instead of %s (%s)", what,
 			PtlEventKindStr(ev.type), PtlEventKindStr(kind),
@@ -277,7 +280,7 @@ sync_send(void)
 		h = bind(md_of(NULL, 0, PTL_MD_THRESH_INF,
 				PTL_MD_EVENT_START_DISABLE, sync_txq));
 	OK(PtlPut(h, PTL_NOACK_REQ, peer, PT_SYNC, 0, 0, 0, 0));
-	ev = next_event(sync_txq, 20000, "sync sent");
+	ev = next_event(sync_txq, WAIT_MS, "sync sent");
 	CHECK(ev.type == PTL_EVENT_SEND_END && ev.ni_fail_type == PTL_NI_OK,
 			"sync: %s %s", PtlEventKindStr(ev.type),
 			PtlNIFailStr(ni, ev.ni_fail_type));
@@ -286,7 +289,7 @@ sync_send(void)
 static void
 sync_wait(void)
 {
-	ptl_event_t ev = next_event(sync_eq, 30000, "sync");
+	ptl_event_t ev = next_event(sync_eq, WAIT_MS, "sync");
 
 	CHECK(ev.type == PTL_EVENT_PUT_END, "sync: %s",
 			PtlEventKindStr(ev.type));
@@ -475,7 +478,7 @@ stream_a(void)
 			PTL_MD_TRUNCATE, q));
 	hello(1);
 	while (ends < 2 * NST + 1) {
-		ptl_event_t ev = next_event(q, 30000, "stream");
+		ptl_event_t ev = next_event(q, WAIT_MS, "stream");
 
 		CHECK(ev.ni_fail_type == PTL_NI_OK, "stream: failed %s",
 				PtlEventKindStr(ev.type));
@@ -537,7 +540,7 @@ stream_b(void)
 		want_acks += ack;
 	}
 	while (ends < 2 * NST + 1 || acks < want_acks) {
-		ptl_event_t ev = next_event(q, 30000, "stream sends");
+		ptl_event_t ev = next_event(q, WAIT_MS, "stream sends");
 
 		CHECK(ev.ni_fail_type == PTL_NI_OK, "stream: %s failed: %s",
 				PtlEventKindStr(ev.type),
@@ -820,7 +823,7 @@ mpi_a(void)
 		}
 	}
 	while (ndone < NMSG) {
-		ptl_event_t ev = next_event(q, 20000, "mpi receive");
+		ptl_event_t ev = next_event(q, WAIT_MS, "mpi receive");
 		int i;
 
 		CHECK(ev.ni_fail_type == PTL_NI_OK, "mpi: %s failed: %s (bits %llx)",
@@ -909,7 +912,7 @@ order_a(void)
 			PTL_MD_MANAGE_REMOTE | PTL_MD_TRUNCATE, q));
 	hello(1);
 	while (ends < NORDER) {
-		ptl_event_t ev = next_event(q, 20000, "order");
+		ptl_event_t ev = next_event(q, WAIT_MS, "order");
 
 		CHECK(ev.ni_fail_type == PTL_NI_OK, "order: failed");
 		if (ev.type == PTL_EVENT_PUT_START ||
@@ -962,7 +965,7 @@ order_b(void)
 					PT_ORDER, 0, i, 0, i));
 	}
 	while (ends < NORDER) {
-		ptl_event_t ev = next_event(q, 20000, "order sends");
+		ptl_event_t ev = next_event(q, WAIT_MS, "order sends");
 
 		CHECK(ev.ni_fail_type == PTL_NI_OK, "order: %s failed",
 				PtlEventKindStr(ev.type));
@@ -1142,7 +1145,7 @@ both(int a)
 				(ptl_hdr_data_t)i));
 		/* Our send's end and the peer's put, in either order. */
 		for (int k = 0; k < 3; k++) {
-			ev = next_event(q, 20000, "both");
+			ev = next_event(q, WAIT_MS, "both");
 			CHECK(ev.ni_fail_type == PTL_NI_OK, "both: failed");
 			if (ev.type == PTL_EVENT_PUT_END) {
 				CHECK(ev.mlength == len, "both: mlength");
@@ -1159,7 +1162,7 @@ both(int a)
 
 		OK(PtlPut(bind(md_of(tx, 8, 1, PTL_MD_EVENT_START_DISABLE, q)),
 				PTL_NOACK_REQ, mxid, PT_DATA, 0, 0, 0, 0));
-		ev = next_event(q, 20000, "put to MX");
+		ev = next_event(q, WAIT_MS, "put to MX");
 		CHECK(ev.type == PTL_EVENT_SEND_FAIL &&
 				ev.ni_fail_type == PTL_NI_CLOSED,
 				"put to an MX endpoint: %s %s",
