@@ -35,7 +35,7 @@
 
 #define MAX_ARGS 64
 
-static char glue_err[256];
+static char glue_err[512];
 static int eal_state;	/* 0: not yet, 1: ours, 2: the application's */
 
 static char eal_text[16384];

@@ -366,6 +366,29 @@ short_frame(const uint8_t *p, size_t len)
 	return (uint32_t)short_tail(c, p + len, after);
 }
 
+/*
+ * A frame of its headers alone, or nearly (an ACK's: the check's field is
+ * its last 4 bytes, so the field's word is not whole in it): the words
+ * before the field's, then the last len - 40 bytes as short_tail takes
+ * them, from the word that ends the frame with the field's bytes masked
+ * off (the field at byte 50 - len of that word).  For FRAME_HDRS <= len <
+ * FRAME_HEAD.
+ */
+#define FRAME_HDRS	(MXD_CRC_FIELD + 4)
+
+__attribute__((target("sse4.2"), always_inline))
+static inline uint32_t
+short_frame_hdrs(const uint8_t *p, size_t len)
+{
+	uint64_t c = short_words(MXD_CRC_INIT, p + 40, 5);
+	unsigned k = (unsigned)len - 40, s = 64 - 8 * k;
+	uint64_t w = load64(p + len - 8) &
+		~(0xffffffffull << ((MXD_CRC_FIELD + 8 - len) * 8));
+
+	return (uint32_t)(__builtin_ia32_crc32di(0, ((w >> s) ^ c) << s) ^
+			(c >> (8 * k)));
+}
+
 __attribute__((target("sse4.2,pclmul"), noinline))
 static uint32_t
 hw_update_long(uint32_t c, const uint8_t *p, size_t len)
@@ -600,6 +623,8 @@ hw_frame(const uint8_t *p, size_t len)
 {
 	if (len >= FRAME_HEAD && len <= SHORT_MAX)
 		return short_frame(p, len);
+	if (len >= FRAME_HDRS && len < FRAME_HEAD)
+		return short_frame_hdrs(p, len);
 	return hw_hole_long(MXD_CRC_INIT, p, len, MXD_CRC_FIELD);
 }
 
@@ -609,6 +634,8 @@ vp_frame(const uint8_t *p, size_t len)
 {
 	if (len >= FRAME_HEAD && len <= SHORT_MAX)
 		return short_frame(p, len);
+	if (len >= FRAME_HDRS && len < FRAME_HEAD)
+		return short_frame_hdrs(p, len);
 	return vp_hole_long(MXD_CRC_INIT, p, len, MXD_CRC_FIELD);
 }
 

@@ -154,12 +154,13 @@ mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason, uint32_t session)
 
 size_t
 mxd_wire_put_rndv(uint8_t *p, uint32_t total_len, uint32_t send_handle,
-		uint16_t frag_max)
+		uint16_t frag_max, uint16_t head)
 {
 	memset(p, 0, sizeof(struct mxd_rndv_desc));
 	mxd_put32(p + O(mxd_rndv_desc, total_len), total_len);
 	mxd_put32(p + O(mxd_rndv_desc, send_handle), send_handle);
 	mxd_put16(p + O(mxd_rndv_desc, frag_max), frag_max);
+	mxd_put16(p + O(mxd_rndv_desc, head), head);
 	return sizeof(struct mxd_rndv_desc);
 }
 
@@ -169,6 +170,7 @@ mxd_wire_get_rndv(const uint8_t *p, struct mxd_rndv_desc *d)
 	d->total_len = mxd_get32(p + O(mxd_rndv_desc, total_len));
 	d->send_handle = mxd_get32(p + O(mxd_rndv_desc, send_handle));
 	d->frag_max = mxd_get16(p + O(mxd_rndv_desc, frag_max));
+	d->head = mxd_get16(p + O(mxd_rndv_desc, head));
 }
 
 size_t
@@ -212,11 +214,28 @@ mxd_wire_put_disc(uint8_t *p, uint64_t src_nic, int query, const char *name,
 	return sizeof(struct mxd_disc_hdr);
 }
 
-/* A message's flags and match: what an EAGER frame of it may carry. */
-static enum mxd_drop
-msg_flags_ok(uint8_t flags, uint32_t msg_len, uint64_t match)
+/* A descriptor of msg_len bytes (its message's, at d): 16 and its head,
+ * which the large message holds. */
+static int
+rndv_len_ok(const uint8_t *d, uint32_t msg_len)
 {
-	if ((flags & MXD_F_RNDV) && msg_len != sizeof(struct mxd_rndv_desc))
+	uint32_t head;
+
+	if (msg_len < sizeof(struct mxd_rndv_desc))
+		return 0;
+	head = mxd_get16(d + O(mxd_rndv_desc, head));
+	return msg_len == sizeof(struct mxd_rndv_desc) + head &&
+		head <= MXD_RNDV_HEAD_MAX &&
+		head <= mxd_get32(d + O(mxd_rndv_desc, total_len));
+}
+
+/* A message's flags and match: what an EAGER frame of it may carry (the
+ * message whole at d, if flagged RNDV). */
+static enum mxd_drop
+msg_flags_ok(uint8_t flags, uint32_t msg_len, uint64_t match,
+		const uint8_t *d)
+{
+	if ((flags & MXD_F_RNDV) && !rndv_len_ok(d, msg_len))
 		return MXD_DROP_LENGTH;
 	if ((flags & MXD_F_CTRL) && (msg_len != 0 ||
 			(flags & (MXD_F_RNDV | MXD_F_SYNC)) ||
@@ -267,7 +286,8 @@ parse_eager(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 			return MXD_DROP_FRAG;
 		if (frag_len != msg_len)
 			return MXD_DROP_LENGTH;
-		return msg_flags_ok(pkt->h.flags, msg_len, match);
+		return msg_flags_ok(pkt->h.flags, msg_len, match,
+				pkt->payload);
 	}
 	count = mxd_frag_count(msg_len, frag_max);
 	if (count > MXD_MAX_FRAGS || count != frag_count || frag_idx >= count)
@@ -279,12 +299,12 @@ parse_eager(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 		want_len = frag_max;
 	if (frag_len != want_len)
 		return MXD_DROP_LENGTH;
-	why = msg_flags_ok(pkt->h.flags, msg_len, match);
-	if (why != MXD_DROP_NONE)
-		return why;
 	/* The receiver reads a descriptor from one fragment. */
 	if (pkt->h.flags & MXD_F_RNDV)
 		return MXD_DROP_FRAG;
+	why = msg_flags_ok(pkt->h.flags, msg_len, match, NULL);
+	if (why != MXD_DROP_NONE)
+		return why;
 	return MXD_DROP_NONE;
 }
 
@@ -326,7 +346,8 @@ parse_pack(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 		if (fl & ~MXD_PACK_FLAGS)
 			return MXD_DROP_FRAG;
 		why = msg_flags_ok(fl, n,
-				mxd_get64(r + O(mxd_pack_rec, match)));
+				mxd_get64(r + O(mxd_pack_rec, match)),
+				r + sizeof(struct mxd_pack_rec));
 		if (why != MXD_DROP_NONE)
 			return why;
 		if (i == 0)

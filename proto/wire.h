@@ -271,14 +271,24 @@ _Static_assert(sizeof(struct mxd_seq_hdr) == 16, "seq header size");
  * is matched in order like any message.  The receiver then pulls the data
  * in blocks (PULL), each answered by PULL_REP frames of 'frag' bytes
  * placed at their offset, and ends with NOTIFY, which completes the send.
+ *
+ * A message of an endpoint's face (another API on the engine: Portals,
+ * whose header the receiver must read to decide where the data goes)
+ * brings its first 'head' bytes along: they follow the descriptor in the
+ * RNDV message (16 + head bytes, one fragment), and the receiver pulls
+ * only the bytes after them.  MX's own sends carry none (head 0).
  */
 struct mxd_rndv_desc {
 	uint32_t total_len;	/*  0 length of the large message */
 	uint32_t send_handle;	/*  4 names the send in PULL and NOTIFY */
 	uint16_t frag_max;	/*  8 largest PULL_REP payload the sender sends */
-	uint8_t pad0[6];	/* 10 zero */
+	uint16_t head;		/* 10 bytes of the message that follow this
+				 *    descriptor, not pulled (<= total_len,
+				 *    MXD_RNDV_HEAD_MAX); 0: none */
+	uint8_t pad0[4];	/* 12 zero */
 };
 _Static_assert(sizeof(struct mxd_rndv_desc) == 16, "rndv desc size");
+#define MXD_RNDV_HEAD_MAX	112	/* a descriptor and its head: 128 */
 
 /* MXD_T_PULL: bytes [offset, offset + length) of the send, in frames of
  * 'frag' bytes (the last one shorter). */
@@ -688,8 +698,9 @@ void mxd_wire_get_frags(const struct mxd_pkt *pkt, unsigned i,
 size_t mxd_wire_put_seq(uint8_t *p, uint32_t seq, uint8_t reason,
 		uint32_t session);
 size_t mxd_wire_put_rndv(uint8_t *p, uint32_t total_len, uint32_t send_handle,
-		uint16_t frag_max);
-/* Reads a descriptor (16 bytes, already length-checked as a message). */
+		uint16_t frag_max, uint16_t head);
+/* Reads a descriptor (16 bytes and its head, length-checked as a
+ * message). */
 void mxd_wire_get_rndv(const uint8_t *p, struct mxd_rndv_desc *d);
 size_t mxd_wire_put_pull(uint8_t *p, uint32_t send_handle,
 		uint32_t recv_handle, uint32_t offset, uint32_t length,

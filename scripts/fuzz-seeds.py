@@ -30,7 +30,33 @@ def pack(recs):
         body += b"\0" * (-len(data) % 8)
     return frame(11, body)
 
+def ptl(kind, flags=0, rlength=0, mlength=0, pt=0, match=1, offset=0,
+        hdr_data=0, md=0x3000000000000001, cookie=1, version=1):
+    """A Portals header (proto/portals_wire.h): 96 bytes, big-endian."""
+    return struct.pack(">BBBBIQIIIIQQQQQQQII", version, kind, flags, 0, pt,
+                       0x020000000001, 7, 0, 0, 0, match, offset, hdr_data,
+                       rlength, mlength, md, cookie, 1, 0)
+
+def ptl_rec(body, flags=1):
+    """An EAGER frame of the Portals interfaces (control bits 0 and 2:
+    addressed to their partner, as its next message)."""
+    return rec(eager(1, len(body), 0, 1400, body, flags=flags), ctl=5)
+
 seeds = {
+    "ptl-put": ptl_rec(ptl(1, rlength=16) + b"portals put data"),
+    "ptl-put-ack": ptl_rec(ptl(1, flags=1, rlength=8, hdr_data=42) +
+                           b"ack me!!"),
+    "ptl-get": ptl_rec(ptl(2, rlength=100, offset=8)),
+    "ptl-ack": ptl_rec(ptl(3, rlength=200, mlength=200)),
+    "ptl-reply": ptl_rec(ptl(4, rlength=12, mlength=12) + b"reply bytes!"),
+    "ptl-reply-dropped": ptl_rec(ptl(4, flags=2, rlength=64)),
+    "ptl-put-large": ptl_rec(struct.pack(">IIHH4x", 96 + 60000, 4097, 1400,
+                                         96) + ptl(1, flags=1,
+                                                   rlength=60000), flags=5),
+    "ptl-bad-version": ptl_rec(ptl(1, rlength=4, version=9) + b"oops"),
+    "ptl-sequence": ptl_rec(ptl(1, rlength=4) + b"one!") +
+        ptl_rec(ptl(2, rlength=4)) + ptl_rec(ptl(1, rlength=0)),
+
     "eager-small": rec(eager(1, 8, 0, 1000, b"abcdefgh")),
     "eager-two-frags": rec(eager(1, 1500, 1, 1000, b"x" * 500)) +
         rec(eager(1, 1500, 0, 1000, b"y" * 1000)),

@@ -23,7 +23,8 @@ export ASAN_OPTIONS=detect_leaks=0	# the live endpoints outlive the run
 echo "fuzz: fuzz_rx for ${secs}s over $(ls "$top/tests/fuzz/corpus" | wc -l) seeds"
 ./tests/fuzz_rx -max_total_time="$secs" -print_final_stats=1 -max_len=8192 \
 	"$scratch" "$top/tests/fuzz/corpus" 2>&1 | grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|SUMMARY|crash-|fuzz:" || true
-if ls crash-* leak-* timeout-* >/dev/null 2>&1; then
+if compgen -G 'crash-*' >/dev/null || compgen -G 'leak-*' >/dev/null ||
+		compgen -G 'timeout-*' >/dev/null; then
 	echo "fuzz: FAILED: inputs left in $B"; exit 1
 fi
 echo "fuzz: clean"

@@ -6,7 +6,9 @@
 # includes: tests/bench/icount.c), and the idle pass that each one-way
 # figure contains once.  Then the same for a large message's full frame
 # (a pull reply) on each side, and how much of that is the payload's
-# copy and check.
+# copy and check.  Last, Portals over the same engine: an 8-byte put's
+# half round trip and an 8-byte get's round trip, each beside MX's
+# (half a round trip, a whole one).
 #
 #   [BUILD=dir] [N=2000] scripts/icount.sh           # builds first
 #   scripts/icount.sh --check <build-dir>            # the meson test
@@ -124,6 +126,9 @@ rtt=$(per icount_rtt) idle=$(per icount_idle)
 psend=$(per icount_psend) precv=$(per icount_precv)
 btx=$(per icount_bulk_tx "$replies") brx=$(per icount_bulk_rx "$replies")
 bcopy=$(per icount_bulk_copy)
+pput=$(per icount_ptl_put $((2 * n))) pget=$(per icount_ptl_get)
+mxhalf=$(( (rtt + 1) / 2 ))
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }'; }
 echo "send path: $send instructions per 8-byte message"
 echo "receive path: $recv instructions per 8-byte message"
 echo "round trip: $rtt instructions (both sides, two 8-byte messages)"
@@ -132,6 +137,8 @@ echo "packed send path: $psend instructions per 8-byte message (batches of 40)"
 echo "packed receive path: $precv instructions per 8-byte message (batches of 40)"
 echo "bulk send path: $btx instructions per full frame of a 1 MiB message ($bcopy of them the payload's copy and check)"
 echo "bulk receive path: $brx instructions per full frame of a 1 MiB message ($bcopy of them the payload's copy and check)"
+echo "Portals put: $pput instructions per 8-byte put, half a round trip ($(ratio "$pput" "$mxhalf") x MX's $mxhalf)"
+echo "Portals get: $pget instructions per 8-byte get round trip ($(ratio "$pget" "$rtt") x MX's round trip, $rtt)"
 [ $check = 1 ] || exit 0
 
 # The budget: "<name> <instructions>" lines, '#' comments.
@@ -146,6 +153,8 @@ while read -r name max; do
 	precv) got=$precv ;;
 	btx) got=$btx ;;
 	brx) got=$brx ;;
+	pput) got=$pput ;;
+	pget) got=$pget ;;
 	*) echo "icount-budget: unknown line '$name'"; exit 1 ;;
 	esac
 	if [ "$got" = "?" ] || [ "$got" -gt "$max" ]; then

@@ -632,6 +632,28 @@ links_watch(void)
 
 /* ---- slots ------------------------------------------------------------------ */
 
+/* Whether process pid still runs (a zombie, killed and not reaped yet
+ * by its parent, does not). */
+static int
+pid_runs(int32_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	int runs = 1;
+
+	if (kill(pid, 0) != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) != NULL &&
+			(p = strrchr(buf, ')')) != NULL && p[1] == ' ' &&
+			(p[2] == 'Z' || p[2] == 'X'))
+		runs = 0;
+	fclose(f);
+	return runs;
+}
+
 /* A dead process's counters segments (/dev/shm/mx-dpdk.<pid>.<board>,
  * util/stats.c): its exit would have removed them. */
 static void
@@ -641,7 +663,7 @@ counters_drop(int32_t pid)
 	struct dirent *e;
 	DIR *d;
 
-	if (kill(pid, 0) == 0 || (d = opendir("/dev/shm")) == NULL)
+	if (pid_runs(pid) || (d = opendir("/dev/shm")) == NULL)
 		return;
 	snprintf(prefix, sizeof(prefix), "mx-dpdk.%d.", (int)pid);
 	while ((e = readdir(d)) != NULL)

@@ -101,6 +101,14 @@ local FRAGS_MAX = 64		-- MXD_FRAGS_MAX
 local PACK_FLAGS = 0x02 + 0x04 + 0x08	-- SYNC, RNDV, CTRL: a record's own
 local EAGER_CAP = MAX_FRAGS * 16384	-- MXD_WIRE_EAGER_CAP
 local RNDV_DESC_LEN = 16
+local RNDV_HEAD_MAX = 112	-- MXD_RNDV_HEAD_MAX
+-- Portals (proto/portals_wire.h): the header that a Portals message (the
+-- filter of every Portals endpoint: PTL_FILTER) carries first.
+local PTL_FILTER = 0x50544c33
+local PTL_HLEN = 96
+local ptl_kinds = { [1] = "PUT", [2] = "GET", [3] = "ACK", [4] = "REPLY" }
+local PTL_F_ACK_REQ = 0x01
+local PTL_F_DROPPED = 0x02
 
 ------------------------------------------------------------------------
 -- Fields.
@@ -182,7 +190,38 @@ local pf = {
 		"Send handle", base.HEX),
 	rndv_frag = ProtoField.uint16("mxdpdk.rndv.frag_max",
 		"Largest pull reply payload"),
+	rndv_head = ProtoField.uint16("mxdpdk.rndv.head",
+		"Head (message bytes after the descriptor, not pulled)"),
 	rndv_pad = ProtoField.bytes("mxdpdk.rndv.pad", "Pad"),
+	ptl_version = ProtoField.uint8("mxdpdk.ptl.version", "Portals version"),
+	ptl_kind = ProtoField.uint8("mxdpdk.ptl.kind", "Kind", base.DEC,
+		ptl_kinds),
+	ptl_flags = ProtoField.uint8("mxdpdk.ptl.flags", "Flags", base.HEX),
+	ptl_ack_req = ProtoField.bool("mxdpdk.ptl.flags.ack_req", "ACK_REQ", 8,
+		nil, PTL_F_ACK_REQ, "PUT: acknowledge it"),
+	ptl_dropped = ProtoField.bool("mxdpdk.ptl.flags.dropped", "DROPPED", 8,
+		nil, PTL_F_DROPPED, "REPLY: the target dropped the get"),
+	ptl_pt = ProtoField.uint32("mxdpdk.ptl.pt_index", "Portal index"),
+	ptl_nid = ProtoField.uint64("mxdpdk.ptl.src_nid", "Sender's node id",
+		base.HEX),
+	ptl_pid = ProtoField.uint32("mxdpdk.ptl.src_pid", "Sender's process id"),
+	ptl_uid = ProtoField.uint32("mxdpdk.ptl.src_uid", "Sender's user id"),
+	ptl_jid = ProtoField.uint32("mxdpdk.ptl.src_jid", "Sender's job id"),
+	ptl_ac = ProtoField.uint32("mxdpdk.ptl.ac_index", "Cookie (AC index)"),
+	ptl_bits = ProtoField.uint64("mxdpdk.ptl.match_bits", "Match bits",
+		base.HEX),
+	ptl_offset = ProtoField.uint64("mxdpdk.ptl.offset", "Offset"),
+	ptl_hdr_data = ProtoField.uint64("mxdpdk.ptl.hdr_data", "Header data",
+		base.HEX),
+	ptl_rlength = ProtoField.uint64("mxdpdk.ptl.rlength", "Requested length"),
+	ptl_mlength = ProtoField.uint64("mxdpdk.ptl.mlength", "Moved length"),
+	ptl_md = ProtoField.uint64("mxdpdk.ptl.md_handle",
+		"Initiator's descriptor", base.HEX),
+	ptl_cookie = ProtoField.uint64("mxdpdk.ptl.op_cookie",
+		"Operation cookie", base.HEX),
+	ptl_link = ProtoField.uint32("mxdpdk.ptl.link", "Link"),
+	ptl_pad = ProtoField.bytes("mxdpdk.ptl.pad", "Pad"),
+	ptl_data = ProtoField.bytes("mxdpdk.ptl.data", "Portals data"),
 	data = ProtoField.bytes("mxdpdk.data", "Data"),
 
 	-- PACK
@@ -281,9 +320,12 @@ local ex = {
 		expert.severity.WARN),
 	retrans = ProtoExpert.new("mxdpdk.retransmission.expert",
 		"Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
+	ptl_bad = ProtoExpert.new("mxdpdk.ptl.bad",
+		"A Portals header its receiver drops (malformed)",
+		expert.group.MALFORMED, expert.severity.WARN),
 }
 mx.experts = { ex.csum_bad, ex.csum_unverified, ex.version, ex.dropped,
-	ex.retrans }
+	ex.retrans, ex.ptl_bad }
 
 -- The Ethernet header is not in our tvb; the check covers it.
 local eth_dst = Field.new("eth.dst")
@@ -352,6 +394,13 @@ local function hex64(tvb, off)
 	return string.format("0x%08x%08x", u32(tvb, off), u32(tvb, off + 4))
 end
 
+-- A descriptor of msg_len bytes: 16, and its head (within the message).
+local function rndv_len_ok(head, total, msg_len)
+	return msg_len >= RNDV_DESC_LEN and head ~= nil and
+		msg_len == RNDV_DESC_LEN + head and head <= RNDV_HEAD_MAX and
+		head <= total
+end
+
 local function eager_rules(h, e)
 	if e.frag_max == 0 or e.msg_len > EAGER_CAP then
 		return "drop: bad fragment"
@@ -366,11 +415,12 @@ local function eager_rules(h, e)
 	if e.frag_len ~= math.min(e.frag_max, e.msg_len - e.frag_off) then
 		return "drop: bad length"
 	end
-	if band(h.flags, F_RNDV) ~= 0 and e.msg_len ~= RNDV_DESC_LEN then
-		return "drop: bad length"
-	end
 	if band(h.flags, F_RNDV) ~= 0 and count ~= 1 then
 		return "drop: bad fragment"	-- a descriptor comes whole
+	end
+	if band(h.flags, F_RNDV) ~= 0 and not rndv_len_ok(e.head, e.total,
+			e.msg_len) then
+		return "drop: bad length"
 	end
 	if band(h.flags, F_CTRL) ~= 0 and (e.msg_len ~= 0 or
 			band(h.flags, F_RNDV + F_SYNC) ~= 0 or
@@ -385,9 +435,85 @@ local function dissect_rndv(tvb, tree, off)
 	t:add(pf.rndv_total, tvb(off, 4))
 	t:add(pf.rndv_handle, tvb(off + 4, 4))
 	t:add(pf.rndv_frag, tvb(off + 8, 2))
-	t:add(pf.rndv_pad, tvb(off + 10, 6))
+	t:add(pf.rndv_head, tvb(off + 10, 2))
+	t:add(pf.rndv_pad, tvb(off + 12, 4))
 	return string.format(" RNDV total=%u handle=0x%x", u32(tvb, off),
 		u32(tvb, off + 4))
+end
+
+-- The Portals header at off (PTL_HLEN bytes there) of a message of
+-- msg_len bytes, header included; then its data in this frame (avail
+-- bytes after the header).  Returns the info text.
+local function dissect_ptl(tvb, tree, off, msg_len, avail)
+	local t = tree:add(tvb(off, PTL_HLEN), "Portals header")
+	local kind, fl = tvb(off + 1, 1):uint(), tvb(off + 2, 1):uint()
+	t:add(pf.ptl_version, tvb(off, 1))
+	t:add(pf.ptl_kind, tvb(off + 1, 1))
+	local fi = t:add(pf.ptl_flags, tvb(off + 2, 1))
+	fi:add(pf.ptl_ack_req, tvb(off + 2, 1))
+	fi:add(pf.ptl_dropped, tvb(off + 2, 1))
+	t:add(pf.ptl_pad, tvb(off + 3, 1))
+	t:add(pf.ptl_pt, tvb(off + 4, 4))
+	t:add(pf.ptl_nid, tvb(off + 8, 8))
+	t:add(pf.ptl_pid, tvb(off + 16, 4))
+	t:add(pf.ptl_uid, tvb(off + 20, 4))
+	t:add(pf.ptl_jid, tvb(off + 24, 4))
+	t:add(pf.ptl_ac, tvb(off + 28, 4))
+	t:add(pf.ptl_bits, tvb(off + 32, 8))
+	t:add(pf.ptl_offset, tvb(off + 40, 8))
+	t:add(pf.ptl_hdr_data, tvb(off + 48, 8))
+	t:add(pf.ptl_rlength, tvb(off + 56, 8))
+	t:add(pf.ptl_mlength, tvb(off + 64, 8))
+	t:add(pf.ptl_md, tvb(off + 72, 8))
+	t:add(pf.ptl_cookie, tvb(off + 80, 8))
+	t:add(pf.ptl_link, tvb(off + 88, 4))
+	t:add(pf.ptl_pad, tvb(off + 92, 4))
+	local rlen, mlen = tvb(off + 56, 8):uint64(), tvb(off + 64, 8):uint64()
+	-- What mxd_ptl_wire_parse() refuses (the face drops the message).
+	local allowed = kind == 1 and PTL_F_ACK_REQ or
+		kind == 4 and PTL_F_DROPPED or 0
+	local body = kind == 1 and rlen:tonumber() or
+		kind == 4 and mlen:tonumber() or 0
+	local bad = tvb(off, 1):uint() ~= 1 or ptl_kinds[kind] == nil or
+		band(fl, 0xff - allowed) ~= 0 or tvb(off + 3, 1):uint() ~= 0 or
+		u32(tvb, off + 92) ~= 0 or msg_len - PTL_HLEN ~= body
+	if bad then
+		t:add_proto_expert_info(ex.ptl_bad)
+	end
+	if avail > 0 then
+		tree:add(pf.ptl_data, tvb(off + PTL_HLEN, avail))
+	end
+	local info = string.format(" PTL %s pt=%u bits=%s rlen=%s",
+		ptl_kinds[kind] or ("kind " .. kind), u32(tvb, off + 4),
+		hex64(tvb, off + 32), tostring(rlen))
+	if kind == 3 or kind == 4 then
+		info = info .. " mlen=" .. tostring(mlen)
+	end
+	if band(fl, PTL_F_ACK_REQ) ~= 0 and kind == 1 then
+		info = info .. " ACK_REQ"
+	end
+	if band(fl, PTL_F_DROPPED) ~= 0 and kind == 4 then
+		info = info .. " DROPPED"
+	end
+	return info .. (bad and " [malformed]" or "")
+end
+
+-- A Portals message's body at off (len bytes of it in this frame, the
+-- message msg_len bytes; RNDV: the descriptor and its head).
+local function dissect_ptl_body(tvb, tree, off, len, msg_len, rndv)
+	if rndv then
+		local info = dissect_rndv(tvb, tree, off)
+		if len >= RNDV_DESC_LEN + PTL_HLEN then
+			info = info .. dissect_ptl(tvb, tree, off + RNDV_DESC_LEN,
+				u32(tvb, off), 0)
+		end
+		return info
+	end
+	if len < PTL_HLEN then
+		tree:add(pf.data, tvb(off, len))
+		return " PTL (short)"
+	end
+	return dissect_ptl(tvb, tree, off, msg_len, len - PTL_HLEN)
 end
 
 local function dissect_eager(tvb, tree, h, pinfo)
@@ -397,6 +523,9 @@ local function dissect_eager(tvb, tree, h, pinfo)
 	end
 	local e = {
 		seq = u32(tvb, o), msg_len = u32(tvb, o + 4),
+		head = h.length >= 24 + RNDV_DESC_LEN and
+			tvb(o + 34, 2):uint() or nil,
+		total = h.length >= 24 + RNDV_DESC_LEN and u32(tvb, o + 24) or 0,
 		kind = u32(tvb, o + 8), value = u32(tvb, o + 12),
 		frag_off = u32(tvb, o + 16), frag_idx = tvb(o + 20, 1):uint(),
 		frag_count = tvb(o + 21, 1):uint(),
@@ -432,9 +561,14 @@ local function dissect_eager(tvb, tree, h, pinfo)
 			info = info .. " SYNC"
 		end
 	end
-	if e.frag_len > 0 then
+	local rndv = band(h.flags, F_RNDV) ~= 0
+	if e.frag_len > 0 and h.filter == PTL_FILTER and not ctrl and
+			e.frag_idx == 0 and (not rndv or e.frag_len >= RNDV_DESC_LEN) then
+		info = info .. dissect_ptl_body(tvb, tree, o + 24, e.frag_len,
+			e.msg_len, rndv)
+	elseif e.frag_len > 0 then
 		local d = tvb(o + 24, e.frag_len)
-		if band(h.flags, F_RNDV) ~= 0 and e.frag_len == RNDV_DESC_LEN then
+		if rndv and e.frag_len >= RNDV_DESC_LEN then
 			info = info .. dissect_rndv(tvb, tree, o + 24)
 		else
 			tree:add(pf.data, d)
@@ -446,11 +580,11 @@ local function dissect_eager(tvb, tree, h, pinfo)
 end
 
 -- The reasons mxd_wire_parse() gives a record of a PACK frame.
-local function pack_rec_rules(fl, len, kind, seq, prev)
+local function pack_rec_rules(fl, len, kind, seq, prev, head, total)
 	if band(fl, 0xff - PACK_FLAGS) ~= 0 then
 		return "drop: bad fragment"
 	end
-	if band(fl, F_RNDV) ~= 0 and len ~= RNDV_DESC_LEN then
+	if band(fl, F_RNDV) ~= 0 and not rndv_len_ok(head, total, len) then
 		return "drop: bad length"
 	end
 	if band(fl, F_CTRL) ~= 0 and (len ~= 0 or
@@ -466,7 +600,7 @@ local function pack_rec_rules(fl, len, kind, seq, prev)
 end
 
 -- One record of a PACK frame at p (its size checked by the caller).
-local function dissect_pack_rec(tvb, tree, p, len, size)
+local function dissect_pack_rec(tvb, tree, p, len, size, ptl)
 	local seq, fl = u32(tvb, p), tvb(p + 6, 1):uint()
 	local kind, value = u32(tvb, p + 8), u32(tvb, p + 12)
 	local r = tree:add(tvb(p, size), string.format("Message seq=%u len=%u",
@@ -489,8 +623,12 @@ local function dissect_pack_rec(tvb, tree, p, len, size)
 		text = string.format(" %u%s", seq, band(fl, F_SYNC) ~= 0 and
 			"S" or "")
 	end
-	if len > 0 then
-		if band(fl, F_RNDV) ~= 0 and len == RNDV_DESC_LEN then
+	local rndv = band(fl, F_RNDV) ~= 0
+	if len > 0 and ptl and band(fl, F_CTRL) == 0 and
+			(not rndv or len >= RNDV_DESC_LEN) then
+		text = text .. dissect_ptl_body(tvb, r, p + 16, len, len, rndv)
+	elseif len > 0 then
+		if rndv and len >= RNDV_DESC_LEN then
 			text = text .. dissect_rndv(tvb, r, p + 16)
 		else
 			r:add(pf.data, tvb(p + 16, len))
@@ -532,8 +670,11 @@ local function dissect_pack(tvb, tree, h)
 			break
 		end
 		local seq, fl, kind, text = dissect_pack_rec(tvb, tree, p, len,
-			size)
-		drop = drop or pack_rec_rules(fl, len, kind, seq, prev)
+			size, h.filter == PTL_FILTER)
+		local head = len >= RNDV_DESC_LEN and tvb(p + 26, 2):uint() or nil
+		local total = len >= RNDV_DESC_LEN and u32(tvb, p + 16) or 0
+		drop = drop or pack_rec_rules(fl, len, kind, seq, prev, head,
+			total)
 		first = first or seq
 		prev = seq
 		texts[#texts + 1] = text
@@ -735,7 +876,7 @@ local function dissect_common(tvb, tree)
 		flags = tvb(2, 1):uint(), src_ep = tvb(4, 1):uint(),
 		dst_ep = tvb(5, 1):uint(), length = tvb(10, 2):uint(),
 		src_session = u32(tvb, 16), dst_session = u32(tvb, 20),
-		ack = u32(tvb, 24),
+		ack = u32(tvb, 24), filter = u32(tvb, 12),
 	}
 	local t = tree:add(tvb(0, HDR_LEN), "Common header")
 	local v = t:add(pf.version, tvb(0, 1))

@@ -19,6 +19,7 @@
 #include "progress/progress.h"
 #include "api/close.h"
 #include "api/error.h"
+#include "api/face.h"
 #include "api/wait.h"
 
 /* ---- endpoints ---------------------------------------------------------- */
@@ -99,6 +100,44 @@ busy_shared(struct mxd_board *b, uint32_t id)
 			b->name, pid, slot);
 }
 
+/* An endpoint of b with ep->session set, its matching ready; NULL out of
+ * memory. */
+static struct mx_endpoint *
+endpoint_new(struct mxd_board *b, uint32_t id, uint32_t filter)
+{
+	struct mx_endpoint *ep = mxd_ep_new(b, id, filter, mxd_conf.unexp_max);
+
+	if (ep != NULL && mxd_match_init(ep) < 0) {
+		mxd_ep_free(ep);
+		ep = NULL;
+	}
+	if (ep != NULL)
+		ep->session = new_session();
+	return ep;
+}
+
+int
+mxd_face_endpoint_open(struct mxd_board *b, uint32_t id, uint32_t filter,
+		const struct mxd_face_ops *face, void *ctx,
+		struct mx_endpoint **out)
+{
+	struct mx_endpoint *ep;
+	int ret = pick_endpoint_id(b, id);
+
+	if (ret < 0)
+		return ret;
+	ep = endpoint_new(b, (uint32_t)ret, filter);
+	if (ep == NULL) {
+		mxd_shared_ep_release(b, (uint32_t)ret);
+		return -MX_NO_RESOURCES;
+	}
+	ep->face = face;
+	ep->face_ctx = ctx;
+	mxd_ep_attach(ep);
+	*out = ep;
+	return 0;
+}
+
 static mx_return_t
 do_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 		mx_param_t *params_list, uint32_t params_count,
@@ -129,17 +168,12 @@ do_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 		return mxd_error(NULL, MX_BAD_ENDPOINT,
 				"mx_open_endpoint: NULL endpoint pointer");
 	}
-	ep = mxd_ep_new(b, (uint32_t)id, filter, mxd_conf.unexp_max);
-	if (ep != NULL && mxd_match_init(ep) < 0) {
-		mxd_ep_free(ep);
-		ep = NULL;
-	}
+	ep = endpoint_new(b, (uint32_t)id, filter);
 	if (ep == NULL) {
 		mxd_shared_ep_release(b, (uint32_t)id);
 		return mxd_error(NULL, MX_NO_RESOURCES,
 				"mx_open_endpoint: out of memory");
 	}
-	ep->session = new_session();
 	ret = apply_params(ep, params_list, params_count);
 	if (ret < 0) {
 		mxd_match_fini(ep);
@@ -887,11 +921,15 @@ mx_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
 		return test_entry(ep, request, status, result);
 	if (!mxd_ep_known(ep) || request == NULL || result == NULL ||
 			(r = *request) == NULL ||
-			!mxd_reqpool_owns(&ep->reqs, r) ||
-			r->state == MXD_RS_FREE || r->forget)
+			!mxd_reqpool_owns(&ep->reqs, r))
 		return test_in(ep, request, status, result);
-	if (r->state != MXD_RS_COMPLETE || r->segs != r->seg_inline)
-		return test_checked(ep, request, status, result);
+	if (r->state != MXD_RS_COMPLETE)
+		return r->state == MXD_RS_FREE || r->forget ?
+			test_in(ep, request, status, result) :
+			test_checked(ep, request, status, result);
+	if (r->forget || r->segs != r->seg_inline)
+		return r->forget ? test_in(ep, request, status, result) :
+			test_checked(ep, request, status, result);
 	if (status != NULL)
 		*status = r->status;
 	mxd_req_put(r);

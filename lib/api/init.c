@@ -19,6 +19,7 @@
 #include "progress/progress.h"
 #include "api/close.h"
 #include "api/error.h"
+#include "api/face.h"
 #include "api/init.h"
 #include "api/wait.h"
 
@@ -247,41 +248,64 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 	return 0;
 }
 
-static mx_return_t
-do_init(void)
-{
-	struct mxd_lib *lib = &mxd_lib;
-	int ret;
+/*
+ * The library is held by the MX API (mx_init) and by Portals (PtlInit),
+ * one state for both: the first to come starts it, the last to go stops
+ * it, and each face closes only its own endpoints.
+ */
+static unsigned held;		/* MXD_HOLD_*, under the library lock */
 
-	if (lib->initialized)
-		return mxd_error(NULL, MX_ALREADY_INITIALIZED,
-				"mx_init: already initialized");
-	ret = mxd_config_load(&mxd_conf);
-	if (ret == 0)
-		ret = mxd_conf.board_shared ? mxd_shared_start(lib, &mxd_conf) :
-			lib_start(lib);
-	if (ret == 0)
-		mxd_stats_sweep();
-	if (ret == 0)
-		ret = mxd_init_links(lib->links, lib->nlinks);
-	if (ret == 0)
-		ret = mxd_progress_thread_start();
-	if (ret < 0) {
-		mxd_shared_stop(lib);
-		return mxd_error(NULL, (mx_return_t)-ret,
-				"mx_init failed (see messages above)");
-	}
-	return MX_SUCCESS;
+/* Who holds it: a library started on links of its own (mxd_init_links:
+ * the tests' fake links) is MX's. */
+static unsigned
+holders(void)
+{
+	if (mxd_lib.initialized && held == 0)
+		held = MXD_HOLD_MX;
+	return held;
 }
 
-static mx_return_t
-do_finalize(void)
+int
+mxd_lib_hold(unsigned who)
+{
+	struct mxd_lib *lib = &mxd_lib;
+	unsigned h = holders();		/* before the start below */
+	int ret = 0;
+
+	if (!lib->initialized) {
+		ret = mxd_config_load(&mxd_conf);
+		if (ret == 0)
+			ret = mxd_conf.board_shared ?
+				mxd_shared_start(lib, &mxd_conf) :
+				lib_start(lib);
+		if (ret == 0)
+			mxd_stats_sweep();
+		if (ret == 0)
+			ret = mxd_init_links(lib->links, lib->nlinks);
+		if (ret == 0)
+			ret = mxd_progress_thread_start();
+		if (ret < 0)
+			mxd_shared_stop(lib);
+	}
+	if (ret == 0)
+		held = h | who;
+	return ret;
+}
+
+void
+mxd_lib_release(unsigned who)
 {
 	struct mxd_lib *lib = &mxd_lib;
 
-	if (!lib->initialized)
-		return mxd_error(NULL, MX_NOT_INITIALIZED,
-				"mx_finalize: not initialized");
+	held = holders() & ~who;
+	if (held != 0 || !lib->initialized)
+		return;
+	/* Outside the lock: the progress thread may be waiting for it. */
+	mxd_leave();
+	mxd_progress_thread_stop();
+	mxd_enter();
+	if (held != 0 || !lib->initialized)
+		return;		/* taken again meanwhile (its thread is gone) */
 	for (unsigned i = 0; i < lib->nboards; i++)
 		for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++)
 			if (lib->boards[i]->ep[e] != NULL)
@@ -292,6 +316,38 @@ do_finalize(void)
 	for (unsigned s = 0; s < MXD_LIVE_HINTS; s++)
 		lib->live_hint[s] = MXD_NO_EP;
 	lib->initialized = 0;
+}
+
+static mx_return_t
+do_init(void)
+{
+	int ret;
+
+	if (holders() & MXD_HOLD_MX)
+		return mxd_error(NULL, MX_ALREADY_INITIALIZED,
+				"mx_init: already initialized");
+	ret = mxd_lib_hold(MXD_HOLD_MX);
+	if (ret < 0)
+		return mxd_error(NULL, (mx_return_t)-ret,
+				"mx_init failed (see messages above)");
+	return MX_SUCCESS;
+}
+
+static mx_return_t
+do_finalize(void)
+{
+	struct mxd_lib *lib = &mxd_lib;
+
+	if (!(holders() & MXD_HOLD_MX))
+		return mxd_error(NULL, MX_NOT_INITIALIZED,
+				"mx_finalize: not initialized");
+	/* MX's endpoints; those of another face are its own to close. */
+	for (unsigned i = 0; i < lib->nboards; i++)
+		for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++)
+			if (lib->boards[i]->ep[e] != NULL &&
+					lib->boards[i]->ep[e]->face == NULL)
+				mxd_close_endpoint(lib->boards[i]->ep[e]);
+	mxd_lib_release(MXD_HOLD_MX);
 	return MX_SUCCESS;
 }
 
@@ -395,11 +451,8 @@ mx_finalize(void)
 	if (mxd_call_depth() != 0 && mxd_in_pass())
 		return mxd_error(NULL, MX_CLOSE_IN_HANDLER, "mx_finalize: "
 				"called from an unexpected handler");
-	/* Outside the lock: the progress thread may be waiting for it. */
-	if (mxd_lib.initialized)
-		mxd_progress_thread_stop();
 	mxd_enter();
-	rc = do_finalize();
+	rc = do_finalize();	/* stops the progress thread if the last */
 	mxd_leave();
 	return rc;
 }

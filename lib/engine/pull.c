@@ -350,9 +350,12 @@ pull_start(struct mx_request *r, struct mxd_partner *p, const uint8_t *desc,
 	pl->frag = d.frag_max < p->pull_frag_max ? d.frag_max :
 		p->pull_frag_max;
 	pl->cold = (uint8_t)pull_cold(ep, r, pl->total);
+	/* A face's message brought its head with the descriptor: the pull
+	 * starts past it. */
+	pl->next = pl->got = d.head < pl->total ? d.head : pl->total;
 	mxd_list_add_tail(&p->a->pulls, &pl->plink);
 	mxd_timer_watch(p);
-	if (pl->total == 0) {
+	if (pl->got == pl->total) {
 		pull_finish(ep, pl);
 		return 0;
 	}

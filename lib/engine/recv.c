@@ -29,6 +29,7 @@
 #include "util/config.h"
 #include "partners/xmit.h"
 #include "engine/acks.h"
+#include "engine/face.h"
 #include "engine/pull.h"
 #include "engine/recv.h"
 #include "engine/rndv.h"
@@ -209,6 +210,20 @@ slot_to_unexpected(struct mx_endpoint *ep, struct mxd_partner *p,
 	return 0;
 }
 
+/* ---- face: an endpoint of another API takes its messages itself.
+ * As unexp_handler: the receive to use, or NULL, with *drop set when the
+ * face consumed the message (neither: no memory now). */
+static struct mx_request *
+face_match(struct mx_endpoint *ep, struct mxd_partner *p,
+		struct mxd_rxslot *sl, const uint8_t *data, int *drop)
+{
+	struct mx_request *r = NULL;
+	int v = mxd_face_take(ep, p, sl->rndv, sl->msg_len, data, &r);
+
+	*drop = v == MXD_FACE_DROP;
+	return v == MXD_FACE_DEPOSIT ? r : NULL;
+}
+
 /*
  * Matches slot sl, the next message of p in sequence: to the earliest
  * posted receive that wants it, else (after the unexpected handler) to the
@@ -230,8 +245,13 @@ match_slot(struct mx_endpoint *ep, struct mxd_partner *p,
 	if (ep->progression_off)
 		return 1;
 	r = mxd_match_posted(ep, sl->match);
-	if (r == NULL && ep->unexp_handler != NULL)
+	if (r == NULL && ep->face != NULL) {	/* it posts none */
+		r = face_match(ep, p, sl, data, &drop);
+		if (r == NULL && !drop)
+			return -1;	/* not acknowledged: it comes again */
+	} else if (r == NULL && ep->unexp_handler != NULL) {
 		r = unexp_handler(ep, p, sl, data, &drop);
+	}
 	if (drop) {
 		slot_discard(ep, p, sl, data);
 	} else if (r != NULL) {
@@ -386,7 +406,7 @@ notice_apply(struct mxd_partner *p, struct mxd_rxslot *sl, uint64_t note)
  * MXD_RX_BAD also when it was forgotten for want of a buffer.  What
  * follows (matching later messages, the ack) is the caller's.
  */
-static enum mxd_rx_verdict
+static inline __attribute__((always_inline)) enum mxd_rx_verdict
 msg_frag(struct mxd_partner *p, const struct mxd_pkt *pkt,
 		struct mxd_rxslot **slp)
 {
@@ -444,6 +464,21 @@ msg_frag(struct mxd_partner *p, const struct mxd_pkt *pkt,
  * messages, and messages no receive waits for (the unexpected handler,
  * the unexpected queue) take the slot path.  Returns 1 if it took pkt.
  */
+/* ---- face: a message of a face's endpoint taken at once (as rx_direct
+ * below does for a posted receive), its deposit copied there and then;
+ * with no memory, left for its sender to send again ---- */
+static __attribute__((noinline, cold)) int
+face_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
+{
+	if (mxd_face_direct(p->ep, p, pkt->payload, pkt->u.eager.msg_len) < 0) {
+		drop(p->ep->board, MXD_DROP_NOBUF);
+		return 1;
+	}
+	mxd_rxwin_pass(&p->rx);
+	mxd_rx_ack_schedule(p);
+	return 1;
+}
+
 static int
 rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
 {
@@ -457,7 +492,7 @@ rx_direct(struct mxd_partner *p, const struct mxd_pkt *pkt)
 		return 0;
 	r = mxd_match_posted(ep, pkt->u.eager.match);
 	if (r == NULL)
-		return 0;
+		return ep->face != NULL ? face_direct(p, pkt) : 0;
 	mxd_recv_direct(r, p, pkt->u.eager.match, pkt->payload,
 			pkt->u.eager.msg_len);
 	mxd_rxwin_pass(&p->rx);

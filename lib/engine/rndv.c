@@ -24,6 +24,7 @@
 #include "util/clock.h"
 #include "util/config.h"
 #include "partners/xmit.h"
+#include "engine/face.h"
 #include "engine/rndv.h"
 #include "engine/timers.h"
 
@@ -74,7 +75,8 @@ mxd_rndv_prepare(struct mx_request *r)
 			r->rndv_handle = (++ep->lsend_gen << 12) | i;
 		while (r->rndv_handle == 0);
 		mxd_wire_put_rndv(r->desc, r->length, r->rndv_handle,
-				r->partner->pull_frag_max);
+				r->partner->pull_frag_max,
+				(uint16_t)mxd_face_head(r));
 		return 0;
 	}
 	return -1;	/* table full: the send waits in its queue */

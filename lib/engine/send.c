@@ -57,17 +57,23 @@
 #include "util/clock.h"
 #include "util/config.h"
 #include "partners/xmit.h"
+#include "engine/face.h"
 #include "engine/reliable.h"
 #include "engine/rndv.h"
 #include "engine/send.h"
 #include "engine/timers.h"
 
-/* Bytes of r's message on the wire: its data, or an RNDV descriptor. */
+/* Bytes of r's message on the wire: its data, or an RNDV descriptor
+ * (and a face's head after it). */
 static uint32_t
 wire_len(const struct mx_request *r)
 {
-	return r->rndv ? (uint32_t)sizeof(struct mxd_rndv_desc) : r->length;
+	return r->rndv ? (uint32_t)sizeof(struct mxd_rndv_desc) +
+		mxd_face_head(r) : r->length;
 }
+
+_Static_assert(sizeof(struct mxd_rndv_desc) + MXD_RNDV_HEAD_MAX <=
+		MXD_TXCOPY_MAX, "a descriptor and a face's head: a small record");
 
 /* Payloads up to this are copied first and checked with the headers. */
 #define SMALL_COPY	64
@@ -160,10 +166,15 @@ small_launch(struct mxd_partner *p, struct mx_request *r, uint8_t flags,
 		return NULL;
 	}
 	seq = mxd_txwin_take(&p->tx);
-	if (r != NULL && !r->rndv)
+	if (r != NULL && !r->rndv) {
 		mxd_req_gather(r, 0, rec->data, len);
-	else
+	} else if (len <= sizeof(struct mxd_rndv_desc)) {
 		mxd_copy_short(rec->data, data, len);
+	} else {	/* a face's descriptor, its head after it */
+		memcpy(rec->data, data, sizeof(struct mxd_rndv_desc));
+		mxd_req_gather(r, 0, rec->data + sizeof(struct mxd_rndv_desc),
+				len - (uint32_t)sizeof(struct mxd_rndv_desc));
+	}
 	mxd_partner_small_frame(p, &f, seq, flags, match, rec->data, len,
 			mxd_ack_for(p, MXD_T_EAGER));
 	if (now)
@@ -269,6 +280,12 @@ eager_try(struct mx_request *r, int now)
 		r->rndv = 1;
 	len = wire_len(r);
 	n = mxd_frag_count(len, p->frag_max);
+	if (r->rndv && n != 1) {
+		/* A face's descriptor and head beyond a partner's tiny MTU:
+		 * it cannot go (a descriptor comes in one fragment). */
+		mxd_req_complete(r, MX_STATUS_NO_RESOURCES);
+		return 1;
+	}
 	if (mxd_txwin_full(&p->tx) || mxd_partner_room(p) < n)
 		return 0;
 	if (r->rndv && r->rndv_handle == 0 && mxd_rndv_prepare(r) < 0)
@@ -638,9 +655,11 @@ open_close(struct mxd_partner *p)
 	f->len = (uint32_t)MXD_HDRS_LEN + a->open_used;
 	mxd_frame_pad(f);
 	a->open = NULL;
+	rec->refs = rec->nmsgs;		/* a slot each */
 	mxd_board_ref(b, f, 1);
 	mxd_partner_xmit(p, f);		/* checked now, all records written */
 	mxd_timer_watch(p);
+	b->counters[MXD_C_TX_MSGS] += rec->nmsgs;
 	b->counters[MXD_C_TX_PACKED] += rec->nmsgs;
 	mxd_count(b, MXD_C_TX_PACKS);
 	return 1;
@@ -662,7 +681,7 @@ open_start(struct mxd_partner *p)
 	}
 	rec->nframes = 1;
 	rec->seq = p->tx.next_seq;
-	rec->refs = 0;			/* a slot each, as written */
+	rec->refs = 0;			/* a slot each, when closed */
 	rec->nmsgs = 0;
 	rec->done = 1;
 	rec->req = NULL;
@@ -674,6 +693,7 @@ open_start(struct mxd_partner *p)
 	rec->sent = mxd_frames_mask(1);
 	p->a->open = rec;
 	p->a->open_used = sizeof(struct mxd_pack_hdr);
+	p->a->open_left = pack_room(p) - p->a->open_used;
 	if (mxd_list_empty(&p->a->sending)) {	/* the send step closes it */
 		mxd_list_add_tail(&ep->sending, &p->a->sending);
 		mxd_ep_busy(ep, MXD_EW_SENDS);
@@ -689,6 +709,7 @@ open_put(struct mx_endpoint *ep, struct mxd_partner *p,
 {
 	struct mxd_peer_act *a = p->a;
 	uint32_t len = seg->segment_length, size = mxd_pack_rec_size(len);
+	struct mx_request *r;
 
 	if (!p->pack || !mxd_list_empty(&a->sendq) || ep->progression_off ||
 			mxd_txwin_full(&p->tx) ||
@@ -701,7 +722,9 @@ open_put(struct mx_endpoint *ep, struct mxd_partner *p,
 		return NULL;
 	if (a->open == NULL && open_start(p) < 0)
 		return NULL;
-	return mxd_send_open_write(ep, p, seg, len, match, context);
+	r = mxd_send_open_write(ep, p, seg, len, match, context);
+	a->open_left = pack_room(p) - a->open_used;	/* sendq empty */
+	return r;
 }
 
 /* r (a small standard send, fresh) waits on p's send queue, in order:
@@ -711,6 +734,7 @@ queue_send(struct mxd_partner *p, struct mx_request *r)
 {
 	mxd_req_set_state(r, MXD_RS_QUEUED);
 	mxd_list_add_tail(&p->a->sendq, &r->link);
+	p->a->open_left = 0;		/* mx_isend's sends queue behind */
 	if (mxd_list_empty(&p->a->sending)) {
 		mxd_list_add_tail(&p->ep->sending, &p->a->sending);
 		mxd_ep_busy(p->ep, MXD_EW_SENDS);
@@ -825,6 +849,31 @@ mxd_sends_pump(struct mx_endpoint *ep)
 					sending)->p);
 }
 
+/*
+ * rec, a PACK frame's record whose first message's slot (s) was just let
+ * go: if its other messages are acked by 'ack' too (and none of them
+ * before), their slots are emptied at once and it goes back to the pool.
+ * Returns the slots so emptied past s (0: none; the loop takes them one
+ * by one).
+ */
+static __attribute__((noinline)) uint32_t
+pack_acked(struct mxd_partner *p, struct mxd_txrec *rec, uint32_t s,
+		uint32_t ack)
+{
+	struct mxd_txrec **in = p->a->inflight;
+	uint32_t n = rec->refs, i = (s + 1) & (MXD_WIN - 1), k;
+
+	if (n != rec->nmsgs - 1u || mxd_seq_lt(ack, s + n))
+		return 0;
+	k = MXD_WIN - i < n ? MXD_WIN - i : n;
+	memset(&in[i], 0, k * sizeof(*in));
+	if (k < n)
+		memset(in, 0, (n - k) * sizeof(*in));
+	rec->refs = 0;
+	mxd_txrec_put(p->ep, rec);
+	return n;
+}
+
 void
 mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 {
@@ -851,7 +900,10 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 		if (rec == NULL)
 			continue;
 		in[s & (MXD_WIN - 1)] = NULL;
-		mxd_txrec_drop(p->ep, rec);
+		if (--rec->refs == 0)
+			mxd_txrec_put(p->ep, rec);
+		else if (rec->seq == s)		/* a PACK frame's first */
+			s += pack_acked(p, rec, s, ack);
 	}
 	for (int i = 0; i < close; i++) {
 		struct mxd_txrec **slot =

@@ -66,10 +66,8 @@ mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 	mxd_txrec_small(rec, seq, len, match);
 	p->a->inflight[seq & (MXD_WIN - 1)] = rec;
 	mxd_timer_watch(p);
-	/* Complete: what the application reads (msg_taken's). */
-	r->partner = p;
-	r->seq = seq;
-	r->length = len;
+	/* Complete: what the application reads (msg_taken's; a send done
+	 * at once keeps no partner, sequence number or length). */
 	r->status.code = MX_STATUS_SUCCESS;
 	mxd_partner_addr_act(p, &r->status.source);
 	r->status.match_info = match;
@@ -83,7 +81,9 @@ mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 /*
  * A message into p's open PACK frame (send.c: "the open PACK frame"),
  * which has room for its record; a request at hand: the record written,
- * the request returned done.  mxd_send_open: the same, inline in
+ * the request returned done.  The frame's record counts its messages
+ * (nmsgs), which become its references (a slot each) and the messages
+ * sent when it is closed.  mxd_send_open: the same, inline in
  * mx_isend, for a message of at most 16 bytes whose case is that one
  * (nothing queued, the window not full, room in the frame), with
  * nothing that calls out; NULL otherwise (mxd_send_now then).
@@ -105,36 +105,38 @@ mxd_send_open_write(struct mx_endpoint *ep, struct mxd_partner *p,
 	mxd_wire_pack_zero(d, len);
 	mxd_copy_short(d, seg->segment_ptr, len);
 	a->open_used += mxd_pack_rec_size(len);
-	rec->refs++;
 	rec->nmsgs++;
 	a->inflight[seq & (MXD_WIN - 1)] = rec;
-	r->partner = p;
-	r->seq = seq;
-	r->length = len;
 	r->status.code = MX_STATUS_SUCCESS;
 	mxd_partner_addr_act(p, &r->status.source);
 	r->status.match_info = match;
 	r->status.msg_length = r->status.xfer_length = len;
 	r->status.context = context;
 	mxd_list_add_tail(&ep->done, &r->done);
-	mxd_count(ep->board, MXD_C_TX_MSGS);
 	return r;
+}
+
+static inline int
+mxd_send_open_ok(const struct mx_endpoint *ep, const struct mxd_partner *p,
+		uint32_t len)
+{
+	const struct mxd_peer_act *a = p->a;
+
+	return a->open != NULL && len <= 16 &&
+		mxd_pack_rec_size(len) <= a->open_left &&
+		!ep->progression_off && !mxd_txwin_full(&p->tx) &&
+		a->open->nmsgs != MXD_PACK_MAX && ep->reqs.free != NULL;
 }
 
 static inline struct mx_request *
 mxd_send_open(struct mx_endpoint *ep, struct mxd_partner *p,
 		const mx_segment_t *seg, uint64_t match, void *context)
 {
-	const struct mxd_peer_act *a = p->a;
 	uint32_t len = seg->segment_length;
 
-	if (a->open == NULL || len > 16 || !mxd_list_empty(&a->sendq) ||
-			ep->progression_off || mxd_txwin_full(&p->tx) ||
-			a->open_used + mxd_pack_rec_size(len) >
-			p->mtu - (uint32_t)sizeof(struct mxd_hdr) ||
-			a->open->nmsgs == MXD_PACK_MAX ||
-			ep->reqs.free == NULL)
+	if (!mxd_send_open_ok(ep, p, len))
 		return NULL;
+	p->a->open_left -= mxd_pack_rec_size(len);
 	return mxd_send_open_write(ep, p, seg, len, match, context);
 }
 

@@ -342,7 +342,7 @@ mxd_partner_idle_now(const struct mxd_partner *p)
 		p->rx.top == p->rx.base &&
 		p->ack_sent == mxd_rxwin_cum_ack(&p->rx) && !a->ack_queued &&
 		p->ep->ack_held != p && a->notify_n == 0 && a->lsends == 0 &&
-		a->pulls_out == 0 && a->connects == 0 &&
+		a->pulls_out == 0 && a->connects == 0 && a->face_waits == 0 &&
 		mxd_list_empty(&a->sendq) && mxd_list_empty(&a->syncq) &&
 		mxd_list_empty(&a->sending) && mxd_list_empty(&a->ackq) &&
 		mxd_list_empty(&a->timed) && mxd_list_empty(&a->jobq) &&
@@ -594,6 +594,8 @@ partner_drop_inflight(struct mxd_partner *p)
 {
 	if (p->a == NULL)
 		return;
+	if (p->a->open != NULL)		/* its references, as if closed */
+		p->a->open->refs = p->a->open->nmsgs;
 	for (unsigned i = 0; i < MXD_WIN; i++)
 		if (p->a->inflight[i] != NULL) {
 			mxd_txrec_drop(p->ep, p->a->inflight[i]);
@@ -805,6 +807,12 @@ mxd_partner_set_state(struct mxd_partner *p, enum mxd_peer_state s)
 	(void)state_ok;
 	p->state = (uint8_t)s;
 	mxd_partner_fast(p);
+	/* ---- face: refused or lost, what it waits for from p ends ---- */
+	if ((s == MXD_PS_REFUSED || s == MXD_PS_LOST) && p->ep->face != NULL) {
+		if (p->a != NULL)
+			p->a->face_waits = 0;
+		p->ep->face->lost(p->ep->face_ctx, p, p->fail);
+	}
 }
 
 void
@@ -820,6 +828,20 @@ mxd_partner_fast(struct mxd_partner *p)
 	if (p->state != MXD_PS_UP || p->unreported != MX_STATUS_SUCCESS)
 		p->fast_max = 0;
 	p->fly_max = (uint16_t)(p->pack ? mxd_conf.pack_after : MXD_WIN);
+}
+
+void
+mxd_req_forgotten(struct mx_request *r)
+{
+	struct mx_endpoint *ep = r->ep;
+	void *token = r->status.context;
+	mx_status_code_t code = r->status.code;
+	int face = r->forget == MXD_FORGET_FACE;
+
+	mxd_req_put(r);
+	/* ---- face: its request ended ---- */
+	if (face)
+		ep->face->done(ep->face_ctx, token, code);
 }
 
 /* ---- addresses ---------------------------------------------------------- */

@@ -40,6 +40,7 @@
 #include "util/mtab.h"
 #include "util/request.h"
 #include "board/board.h"
+#include "partners/face.h"
 
 #define MXD_PARTNERS_FLOOR	1024	/* MX_MAX_PARTNERS at least: MX's */
 #define MXD_PARTNERS_CEIL	65535	/* indexes fit 16 bits, 0xffff apart */
@@ -233,6 +234,9 @@ struct mxd_peer_act {
 	 * header on), or NULL. */
 	struct mxd_txrec *open;
 	uint32_t open_used;
+	/* Bytes of it mx_isend may still write at once (mxd_send_open): its
+	 * room, 0 once a send waits on sendq (those go first). */
+	uint32_t open_left;
 	struct mxd_list sending;	/* on the endpoint's sending list */
 	struct mxd_list syncq;		/* issends acked, waiting for MATCHED */
 	uint32_t sack_hole;		/* base our last prompt SACK was for */
@@ -248,6 +252,8 @@ struct mxd_peer_act {
 	struct mxd_list jobq;		/* on ep->jobq while it has jobs */
 	uint32_t pulls_out;		/* our PULLs to it not yet answered */
 	uint32_t lsends;		/* our large sends to it */
+	uint32_t face_waits;		/* answers its face waits for from it
+					 * (mxd_face_wait) */
 	/* Reliability. */
 	uint64_t probe_since;		/* ns, first probe unanswered */
 	uint64_t ping_at;		/* ns, last liveness probe */
@@ -477,6 +483,10 @@ struct mx_endpoint {
 	 * (b->ep_busy), and one per endpoint with sends or PULLs queued
 	 * (b->ep_pump), so that a pass skips idle endpoints at one test. */
 	uint8_t work;
+	/* Another API's endpoint (Portals): its face takes every message
+	 * in place of MX's matching, and its requests' ends (face.h). */
+	const struct mxd_face_ops *face;
+	void *face_ctx;
 };
 
 #define MXD_EW_SENDS	0x01	/* ep->sending: queued sends */
@@ -595,8 +605,12 @@ mxd_ep_req(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
 	return mxd_req_get(&ep->reqs, ep, t, context);
 }
 
+/* A completed request nobody tests: freed (mx_forget), or given to its
+ * endpoint's face (MXD_FORGET_FACE) and freed. */
+void mxd_req_forgotten(struct mx_request *r);
+
 /* Ends r, on no list, with 'code': onto the completion list (or freed:
- * mx_forget).  Inline: every message completes one. */
+ * mx_forget; or its face's).  Inline: every message completes one. */
 static inline void
 mxd_req_done(struct mx_request *r, mx_status_code_t code)
 {
@@ -607,7 +621,7 @@ mxd_req_done(struct mx_request *r, mx_status_code_t code)
 		r->ep->ntimed--;
 	}
 	if (r->forget)
-		mxd_req_put(r);		/* nobody will test it */
+		mxd_req_forgotten(r);	/* nobody will test it */
 	else
 		mxd_list_add_tail(&r->ep->done, &r->done);
 }

@@ -44,7 +44,7 @@ mxd_ptl_init(int *max_interfaces)
 		return PTL_SEGV;
 	if (!mxd_ptl.init) {
 		if (chosen == NULL)
-			return PTL_FAIL;
+			chosen = &mxd_ptl_engine_ops;
 		n = chosen->init();
 		if (n < 0)
 			return PTL_FAIL;

@@ -304,8 +304,12 @@ mxd_ptl_me_link(struct mxd_ptl_ni *ni, struct mxd_ptl_me *me, uint32_t pt,
 void
 mxd_ptl_drop(struct mxd_ptl_ni *ni, ptl_sr_index_t why, uint64_t len)
 {
+	uint64_t sum = (uint64_t)ni->sr[PTL_SR_DROP_LENGTH] + len;
+
 	ni->sr[PTL_SR_DROP_COUNT]++;
-	ni->sr[PTL_SR_DROP_LENGTH] += (ptl_sr_value_t)len;
+	/* A peer's length may be anything: the register saturates. */
+	ni->sr[PTL_SR_DROP_LENGTH] = sum < (uint64_t)ni->sr[PTL_SR_DROP_LENGTH] ||
+		sum > (uint64_t)INT64_MAX ? INT64_MAX : (ptl_sr_value_t)sum;
 	if (why < MXD_PTL_SR_COUNT && why != PTL_SR_DROP_COUNT)
 		ni->sr[why]++;
 }

@@ -168,8 +168,10 @@ struct mxd_ptl_tp_ops {
 	void (*wakeup)(void *tp);
 };
 
-/* Chooses the transport, before PtlInit (the tests' loopback). */
+/* Chooses the transport, before PtlInit (the tests' loopback); none
+ * chosen: the engine's (lib/portals/engine.c). */
 void mxd_ptl_transport(const struct mxd_ptl_tp_ops *ops);
+extern const struct mxd_ptl_tp_ops mxd_ptl_engine_ops;
 
 /* ---- target side ---- */
 /* A PUT or GET request has come (its header parsed once, its body not

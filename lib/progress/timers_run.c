@@ -107,7 +107,7 @@ waiting(const struct mxd_partner *p)
 {
 	return mxd_txwin_in_flight(&p->tx) != 0 || !mxd_list_empty(&p->a->pulls) ||
 		p->a->lsends != 0 || !mxd_list_empty(&p->a->syncq) ||
-		p->a->notify_n != 0;
+		p->a->notify_n != 0 || p->a->face_waits != 0;
 }
 
 /* The oldest unacknowledged message of p is due again. */

@@ -31,6 +31,9 @@
 #include "util/mtab.h"
 
 #define MXD_SEG_INLINE		4	/* segments held in the request */
+/* r->forget of a request an endpoint's face made: its end goes to the
+ * face, not to the completion queue (partners/face.h). */
+#define MXD_FORGET_FACE		2
 
 struct mx_endpoint;
 struct mxd_partner;
@@ -64,7 +67,9 @@ struct mx_request {
 	uint8_t sync;			/* mx_issend */
 	uint8_t acked;			/* send: partner has the data */
 	uint8_t matched;		/* issend: partner matched it */
-	uint8_t forget;			/* mx_forget: release on completion */
+	uint8_t forget;			/* mx_forget: release on completion;
+					 * MXD_FORGET_FACE: the endpoint's
+					 * face's (partners/face.h) */
 	uint8_t claimed;		/* returned by a peek (several threads) */
 	uint8_t rndv;			/* large send (rendezvous) */
 	uint32_t gen;			/* lives: bumped when freed */
@@ -76,7 +81,9 @@ struct mx_request {
 	uint64_t match_recv;		/* send: match_info; recv: value */
 	uint64_t match_mask;
 	uint64_t post_seq;		/* recv: order of posting */
-	struct mxd_partner *partner;	/* send: destination */
+	struct mxd_partner *partner;	/* send: destination (not kept by
+					 * one done at once, nor its seq
+					 * and length) */
 	uint64_t deadline;		/* ns; 0: no timeout */
 	uint8_t mclass;			/* recv posted: its class, or none */
 	uint32_t rndv_handle;		/* its handle in ep->lsend */

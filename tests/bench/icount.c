@@ -56,6 +56,23 @@
  * The fake link's copy of each frame (its "wire") is in the figures,
  * as a PMD's tx and rx bursts would be.
  *
+ * Portals (lib/portals over the engine's transport), last, so that
+ * MX's figures are taken before a Portals endpoint exists: an interface
+ * on each board (process PTL_PID), set up as ptl_pingpong's receiver
+ * (board 1) and sender (board 0), each polling its event queue with
+ * PtlEQGet, which makes a progress pass when the queue is empty:
+ *
+ *   icount_ptl_put  one round trip of 8-byte puts, as ptl_pingpong: the
+ *                 sender puts into the receiver's entry, the receiver
+ *                 polls until PUT_END, puts the same bytes back, and
+ *                 the sender polls until its PUT_END.  Both sides; half
+ *                 of it is the figure set beside half of icount_rtt.
+ *   icount_ptl_get  one 8-byte get, as ptl_pingpong -g: PtlGetRegion,
+ *                 the target's PtlEQGet (its pass takes the GET, sends
+ *                 the REPLY, logs GET_END, which the call takes), then
+ *                 the initiator's until REPLY_END.  Set beside
+ *                 icount_rtt (two MX half round trips).
+ *
  * Deterministic: no progression thread (MX_PROGRESSION=0), and nothing
  * decided by the clock.  Under callgrind the program runs some 50 times
  * slower, so the 5 us delayed-ack timer would always have fired and
@@ -77,6 +94,7 @@
 
 #include "csum.h"
 #include "fixture.h"
+#include <portals3.h>
 
 #define BENCH_NAME "icount"
 #include "bench8.h"
@@ -225,6 +243,132 @@ icount_bulk_copy(uint32_t len)
 	return mxd_crc_copy(0, bulk_frag, bulk_src, len);
 }
 
+/* ---- Portals: ptl_pingpong's two sides, board 0 the sender ---- */
+
+#define PTL_PID		7
+#define PT_DATA		2	/* the receiver's entry */
+#define PT_SYNC		3	/* the sender's, for the echoes */
+
+struct ptl_side {
+	ptl_handle_ni_t ni;
+	ptl_process_id_t id;
+	ptl_handle_eq_t eq;
+	ptl_handle_md_t src;	/* puts go from here */
+	ptl_handle_md_t dst;	/* the sender's gets go here */
+	uint8_t buf[8], out[8], got[8];
+};
+
+static struct ptl_side ps[2];
+
+static void
+ptl_must(int rc, const char *what)
+{
+	if (rc != PTL_OK) {
+		fprintf(stderr, "icount: %s: %s\n", what, PtlErrorStr(rc));
+		exit(1);
+	}
+}
+
+static ptl_md_t
+ptl_md(void *buf, unsigned options, ptl_handle_eq_t eq)
+{
+	ptl_md_t md;
+
+	memset(&md, 0, sizeof(md));
+	md.start = buf;
+	md.length = 8;
+	md.threshold = PTL_MD_THRESH_INF;
+	md.options = options;
+	md.eventq = eq;
+	return md;
+}
+
+/* An entry of portal pt for any process and bits, with buf's
+ * descriptor. */
+static void
+ptl_entry(struct ptl_side *s, ptl_pt_index_t pt, unsigned options)
+{
+	ptl_process_id_t any = { PTL_NID_ANY, PTL_PID_ANY };
+	ptl_handle_me_t me;
+
+	ptl_must(PtlMEAttach(s->ni, pt, any, 0, ~(ptl_match_bits_t)0,
+			PTL_RETAIN, PTL_INS_AFTER, &me), "PtlMEAttach");
+	ptl_must(PtlMDAttach(me, ptl_md(s->buf, options, s->eq), PTL_RETAIN,
+			PTL_RETAIN, NULL), "PtlMDAttach");
+}
+
+static void
+ptl_setup(void)
+{
+	int n;
+
+	ptl_must(PtlInit(&n), "PtlInit");
+	for (int k = 0; k < 2; k++) {
+		struct ptl_side *s = &ps[k];
+
+		ptl_must(PtlNIInit((ptl_interface_t)k, PTL_PID, NULL, NULL,
+				&s->ni), "PtlNIInit");
+		ptl_must(PtlGetId(s->ni, &s->id), "PtlGetId");
+		ptl_must(PtlEQAlloc(s->ni, 1024, &s->eq), "PtlEQAlloc");
+		ptl_must(PtlMDBind(s->ni, ptl_md(s->out,
+				PTL_MD_EVENT_START_DISABLE |
+				PTL_MD_EVENT_END_DISABLE, PTL_EQ_NONE), &s->src),
+				"PtlMDBind");
+	}
+	ptl_entry(&ps[1], PT_DATA, PTL_MD_OP_PUT | PTL_MD_OP_GET |
+			PTL_MD_MANAGE_REMOTE | PTL_MD_EVENT_START_DISABLE);
+	ptl_entry(&ps[0], PT_SYNC, PTL_MD_OP_PUT | PTL_MD_MANAGE_REMOTE |
+			PTL_MD_EVENT_START_DISABLE);
+	ptl_must(PtlMDBind(ps[0].ni, ptl_md(ps[0].got,
+			PTL_MD_EVENT_START_DISABLE, ps[0].eq), &ps[0].dst),
+			"PtlMDBind");
+}
+
+/* Polls s's queue until an event comes, as ptl_pingpong does; it must
+ * be of this kind (and of this hdr_data, for a put). */
+static void
+ptl_want(struct ptl_side *s, ptl_event_kind_t kind, uint64_t hdr_data)
+{
+	ptl_event_t ev;
+	int rc;
+
+	for (unsigned long i = 0; (rc = PtlEQGet(s->eq, &ev)) ==
+			PTL_EQ_EMPTY; i++)
+		if (i > 100000000ul) {
+			fprintf(stderr, "icount: no Portals event\n");
+			exit(1);
+		}
+	ptl_must(rc, "PtlEQGet");
+	if (ev.type != kind || ev.ni_fail_type != PTL_NI_OK ||
+			ev.mlength != 8 || (kind == PTL_EVENT_PUT_END &&
+				ev.hdr_data != hdr_data)) {
+		fprintf(stderr, "icount: %s where %s was due\n",
+				PtlEventKindStr(ev.type), PtlEventKindStr(kind));
+		exit(1);
+	}
+}
+
+static __attribute__((noinline)) void
+icount_ptl_put(uint32_t seq)
+{
+	ptl_must(PtlPutRegion(ps[0].src, 0, 8, PTL_NOACK_REQ, ps[1].id,
+			PT_DATA, 0, 0, 0, seq), "PtlPutRegion");
+	ptl_want(&ps[1], PTL_EVENT_PUT_END, seq);
+	ptl_must(PtlPutRegion(ps[1].src, 0, 8, PTL_NOACK_REQ, ps[0].id,
+			PT_SYNC, 0, 0, 0, seq), "PtlPutRegion");
+	ptl_want(&ps[0], PTL_EVENT_PUT_END, seq);
+}
+
+static __attribute__((noipa)) void
+icount_ptl_get(uint32_t seq)
+{
+	(void)seq;
+	ptl_must(PtlGetRegion(ps[0].dst, 0, 8, ps[1].id, PT_DATA, 0, 0, 0),
+			"PtlGetRegion");
+	ptl_want(&ps[1], PTL_EVENT_GET_END, 0);
+	ptl_want(&ps[0], PTL_EVENT_REPLY_END, 0);
+}
+
 /* ---- the runs --------------------------------------------------------- */
 
 /* The sender's port holds what it sends until released. */
@@ -318,6 +462,20 @@ round_trips(uint32_t n, uint32_t *seq)
 {
 	for (uint32_t i = 0; i < n; i++, ++*seq)
 		icount_rtt(*seq);
+}
+
+static void
+ptl_puts(uint32_t n, uint32_t *seq)
+{
+	for (uint32_t i = 0; i < n; i++, ++*seq)
+		icount_ptl_put(*seq);
+}
+
+static void
+ptl_gets(uint32_t n, uint32_t *seq)
+{
+	for (uint32_t i = 0; i < n; i++, ++*seq)
+		icount_ptl_get(*seq);
 }
 
 static void
@@ -438,8 +596,17 @@ main(int argc, char **argv)
 	}
 	if (bulk(n) != 0)
 		return 1;
+	ptl_setup();
+	ptl_puts(warm, &seq);
+	icount_measure(ptl_puts, n, &seq);
+	ptl_gets(warm, &seq);
+	icount_measure(ptl_gets, n, &seq);
+	PtlNIFini(ps[0].ni);
+	PtlNIFini(ps[1].ni);
+	PtlFini();
 	printf("icount: %u messages one way, %u idle passes, %u round trips, "
-			"%u packed messages measured (callgrind: "
-			"scripts/icount.sh)\n", n, n, n, n);
+			"%u packed messages, %u Portals put round trips "
+			"and gets measured (callgrind: scripts/icount.sh)\n",
+			n, n, n, n, n);
 	return fixture_teardown(NULL) < 0;
 }

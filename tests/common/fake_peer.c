@@ -239,7 +239,7 @@ fake_peer_send_large(struct fake_peers *fp, uint32_t i, uint64_t match,
 	p->ls[s].data = data;
 	p->ls[s].len = len;
 	p->ls[s].handle = ++p->handles << 4 | s;
-	mxd_wire_put_rndv(desc, len, p->ls[s].handle, fp->pull_frag);
+	mxd_wire_put_rndv(desc, len, p->ls[s].handle, fp->pull_frag, 0);
 	fragment(fp, i, p->tx_next++, match, desc, sizeof(desc), MXD_F_RNDV,
 			0);
 	fp->msgs_out++;

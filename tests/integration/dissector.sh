@@ -29,6 +29,11 @@
 # cover the large messages, that every frame has a checksum status and
 # that the good / bad / unverified counts equal mxtap's.
 #
+# ptl_pingpong -V, puts with ACKs and gets, is captured over memif: every
+# Portals header decoded and well formed, every length, an ACK for each
+# put, a REPLY for each get, large messages by rendezvous with the header
+# in the descriptor and pulled whole after it.
+#
 # mx_pingpong -V (0 B to 64 KiB, both ways) is captured the same two ways;
 # its checks: every frame decoded with a good check, every length both
 # ways as eager messages up to 32 KiB and as a rendezvous at 64 KiB, each
@@ -176,7 +181,8 @@ fields="frame.number frame.len mxdpdk.version mxdpdk.type
 	mxdpdk.pull_rep.recv_handle mxdpdk.pull_rep.offset mxdpdk.pull_rep.len
 	mxdpdk.retransmission mxdpdk.conn.status mxdpdk.disc.name _ws.col.Info
 	mxdpdk.conn.epoch mxdpdk.conn.mtu mxdpdk.ack mxdpdk.flags.ack_valid
-	mxdpdk.epoch"
+	mxdpdk.epoch mxdpdk.ptl.kind mxdpdk.ptl.rlength mxdpdk.ptl.mlength
+	mxdpdk.rndv.head mxdpdk.filter mxdpdk.ptl.flags.ack_req"
 
 decode() {	# <name>: $dir/<name>.pcap -> $dir/<name>.tsv
 	local args=() f
@@ -484,6 +490,93 @@ END {
 }' "$dir/$1.tsv"
 }
 
+# check_ptl <name> <put|get>: the checks on a capture of ptl_pingpong -V
+# (puts with ACKs, or gets; lengths 0 to 65536): every frame decoded with
+# a good check, every Portals header well formed, a PUT (or a GET and its
+# REPLY) of every length, an ACK for every PUT, and each message above a
+# frame a rendezvous whose descriptor carries the 96-byte header, pulled
+# whole after it.
+check_ptl() {
+	awk -F'\t' -v tapfile="$dir/$1.tap" -v resfile="$dir/$1.result" \
+		-v name="$1" -v mode="$2" '
+function ok(what, cond, detail) {
+	if (cond) { print "ok: " name ": " what; passed++ }
+	else { print "FAIL: " name ": " what " (" detail ")"; failed++ }
+}
+BEGIN {
+	getline tapline < tapfile
+	nt = split(tapline, t, " ")
+	for (i = 2; i < nt; i += 2) tap[t[i]] = t[i + 1]
+}
+{
+	frames++
+	if ($3 == "") next
+	mx++
+	if ($14 != "1") { notgood++; next }
+	good++
+	if ($40 ~ /malformed|\[drop/) bad = bad " " $1
+	if ($37 != "") next		# a copy: counted once
+	if ($46 != "") {
+		if ($50 != "0x50544c33") badfilter++
+		kinds[$46]++
+		if ($46 == 1) { putlen[$47 + 0] = 1; if ($51 == "1") askack++ }
+		if ($46 == 2) getlen[$47 + 0] = 1
+		if ($46 == 4) replylen[$48 + 0] = 1
+	}
+	if ($4 == 1 && $6 == "1") {
+		rndv++
+		if ($49 != "96") nohead = nohead " " $1
+		rndv_total[$10, $26] = $25
+	}
+	if ($4 == 8) pull_of[$11, $31] = $30
+	if ($4 == 9 && !(($10, $34, $35) in rep_seen)) {
+		rep_seen[$10, $34, $35] = 1
+		rep_bytes[$10, $34] += $36
+	}
+}
+END {
+	ok("every frame read (" frames " frames, mxtap " tap["frames"] \
+		", none missed)", frames == tap["frames"] && frames > 0 &&
+		tap["missed"] == 0, "mxtap: " tap["frames"] ", missed " \
+		tap["missed"])
+	ok("every MX frame decoded (" mx "), every check good", mx == \
+		tap["mx"] && notgood == 0 && good == tap["good"],
+		notgood + 0 " not good, mxtap good " tap["good"])
+	ok("every Portals header well formed, none dropped", bad == "",
+		"frames" bad)
+	ok("every Portals message to an endpoint of the Portals filter",
+		badfilter == 0 && kinds[1] + kinds[2] > 0, badfilter + 0)
+	miss = ""
+	for (l = 0; l <= 65536; l = l ? l * 2 : 1)
+		if (!((mode == "put" && l in putlen) ||
+				(mode == "get" && l in getlen && l in replylen)))
+			miss = miss " " l
+	ok(mode " of every length 0..65536", miss == "", "missing" miss)
+	if (mode == "put")
+		ok("an ACK for every PUT that asked one (" askack + 0 " of " \
+			kinds[1] + 0 " PUTs, " kinds[3] + 0 " ACKs)", askack > 0 &&
+			kinds[3] == askack, "")
+	else
+		ok("a REPLY for every GET (" kinds[2] + 0 ")", kinds[2] > 0 &&
+			kinds[4] == kinds[2], kinds[4] + 0 " replies")
+	nbad = ""
+	for (key in rndv_total) {
+		split(key, kh, SUBSEP)
+		r = ""
+		for (rk in pull_of) {
+			split(rk, kr, SUBSEP)
+			if (kr[1] == kh[1] && pull_of[rk] == kh[2]) r = kr[2]
+		}
+		if (r == "" || rep_bytes[kh[1], r] != rndv_total[key] - 96)
+			nbad = nbad " " kh[2]
+	}
+	ok(rndv + 0 " rendezvous, each with the 96-byte header and pulled " \
+		"whole after it", rndv > 0 && nohead == "" && nbad == "",
+		"no head:" nohead " not pulled whole:" nbad)
+	print passed + 0 " passed, " failed + 0 " failed" > resfile
+}' "$dir/$1.tsv"
+}
+
 # result <name> <check ...>: decodes $dir/<name>.pcap, runs the check and
 # adds its counts to the totals.
 result() {
@@ -527,6 +620,18 @@ if memif_run pingpong "" "receiver on board" \
 else
 	fails=$((fails + 1))
 fi
+
+# Portals (ptl_pingpong -V): puts with ACKs, then gets.
+for mode in put get; do
+	flag=-a; [ $mode = get ] && flag=-g
+	if memif_run "ptl-$mode" "" "receiver on board" \
+			"$build/apps/ptl_pingpong" -- \
+			"$build/apps/ptl_pingpong" -d nodeA:0 $pp_args $flag; then
+		result "ptl-$mode" check_ptl "ptl-$mode" $mode
+	else
+		fails=$((fails + 1))
+	fi
+done
 
 # Over veth with net_pcap, sniffed: the same without a relay.
 if why=$(veth_check); then

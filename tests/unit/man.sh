@@ -78,7 +78,8 @@ done
 echo "Portals functions in portals3(3): $np"
 
 # Every option of each tool's -h in its page (roff writes - as \-).
-for t in mx_pingpong mx_bw mx_info mx_counters mx_board; do
+for t in mx_pingpong mx_bw mx_info mx_counters mx_board ptl_pingpong \
+		ptl_bw; do
 	bin=$build/apps/$t
 	[ -x "$bin" ] || bin=$build/service/$t
 	opts=$("$bin" -h | grep -oE '^  (-[A-Za-z]|--[a-z-]+)(, (-[A-Za-z]|--[a-z-]+))*' |

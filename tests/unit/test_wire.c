@@ -84,6 +84,7 @@ rndv_descriptor_in_one_fragment(void **state)
 
 	(void)state;
 	n = eager_frame(f, sizeof(struct mxd_rndv_desc), 16, 0);
+	mxd_wire_put_rndv(f + n - 16, 100000, 7, 1400, 0);
 	mxd_wire_add_flags(f, MXD_F_RNDV);
 	mxd_wire_seal(f);
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
@@ -93,6 +94,49 @@ rndv_descriptor_in_one_fragment(void **state)
 		mxd_wire_add_flags(f, MXD_F_RNDV);
 		mxd_wire_seal(f);
 		assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_FRAG);
+	}
+}
+
+/* A face's descriptor brings the message's first 'head' bytes after it
+ * (16 + head bytes in all, head at most MXD_RNDV_HEAD_MAX and within the
+ * message); any other length is refused. */
+static void
+rndv_descriptor_head(void **state)
+{
+	static const struct {
+		uint32_t msg_len, total, head;
+		enum mxd_drop want;
+	} t[] = {
+		{ 16 + 96, 100000, 96, MXD_DROP_NONE },
+		{ 16 + MXD_RNDV_HEAD_MAX, 100000, MXD_RNDV_HEAD_MAX,
+			MXD_DROP_NONE },
+		{ 16 + 96, 96, 96, MXD_DROP_NONE },	/* all head */
+		{ 16 + 96, 95, 96, MXD_DROP_LENGTH },	/* beyond the message */
+		{ 16 + 95, 100000, 96, MXD_DROP_LENGTH },
+		{ 16 + 97, 100000, 96, MXD_DROP_LENGTH },
+		{ 16, 100000, 96, MXD_DROP_LENGTH },
+		{ 16 + 120, 100000, 120, MXD_DROP_LENGTH },	/* too long */
+		{ 12, 100000, 0, MXD_DROP_LENGTH },
+	};
+	uint8_t f[512];
+	struct mxd_pkt pkt;
+	struct mxd_rndv_desc d;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t n = eager_frame(f, t[i].msg_len, 1400, 0);
+
+		if (t[i].msg_len >= 16)
+			mxd_wire_put_rndv(f + n - t[i].msg_len, t[i].total, 9,
+					1400, (uint16_t)t[i].head);
+		mxd_wire_add_flags(f, MXD_F_RNDV);
+		mxd_wire_seal(f);
+		assert_int_equal(mxd_wire_parse(f, n, &pkt), t[i].want);
+		if (t[i].want != MXD_DROP_NONE)
+			continue;
+		mxd_wire_get_rndv(pkt.payload, &d);
+		assert_int_equal(d.head, t[i].head);
+		assert_int_equal(d.total_len, t[i].total);
 	}
 }
 
@@ -519,6 +563,33 @@ csum_short_every_hole(void **state)
 		mxd_crc_use(MXD_CRC_PORTABLE);
 }
 
+/* A frame's check (mxd_crc_frame: its field read as zero) at every
+ * length a frame's check covers, from the headers alone (an ACK's, the
+ * field its last bytes) to past the short path's limit, every
+ * implementation, against the table version. */
+static void
+csum_frame_every_length(void **state)
+{
+	uint8_t b[200], z[200];
+
+	(void)state;
+	srand(7);
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)rand();
+	for (int impl = MXD_CRC_AVX512; impl >= MXD_CRC_PORTABLE; impl--) {
+		if (mxd_crc_use((enum mxd_crc_impl)impl) != 0)
+			continue;	/* not on this CPU */
+		for (size_t len = MXD_CRC_FIELD + 4; len <= sizeof(b); len++) {
+			memcpy(z, b, len);
+			memset(z + MXD_CRC_FIELD, 0, 4);
+			assert_int_equal(~mxd_crc_frame(b, len),
+					mxd_csum_sw(z, len));
+		}
+	}
+	if (mxd_crc_use(MXD_CRC_AVX512) != 0 && mxd_crc_use(MXD_CRC_SSE42) != 0)
+		mxd_crc_use(MXD_CRC_PORTABLE);
+}
+
 /* The check in pieces, and copied on the way, is the same CRC. */
 static void
 csum_in_pieces_and_copied(void **state)
@@ -826,6 +897,7 @@ main(void)
 		cmocka_unit_test(eager_roundtrip),
 		cmocka_unit_test(padded_frame_ok),
 		cmocka_unit_test(rndv_descriptor_in_one_fragment),
+		cmocka_unit_test(rndv_descriptor_head),
 		cmocka_unit_test(conn_and_disc_roundtrip),
 		cmocka_unit_test(unterminated_names_are_cut),
 		cmocka_unit_test(validation_table),
@@ -833,6 +905,7 @@ main(void)
 		cmocka_unit_test(csum_implementations_agree),
 		cmocka_unit_test(csum_with_hole),
 		cmocka_unit_test(csum_short_every_hole),
+		cmocka_unit_test(csum_frame_every_length),
 		cmocka_unit_test(csum_in_pieces_and_copied),
 		cmocka_unit_test(csum_every_length),
 		cmocka_unit_test(csum_word),
