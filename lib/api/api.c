@@ -13,6 +13,7 @@
 #include "util/config.h"
 #include "engine/recv.h"
 #include "engine/send.h"
+#include "engine/shmsend.h"
 #include "engine/timers.h"
 #include "engine/unexp.h"
 #include "progress/progress.h"
@@ -62,18 +63,34 @@ new_session(void)
 	return s;
 }
 
+/* An endpoint id free on b; on a board shared by the processes of a
+ * host, claimed in the host segment's table too (engine/shmsend.c). */
+static int
+id_free(struct mxd_board *b, uint32_t id)
+{
+	return b->ep[id] == NULL &&
+		(b->shm == NULL || mxd_shm_ep_claim(b, id) == 0);
+}
+
+static void
+id_unclaim(struct mxd_board *b, int id)
+{
+	if (b->shm != NULL)
+		mxd_shm_ep_release(b, (uint32_t)id);
+}
+
 static int
 pick_endpoint_id(struct mxd_board *b, uint32_t id)
 {
 	if (id == MX_ANY_ENDPOINT) {
 		for (uint32_t i = 0; i < MX_MAX_ENDPOINTS; i++)
-			if (b->ep[i] == NULL)
+			if (id_free(b, i))
 				return (int)i;
 		return -MX_BUSY;
 	}
 	if (id >= MX_MAX_ENDPOINTS)
 		return -MX_BAD_ENDPOINT_ID;
-	return b->ep[id] == NULL ? (int)id : -MX_BUSY;
+	return id_free(b, id) ? (int)id : -MX_BUSY;
 }
 
 static mx_return_t
@@ -99,22 +116,27 @@ do_open_endpoint(uint32_t board_num, uint32_t endpoint_id, uint32_t filter,
 		return mxd_error(NULL, (mx_return_t)-id,
 				"mx_open_endpoint: endpoint %u of board %u",
 				endpoint_id, board_num);
-	if (endpoint == NULL)
+	if (endpoint == NULL) {
+		id_unclaim(b, id);
 		return mxd_error(NULL, MX_BAD_ENDPOINT,
 				"mx_open_endpoint: NULL endpoint pointer");
+	}
 	ep = mxd_ep_new(b, (uint32_t)id, filter, mxd_conf.unexp_max);
 	if (ep != NULL && mxd_match_init(ep) < 0) {
 		mxd_ep_free(ep);
 		ep = NULL;
 	}
-	if (ep == NULL)
+	if (ep == NULL) {
+		id_unclaim(b, id);
 		return mxd_error(NULL, MX_NO_RESOURCES,
 				"mx_open_endpoint: out of memory");
+	}
 	ep->session = new_session();
 	ret = apply_params(ep, params_list, params_count);
 	if (ret < 0) {
 		mxd_match_fini(ep);
 		mxd_ep_free(ep);
+		id_unclaim(b, id);
 		return mxd_error(NULL, (mx_return_t)-ret,
 				"mx_open_endpoint: bad parameters");
 	}

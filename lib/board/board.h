@@ -28,6 +28,7 @@
 #define MXD_BURST		32
 
 struct mx_endpoint;
+struct mxd_shm;
 
 struct mxd_txq {
 	uint32_t head, tail;		/* free-running */
@@ -100,7 +101,16 @@ struct mxd_board {
 	 * process's slot in it. */
 	struct mxd_host *host;
 	unsigned slot;
+	/* The same-host path's state while the board has a host segment
+	 * (engine/shmsend.h), else NULL. */
+	struct mxd_shm *shm;
+	/* Not 0: a pass takes the board's general way (progress.c,
+	 * board_pass): several ports (nports - 1), or a host segment's
+	 * rings to poll (MXD_PASS_SHM). */
+	uint32_t pass_any;
 };
+
+#define MXD_PASS_SHM	0x80000000u	/* b->pass_any: rings to poll */
 
 /*
  * What blocking calls and mx_wakeup keep of an endpoint, by its slot, not

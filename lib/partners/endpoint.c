@@ -817,7 +817,9 @@ mxd_partner_fast(struct mxd_partner *p)
 	if (p->eager_max < max)
 		max = p->eager_max;
 	p->fast_max = (uint16_t)(max + 1);
-	if (p->state != MXD_PS_UP || p->unreported != MX_STATUS_SUCCESS)
+	/* A same-host partner's messages take the ring (shmsend.c). */
+	if (p->state != MXD_PS_UP || p->unreported != MX_STATUS_SUCCESS ||
+			p->shm)
 		p->fast_max = 0;
 	p->fly_max = (uint16_t)(p->pack ? mxd_conf.pack_after : MXD_WIN);
 }

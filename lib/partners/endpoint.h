@@ -308,6 +308,18 @@ struct mxd_partner {
 	 * which it may. */
 	uint16_t fast_max;
 	uint16_t fly_max;
+	/* A same-host partner (engine/shmsend.h: mxd_shm_route): an
+	 * endpoint of another process sharing our board, reached through
+	 * the host segment's rings, never by frames (p->local is 0).  Its
+	 * slot and the slot owner's epoch when routed; shm_held: a record
+	 * of it waits in the ring (the unexpected queue was full), and so
+	 * do those after it.  Its p->hdr holds the header of its message
+	 * records (engine/shmsend.c), not a frame's. */
+	uint8_t shm;
+	uint8_t shm_slot;
+	uint8_t shm_held;
+	uint8_t shm_hdr_ok;		/* p->hdr holds it */
+	uint32_t shm_epoch;
 	/* The Ethernet, common and eager headers of an EAGER frame of one
 	 * fragment to p but for flags, length, ack, check, sequence number,
 	 * message length and match (xmit.h, mxd_partner_hdr_build), so that

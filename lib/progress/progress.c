@@ -41,6 +41,7 @@
 #include "engine/reliable.h"
 #include "engine/rndv.h"
 #include "engine/send.h"
+#include "engine/shm.h"
 #include "engine/timers.h"
 #include "progress/progress.h"
 #include "progress/timers_run.h"
@@ -391,10 +392,13 @@ board_work(struct mxd_board *b)
 static unsigned
 board_pass_any(struct mxd_board *b)
 {
-	unsigned work;
+	unsigned work = 0;
 
+	/* Same host: the rings of the other processes (engine/shm.c). */
+	if (b->shm != NULL)
+		work = mxd_shm_poll(b);
 	mxd_board_flush(b);
-	work = rx_board(b);
+	work += rx_board(b);
 	if ((work | mxd_loop_queued(b) | b->nt_stores) != 0)
 		work = rx_after(b, work);
 	return work;
@@ -425,7 +429,7 @@ board_pass(struct mxd_board *b)
 	if (b->ep_busy && (++b->look_pass >= MXD_ACK_PASSES || b->look_now ||
 				b->ep_pump))
 		board_work(b);
-	if ((b->tx_queued | (b->nports - 1)) != 0)
+	if ((b->tx_queued | b->pass_any) != 0)
 		return board_pass_any(b);
 	l = b->port[0];
 	if (b->rx_done_n != 0) {	/* the last burst's frames */
