@@ -41,7 +41,8 @@ struct mxd_txq {
 #define MXD_DUE_NT	0x04	/* stores around the caches to fence */
 #define MXD_DUE_PUMP	0x08	/* endpoints with sends or PULLs queued */
 #define MXD_DUE_LOOK	0x10	/* look_now */
-#define MXD_DUE_PORTS	0x20	/* several ports (for good) */
+#define MXD_DUE_PORTS	0x20	/* several ports, or a host segment's
+				 * rings (b->pass_any: for good) */
 
 struct mxd_board {
 	unsigned index;

@@ -247,6 +247,14 @@ take_msg(struct mxd_shm *shm, unsigned s, const struct mxd_hrec *rec,
 		p->shm_held = 1;
 		return 0;
 	}
+	if (mxd_partner_act(p) == NULL) {	/* traffic: out of memory */
+		if (force) {
+			mxd_count_drop(shm->b, MXD_DROP_NOBUF);
+			return 1;
+		}
+		p->shm_held = 1;
+		return 0;
+	}
 	p->used = 1;
 	p->last_heard = ep->now;
 	mxd_count(shm->b, MXD_C_SHM_RX);

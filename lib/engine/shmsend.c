@@ -83,6 +83,7 @@ mxd_shm_attach(struct mxd_board *b)
 	}
 	b->shm = shm;
 	b->pass_any |= MXD_PASS_SHM;
+	b->due |= MXD_DUE_PORTS;	/* every pass polls the rings */
 	return 0;
 }
 

@@ -490,7 +490,7 @@ due_settle(struct mxd_board *b)
 		(b->nt_stores ? MXD_DUE_NT : 0) |
 		(b->ep_pump ? MXD_DUE_PUMP : 0) |
 		(b->look_now ? MXD_DUE_LOOK : 0) |
-		(b->nports > 1 ? MXD_DUE_PORTS : 0);
+		(b->pass_any ? MXD_DUE_PORTS : 0);
 }
 
 /*
