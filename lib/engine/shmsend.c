@@ -781,8 +781,9 @@ notes_pump(struct mxd_shm *shm, unsigned s)
 		if (p != NULL && ctl_to(p, n->kind, n->aux, n->match) < 0)
 			break;
 	}
-	memmove(pe->notes, pe->notes + done,
-			(pe->notes_n - done) * sizeof(pe->notes[0]));
+	if (done != 0 && done != pe->notes_n)
+		memmove(pe->notes, pe->notes + done,
+				(pe->notes_n - done) * sizeof(pe->notes[0]));
 	pe->notes_n -= done;
 	return pe->notes_n == 0;
 }
@@ -854,8 +855,9 @@ jobs_pump(struct mxd_shm *shm, unsigned s, struct mxd_hring_tx *t)
 
 	while (done < pe->jobs_n && job_pump(shm, s, t, &pe->jobs[done]))
 		done++;
-	memmove(pe->jobs, pe->jobs + done,
-			(pe->jobs_n - done) * sizeof(pe->jobs[0]));
+	if (done != 0 && done != pe->jobs_n)
+		memmove(pe->jobs, pe->jobs + done,
+				(pe->jobs_n - done) * sizeof(pe->jobs[0]));
 	pe->jobs_n -= done;
 	return pe->jobs_n == 0;
 }
