@@ -295,6 +295,40 @@ take_msg(struct mxd_shm *shm, unsigned s, const struct mxd_hrec *rec,
 	return 1;
 }
 
+/*
+ * The common case of a ping-pong or a stream, taken the shortest way: a
+ * plain eager message (not synchronous) of a partner with traffic state
+ * and nothing held, a receive posted for it: matched, copied, completed,
+ * as take_msg would.  1 if taken, 0 (nothing done) otherwise.
+ */
+static inline __attribute__((always_inline)) int
+take_plain(struct mxd_shm *shm, unsigned s, const struct mxd_hrec *rec)
+{
+	struct mx_endpoint *ep = mxd_ep_of(shm->b, rec->dst_ep);
+	struct mxd_partner *p;
+	struct mx_request *r;
+
+	if (rec->kind != MXD_HREC_MSG || rec->flags != 0 || ep == NULL ||
+			ep->session != rec->dst_session ||
+			rec->dst_peer >= ep->npartners || ep->progression_off ||
+			!rec_fits(rec))
+		return 0;
+	p = ep->partners[rec->dst_peer];
+	if (!p->shm || p->shm_slot != s || p->remote_ep != rec->src_ep ||
+			p->remote_session != rec->src_session ||
+			p->remote_session == 0 || p->shm_held ||
+			mxd_partner_act(p) == NULL ||
+			(r = mxd_match_posted(ep, rec->match)) == NULL)
+		return 0;
+	p->used = 1;
+	p->last_heard = ep->now;
+	mxd_count(shm->b, MXD_C_SHM_RX);
+	mxd_recv_direct(r, p, rec->match,
+			mxd_hrec_data((struct mxd_hrec *)(uintptr_t)rec),
+			rec->len);
+	return 1;
+}
+
 /* ---- control records ------------------------------------------------------- */
 
 static void
@@ -638,7 +672,10 @@ ring_read(struct mxd_shm *shm, unsigned s, int force)
 			shm->rx_mask &= ~(1u << s);
 			break;
 		}
-		if (!take(shm, s, rec, force)) {
+		if (pe->held == 0 && !force && take_plain(shm, s, rec)) {
+			pe->tail += n;
+			pe->tail_off = off + n == pe->rx.n ? 0 : off + n;
+		} else if (!take(shm, s, rec, force)) {
 			if (pe->held++ == 0)
 				pe->retry_key = retry_key(shm);
 		} else if (pe->held != 0) {
@@ -703,7 +740,7 @@ rings_attach(struct mxd_shm *shm)
 }
 
 unsigned
-mxd_shm_poll(struct mxd_board *b)
+mxd_shm_poll_any(struct mxd_board *b)
 {
 	struct mxd_shm *shm = b->shm;
 	unsigned work = 0;

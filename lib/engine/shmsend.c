@@ -83,7 +83,11 @@ mxd_shm_attach(struct mxd_board *b)
 	}
 	b->shm = shm;
 	b->pass_any |= MXD_PASS_SHM;
-	b->due |= MXD_DUE_PORTS;	/* every pass polls the rings */
+	/* Every call's pass polls the rings (progress.c, pass_call_shm):
+	 * the board's countdown kept at its end, its own in shm->passes. */
+	b->due |= MXD_DUE_PORTS;
+	b->pass_left = 1;
+	shm->passes = 1;
 	return 0;
 }
 
@@ -260,10 +264,8 @@ mxd_shm_tx(struct mxd_shm *shm, unsigned s)
 	return &pe->tx;
 }
 
-/* The header of p's message records, in p->hdr (all but seq, kind,
- * flags, cells, len, aux, match: written per record). */
-static void
-hdr_build(struct mxd_partner *p)
+void
+mxd_shm_hdr_build(struct mxd_partner *p)
 {
 	struct mxd_hrec h;
 
@@ -277,22 +279,6 @@ hdr_build(struct mxd_partner *p)
 	h.dst_session = p->remote_session;
 	memcpy(p->hdr, &h, sizeof(h));
 	p->shm_hdr_ok = 1;
-}
-
-static inline void
-hdr_fill(struct mxd_partner *p, struct mxd_hrec *rec, uint8_t kind,
-		uint8_t flags, uint32_t cells, uint32_t len, uint32_t aux,
-		uint64_t match)
-{
-	if (!p->shm_hdr_ok)
-		hdr_build(p);
-	memcpy(rec, p->hdr, MXD_HREC_HLEN);	/* seq 0: not whole yet */
-	rec->kind = kind;
-	rec->flags = flags;
-	rec->cells = (uint16_t)cells;
-	rec->len = len;
-	rec->aux = aux;
-	rec->match = match;
 }
 
 int
@@ -454,17 +440,6 @@ msg_sent(struct mxd_partner *p, struct mx_request *r, uint32_t seq)
 	}
 }
 
-/* The next message number to p: the ring delivers in order and loses
- * nothing, so it is acknowledged as it is taken (p->tx stays empty). */
-static inline uint32_t
-msg_number(struct mxd_partner *p)
-{
-	uint32_t seq = p->tx.next_seq++;
-
-	p->tx.acked = seq;
-	return seq;
-}
-
 /* A large send's announcement: its handle (rndv.c's table) and
  * segments.  0, or -1 when the ring or the table has no room. */
 static int
@@ -487,8 +462,8 @@ rndv_try(struct mxd_hring_tx *t, struct mxd_partner *p, struct mx_request *r)
 	rec = mxd_hring_reserve(t, cells);
 	if (rec == NULL)
 		return -1;
-	seq = msg_number(p);
-	hdr_fill(p, rec, MXD_HREC_RNDV, r->sync ? MXD_HF_SYNC : 0, cells, len,
+	seq = mxd_shm_msg_number(p);
+	mxd_shm_hdr_fill(p, rec, MXD_HREC_RNDV, r->sync ? MXD_HF_SYNC : 0, cells, len,
 			seq, r->match_recv);
 	d = (struct mxd_shm_desc *)(void *)mxd_hrec_data(rec);
 	memcpy(d->wire, r->desc, sizeof(d->wire));
@@ -516,8 +491,8 @@ send_try(struct mxd_hring_tx *t, struct mxd_partner *p, struct mx_request *r)
 	rec = mxd_hring_reserve(t, cells);
 	if (rec == NULL)
 		return -1;
-	seq = msg_number(p);
-	hdr_fill(p, rec, MXD_HREC_MSG, r->sync ? MXD_HF_SYNC : 0, cells, len,
+	seq = mxd_shm_msg_number(p);
+	mxd_shm_hdr_fill(p, rec, MXD_HREC_MSG, r->sync ? MXD_HF_SYNC : 0, cells, len,
 			seq, r->match_recv);
 	d = mxd_hrec_data(rec);
 	if (r->nseg == 1 && len <= 16)
@@ -827,7 +802,7 @@ job_pump(struct mxd_shm *shm, unsigned s, struct mxd_hring_tx *t,
 
 		if (rec == NULL)
 			return 0;
-		hdr_fill(p, rec, MXD_HREC_DATA, MXD_HF_GONE, 1, 0, j->id, 0);
+		mxd_shm_hdr_fill(p, rec, MXD_HREC_DATA, MXD_HF_GONE, 1, 0, j->id, 0);
 		mxd_hring_commit(t, rec, 1);
 		mxd_count(shm->b, MXD_C_PULL_GONE);
 		return 1;
@@ -839,7 +814,7 @@ job_pump(struct mxd_shm *shm, unsigned s, struct mxd_hring_tx *t,
 
 		if (rec == NULL)
 			return 0;
-		hdr_fill(p, rec, MXD_HREC_DATA, 0, cells, len, j->id, j->off);
+		mxd_shm_hdr_fill(p, rec, MXD_HREC_DATA, 0, cells, len, j->id, j->off);
 		mxd_req_gather(r, j->off, mxd_hrec_data(rec), len);
 		mxd_hring_commit(t, rec, cells);
 		j->off += len;

@@ -17,6 +17,7 @@
 
 #include "board/hring.h"
 #include "partners/endpoint.h"
+#include "partners/xmit.h"
 
 /* Record kinds (struct mxd_hrec.kind) and what their fields hold. */
 enum mxd_hrec_kind {
@@ -93,6 +94,9 @@ struct mxd_shm_pull {
 
 /* Another slot of the host, as this process knows it. */
 struct mxd_shm_peer {
+	/* What every pass reads: the ring from it (polled at rx.next). */
+	struct mxd_hring_rx rx;
+	uint32_t held;			/* records left in [tail, next) */
 	uint32_t epoch;			/* its owner's, 0: none known */
 	int32_t pid;
 	int pidfd;			/* -1: none */
@@ -101,7 +105,6 @@ struct mxd_shm_peer {
 	uint8_t rx_on;			/* rx is attached */
 	uint32_t rx_epoch;		/* its producer's epoch */
 	uint32_t let_go;		/* a producer epoch let go of */
-	uint32_t held;			/* records left in [tail, next) */
 	uint64_t tail;			/* rx: the first record not taken */
 	uint32_t tail_off;
 	uint64_t retry_key;		/* what held records wait for */
@@ -109,7 +112,6 @@ struct mxd_shm_peer {
 	uint64_t *taken;		/* rx: records in [tail, next) taken,
 					 * a bit by first cell */
 	struct mxd_hring_tx tx;
-	struct mxd_hring_rx rx;
 	/* Waiting for ring room, in order: partners with queued sends
 	 * (their p->a->sending), notices, copies. */
 	struct mxd_list sending;
@@ -134,6 +136,8 @@ struct mxd_shm {
 	uint32_t pulls_cap, pull_gen;
 	struct mxd_shm_pull *pulls;
 	uint8_t scan;			/* every ring to us: attach those set up */
+	uint32_t passes;		/* a call's passes to the general one
+					 * (progress.c: pass_call_shm) */
 	struct mxd_shm_peer peer[MXD_HOST_SLOTS_MAX];
 };
 
@@ -161,6 +165,86 @@ void mxd_shm_ep_gone(struct mx_endpoint *ep);
  */
 void mxd_shm_route(struct mxd_partner *p);
 
+/* p->hdr: the header of p's message records (all but seq, kind, flags,
+ * cells, len, aux, match: written per record), made when its fields
+ * change (p->shm_hdr_ok 0). */
+void mxd_shm_hdr_build(struct mxd_partner *p);
+
+static inline void
+mxd_shm_hdr_fill(struct mxd_partner *p, struct mxd_hrec *rec, uint8_t kind,
+		uint8_t flags, uint32_t cells, uint32_t len, uint32_t aux,
+		uint64_t match)
+{
+	if (!p->shm_hdr_ok)
+		mxd_shm_hdr_build(p);
+	memcpy(rec, p->hdr, MXD_HREC_HLEN);	/* seq 0: not whole yet */
+	rec->kind = kind;
+	rec->flags = flags;
+	rec->cells = (uint16_t)cells;
+	rec->len = len;
+	rec->aux = aux;
+	rec->match = match;
+}
+
+/* The next message number to p: the ring delivers in order and loses
+ * nothing, so it is acknowledged as it is taken (p->tx stays empty). */
+static inline uint32_t
+mxd_shm_msg_number(struct mxd_partner *p)
+{
+	uint32_t seq = p->tx.next_seq++;
+
+	p->tx.acked = seq;
+	return seq;
+}
+
+/*
+ * mx_isend's common case to same-host partner p (api.c): one segment of
+ * an eager message, p up with nothing to report and nothing queued, no
+ * request timeout, room in the ring: copied into a record (made whole
+ * first, the request's bookkeeping after, while the record is on its
+ * way), the request returned done.  NULL (nothing done) otherwise: the
+ * general way.  Inline in mx_isend's way to a same-host partner.
+ */
+static inline __attribute__((always_inline)) struct mx_request *
+mxd_shm_isend(struct mx_endpoint *ep, struct mxd_partner *p,
+		const mx_segment_t *seg, uint64_t match, void *context)
+{
+	struct mxd_shm_peer *pe = &ep->board->shm->peer[p->shm_slot];
+	uint32_t len = seg->segment_length, cells = mxd_hrec_cells(len), seq;
+	struct mx_request *r = ep->reqs.free;
+	struct mxd_hrec *rec;
+	uint8_t *d;
+
+	if (r == NULL || !pe->tx_ok || p->state != MXD_PS_UP ||
+			p->unreported != MX_STATUS_SUCCESS ||
+			ep->req_timeout_ms != 0 || len > p->eager_max ||
+			(p->a != NULL && !mxd_list_empty(&p->a->sendq)) ||
+			(rec = mxd_hring_reserve(&pe->tx, cells)) == NULL)
+		return NULL;
+	seq = mxd_shm_msg_number(p);
+	mxd_shm_hdr_fill(p, rec, MXD_HREC_MSG, 0, cells, len, seq, match);
+	d = mxd_hrec_data(rec);
+	if (len <= 16)
+		mxd_copy_upto16(d, seg->segment_ptr, len);
+	else
+		memcpy(d, seg->segment_ptr, len);
+	mxd_hring_commit(&pe->tx, rec, cells);
+	/* Done: what the application reads. */
+	ep->reqs.free = r->pool_next;
+	mxd_req_init(r, MXD_REQ_SEND, MXD_RS_COMPLETE);
+	r->partner = p;
+	r->seq = seq;
+	r->length = len;
+	r->status.code = MX_STATUS_SUCCESS;
+	mxd_partner_addr(p, &r->status.source);
+	r->status.match_info = match;
+	r->status.msg_length = r->status.xfer_length = len;
+	r->status.context = context;
+	mxd_list_add_tail(&ep->done, &r->done);
+	mxd_count(ep->board, MXD_C_TX_MSGS);
+	mxd_count(ep->board, MXD_C_SHM_TX);
+	return r;
+}
 /* A same-host partner's send r (eager or large) into the ring, or onto
  * p's send queue when the ring has no room (send.c: mxd_send_post). */
 void mxd_shm_send(struct mx_request *r);

@@ -346,7 +346,10 @@ mxd_partner_idle_now(const struct mxd_partner *p)
 		mxd_list_empty(&a->timed) && mxd_list_empty(&a->jobq) &&
 		mxd_list_empty(&a->pulls) && (a->jobs == NULL ||
 			(a->jobs->job_head == a->jobs->job_tail &&
-			 a->jobs->again_head == a->jobs->again_tail));
+			 a->jobs->again_head == a->jobs->again_tail)) &&
+		/* A same-host partner has nothing in flight between two
+		 * messages: it keeps its state while it talks. */
+		(!p->shm || p->ep->now - p->last_heard >= MXD_SHM_KEEP_NS);
 }
 
 void

@@ -711,6 +711,9 @@ mxd_partner_act(struct mxd_partner *p)
 	return p->a != NULL ? p->a : mxd_partner_act_take(p);
 }
 int mxd_partner_idle_now(const struct mxd_partner *p);
+/* A same-host partner heard this recently (a message taken from its
+ * ring: p->last_heard) is not idle (engine/shm.c). */
+#define MXD_SHM_KEEP_NS	10000000ull
 void mxd_partner_act_put(struct mxd_partner *p);
 /* p's receive window's slots (p->rx.slot), from the pool if it has
  * none; 0, or -1 out of memory.  p holds traffic state.  They go back

@@ -13,6 +13,7 @@
 #include "progress/progress.h"
 #include "fake_link.h"
 #include "hostfix.h"
+#include "hostseg.h"
 
 struct hostfix hfx = { NULL, 0, -1 };
 
@@ -30,21 +31,8 @@ hostfix_create(unsigned nslots, uint32_t ring_bytes)
 		close(fd);
 		return -1;
 	}
-	h->magic = MXD_HOST_MAGIC;
-	h->version = MXD_HOST_VERSION;
-	h->nslots = nslots;
-	h->ring_bytes = ring_bytes;
-	h->nic_id = HOSTFIX_NIC;
-	h->ring_off = off;
-	h->size = len;
-	h->service_pid = getpid();
-	h->service_epoch = 1;
-	snprintf(h->board_name, sizeof(h->board_name), "shmhost:0");
-	for (unsigned i = 0; i < MXD_HOST_ENDPOINTS; i++)
-		h->ep_slot[i] = MXD_HOST_NO_SLOT;
-	h->slot[0].state = MXD_HOST_SLOT_LIVE;	/* the "service" */
-	h->slot[0].epoch = 1;
-	h->slot[0].pid = getpid();
+	hostseg_fill(h, nslots, ring_bytes, off, len, HOSTFIX_NIC,
+			"shmhost:0");
 	hfx.h = h;
 	hfx.len = len;
 	hfx.fd = fd;
