@@ -74,7 +74,7 @@ cleanup() {
 }
 trap cleanup EXIT
 eal="--no-huge -m 256 --no-shconf --no-pci --vdev=net_null0,no-rx=1"
-eal="$eal --log-level=lib.eal:error"
+eal="$eal --no-telemetry --log-level=lib.eal:error"
 warm=$(( iters / 10 + 1000 ))
 port=$(( 20000 + $$ % 20000 ))
 

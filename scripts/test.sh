@@ -5,10 +5,11 @@
 # process after mx_finalize), except the tests also in suite 'once' (the
 # tools' scripts, packaging, start-up, loss runs: tests/meson.build), then
 # the fuzz target for a bounded time.  After ASan+UBSan, the threads and
-# misuse tests, the threads stress test (one process and two) and the
+# misuse tests, the threads stress test (one process and two), the
 # conformance runs (in one process, MX 1.2's, and two processes over
-# memif) under ThreadSanitizer (build-tsan), which fails on any report
-# (about two minutes).
+# memif) and the same-host threads and semantics cases under
+# ThreadSanitizer (build-tsan), which fails on any report (about two
+# minutes).
 #   MXD_SANITIZE=0 skips the ASan+UBSan pass, MXD_TSAN=0 the TSan pass,
 #   MXD_FUZZ_SECS=0 the fuzzing.
 set -eu
@@ -39,12 +40,12 @@ if [ "${MXD_TSAN:-1}" != 0 ]; then
 		-Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
 	ninja -C "$tsan" tests/test_threads tests/test_misuse \
 		tests/threads_stress tests/conformance \
-		tests/conformance_mx12 >/dev/null
+		tests/conformance_mx12 tests/test_shm >/dev/null
 	# halt_on_error: a report ends the test with TSan's exit code (66).
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		meson test -C "$tsan" --no-rebuild threads misuse threads-stress \
 		threads-stress-memif conformance-local \
-		conformance-mx12 conformance-memif \
+		conformance-mx12 conformance-memif shm-threads shm-semantics \
 		--print-errorlogs --timeout-multiplier 3 "$@"
 fi
 if [ "${MXD_FUZZ_SECS:-60}" != 0 ]; then

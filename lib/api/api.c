@@ -750,26 +750,6 @@ isend_shm(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
 	return rc;
 }
 
-/* Any other mx_isend of the owner thread, entered already: to a
- * same-host partner its own way (isend_shm), else the general one. */
-static __attribute__((noinline)) mx_return_t
-isend_else(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
-		mx_endpoint_addr_t dest, uint64_t match, void *context,
-		mx_request_t *request)
-{
-	uint32_t idx = (uint32_t)(dest.stuff[1] & 0xffff) - 1;
-	struct mxd_partner *p;
-
-	if (mxd_ep_known(ep) && request != NULL && nseg == 1 &&
-			segs != NULL && (segs[0].segment_ptr != NULL ||
-				segs[0].segment_length == 0) &&
-			(uint32_t)(dest.stuff[1] >> 32) == ep->session &&
-			idx < ep->npartners &&
-			(p = ep->partners[idx])->shm)
-		return isend_shm(ep, p, segs, match, context, request);
-	return isend_in(ep, segs, nseg, dest, match, context, request);
-}
-
 /*
  * mx_isend, decided once: by the owner thread, a message of the common
  * case (mxd_send_small_ok) to a partner up goes into its open PACK frame
@@ -793,11 +773,14 @@ mx_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 			segs == NULL || (segs[0].segment_ptr == NULL &&
 				segs[0].segment_length != 0) ||
 			(uint32_t)(dest.stuff[1] >> 32) != ep->session ||
-			idx >= ep->npartners ||
-			!mxd_send_small_ok(ep, (p = ep->partners[idx]),
-				segs[0].segment_length))
-		return isend_else(ep, segs, nseg, dest, match, context,
+			idx >= ep->npartners)
+		return isend_in(ep, segs, nseg, dest, match, context,
 				request);
+	if (!mxd_send_small_ok(ep, (p = ep->partners[idx]),
+				segs[0].segment_length))
+		return p->shm ? isend_shm(ep, p, segs, match, context,
+				request) : isend_in(ep, segs, nseg, dest, match,
+				context, request);
 	if (p->a->open != NULL)
 		return isend_open(ep, p, segs, match, context, request);
 	return isend_small(ep, p, segs, match, context, request);

@@ -484,6 +484,12 @@ role_sender(unsigned slot, void *arg)
 	rc = mx_connect(ep, HOSTFIX_NIC, 30, FILTER, 2000, &bad);
 	CHECK(rc == MX_CONNECTION_FAILED, "closed endpoint: %s",
 			mx_strerror(rc));
+	/* mx_iconnect: the same handshake, as a request. */
+	rc = mx_iconnect(ep, HOSTFIX_NIC, R_EP, FILTER, 0x77, NULL, &r);
+	CHECK(rc == MX_SUCCESS, "mx_iconnect: %s", mx_strerror(rc));
+	st = mxt_wait(ep, &r);
+	CHECK(st.code == MX_STATUS_SUCCESS && st.match_info == 0x77,
+			"mx_iconnect: %s", mx_strstatus(st.code));
 
 	/* 1. Order: 200 messages of one match, sizes mixed. */
 	for (uint32_t i = 0; i < 200; i++) {
