@@ -673,8 +673,16 @@ ring_read(struct mxd_shm *shm, unsigned s, int force)
 			break;
 		}
 		if (pe->held == 0 && !force && take_plain(shm, s, rec)) {
+			/* A receive completed: back to the program now.  A
+			 * look at the next record would wait for its cell,
+			 * which its producer cleared last (hring.h): a
+			 * transfer between CPUs before the program could
+			 * answer.  The next pass takes what follows. */
 			pe->tail += n;
 			pe->tail_off = off + n == pe->rx.n ? 0 : off + n;
+			mxd_hring_skip(&pe->rx, n);
+			work++;
+			break;
 		} else if (!take(shm, s, rec, force)) {
 			if (pe->held++ == 0)
 				pe->retry_key = retry_key(shm);
