@@ -539,7 +539,7 @@ pass_shm(struct mxd_board *own)
  * board's own countdown (shm->passes, the one pass_left keeps for the
  * others) runs, the general pass otherwise.
  */
-static inline __attribute__((always_inline)) unsigned
+static __attribute__((noinline)) unsigned
 pass_call_shm(struct mxd_board *own, unsigned period)
 {
 	unsigned work;
