@@ -27,6 +27,8 @@ mxd_hring_setup(struct mxd_host *h, unsigned a, unsigned b,
 	r->c.tail = 0;
 	r->c.released = 0;
 	r->c.attached = 0;
+	for (unsigned i = 0; i < MXD_HRING_CLAIMS; i++)
+		__atomic_store_n(&r->claim[i], 0, __ATOMIC_RELAXED);
 	r->p.magic = MXD_HRING_MAGIC;
 	r->p.version = MXD_HRING_VERSION;
 	r->p.cells = n;

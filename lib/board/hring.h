@@ -20,6 +20,10 @@
  *                            a bit per producer slot that set up a ring
  *                            to b (the only word of an area written by
  *                            several processes: atomic OR, taken by b)
+ *   384      both            claim words (compare-and-swap), by which the
+ *                            producer offers the consumer a share of a
+ *                            copy (engine/shm.c: a large message's second
+ *                            half); zero at set-up
  *   512      the producer    cells
  *
  * Records.  A record is one or more consecutive cells; it never wraps:
@@ -115,13 +119,16 @@ struct mxd_hring_mail {
 	uint32_t attention;		/* bit per slot: a ring set up to us */
 } __attribute__((aligned(64)));
 
+#define MXD_HRING_CLAIMS	32	/* claim words of a ring */
+
 struct mxd_hring {
 	struct mxd_hring_prod p;	/*   0 */
 	uint8_t pad0[128 - sizeof(struct mxd_hring_prod)];
 	struct mxd_hring_cons c;	/* 128 */
 	uint8_t pad1[128 - sizeof(struct mxd_hring_cons)];
 	struct mxd_hring_mail m;	/* 256 */
-	uint8_t pad2[MXD_HRING_HDR - 256 - sizeof(struct mxd_hring_mail)];
+	uint8_t pad2[128 - sizeof(struct mxd_hring_mail)];
+	uint32_t claim[MXD_HRING_CLAIMS];	/* 384 */
 };
 _Static_assert(sizeof(struct mxd_hring) == MXD_HRING_HDR, "ring header");
 

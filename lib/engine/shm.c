@@ -523,6 +523,10 @@ take(struct mxd_shm *shm, unsigned s, const struct mxd_hrec *rec, int force)
 	case MXD_HREC_GET:
 		take_get(shm, s, p, rec);
 		return 1;
+	case MXD_HREC_PUT:
+		if (rec_fits(rec))
+			mxd_shm_put_serve(shm, s, p, rec);
+		return 1;
 	case MXD_HREC_BYE:
 		/* After its messages held before it (in order). */
 		if (p->shm_held && !force)
@@ -755,6 +759,8 @@ mxd_shm_poll_any(struct mxd_board *b)
 
 	for (uint32_t m = shm->work; m != 0; m &= m - 1)
 		mxd_shm_pump(shm, (unsigned)__builtin_ctz(m));
+	if (shm->splits != 0)
+		mxd_shm_splits(shm);
 	if (shm->scan || __atomic_load_n(shm->mail, __ATOMIC_RELAXED) != 0)
 		rings_attach(shm);
 	for (uint32_t m = shm->rx_mask; m != 0; m &= m - 1)

@@ -23,7 +23,7 @@ mxd_shm_poll(struct mxd_board *b)
 {
 	struct mxd_shm *shm = b->shm;
 
-	if ((shm->work | shm->scan |
+	if ((shm->work | shm->scan | shm->splits |
 				__atomic_load_n(shm->mail, __ATOMIC_RELAXED)) != 0)
 		return mxd_shm_poll_any(b);
 	for (uint32_t m = shm->rx_mask; m != 0; m &= m - 1) {

@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -36,6 +37,9 @@
 #include "partners/xmit.h"
 #include "engine/rndv.h"
 #include "engine/shmsend.h"
+
+static void pull_free(struct mxd_shm *shm, struct mxd_shm_pull *pl);
+static uint32_t *claim_word(struct mxd_shm *shm, const struct mxd_shm_pull *pl);
 
 /* ---- the board's state ---------------------------------------------------- */
 
@@ -155,9 +159,20 @@ mxd_shm_ep_gone(struct mx_endpoint *ep)
 				pe->jobs[k++] = pe->jobs[i];
 		pe->jobs_n = k;
 	}
-	for (uint32_t i = 0; i < shm->pulls_cap; i++)
-		if (shm->pulls[i].id != 0 && shm->pulls[i].r->ep == ep)
-			shm->pulls[i].id = 0;	/* its request goes with ep */
+	for (uint32_t i = 0; i < shm->pulls_cap; i++) {
+		struct mxd_shm_pull *pl = &shm->pulls[i];
+
+		if (pl->id == 0 || pl->r->ep != ep)
+			continue;
+		/* Its request goes with ep; a sender writing into it now
+		 * is let finish first (a pass of its, microseconds). */
+		for (unsigned n = 0; pl->claim != 0 && n < 100000 &&
+				MXD_CLAIM_STATE(__atomic_load_n(claim_word(shm,
+						pl), __ATOMIC_ACQUIRE)) ==
+				MXD_CLAIM_SENDER; n++)
+			sched_yield();
+		pull_free(shm, pl);
+	}
 }
 
 int
@@ -536,54 +551,74 @@ mxd_shm_send(struct mx_request *r)
 
 /* ---- large messages read ------------------------------------------------------ */
 
-/* r's n segments as iovecs, 'want' bytes in all at most; returns how
- * many iovecs. */
+/* The iovecs of bytes [off, off + len) of r's segments; how many. */
 static unsigned
-local_iov(const struct mx_request *r, struct iovec *v, uint32_t want)
+iov_req(const struct mx_request *r, uint64_t off, uint64_t len,
+		struct iovec *v)
 {
 	unsigned k = 0;
 
-	for (uint32_t i = 0; i < r->nseg && want > 0; i++) {
-		uint32_t l = r->segs[i].segment_length;
+	for (uint32_t i = 0; i < r->nseg && len > 0; i++) {
+		uint64_t l = r->segs[i].segment_length;
 
-		if (l == 0)
+		if (off >= l) {
+			off -= l;
 			continue;
-		if (l > want)
-			l = want;
-		v[k].iov_base = r->segs[i].segment_ptr;
+		}
+		l -= off;
+		if (l > len)
+			l = len;
+		v[k].iov_base = (uint8_t *)r->segs[i].segment_ptr + off;
 		v[k++].iov_len = l;
-		want -= l;
+		len -= l;
+		off = 0;
 	}
 	return k;
 }
 
-/* Reads 'want' bytes of large message d from process pid into r:
- * 0, or a negated errno. */
+/* The same of a descriptor's segments (in another process). */
+static unsigned
+iov_desc(const struct mxd_shm_seg *seg, uint32_t nseg, uint64_t off,
+		uint64_t len, struct iovec *v)
+{
+	unsigned k = 0;
+
+	for (uint32_t i = 0; i < nseg && i < MXD_MAX_SEGMENTS && len > 0; i++) {
+		uint64_t l = seg[i].len;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		l -= off;
+		if (l > len)
+			l = len;
+		v[k].iov_base = (void *)(uintptr_t)(seg[i].addr + off);
+		v[k++].iov_len = l;
+		len -= l;
+		off = 0;
+	}
+	return k;
+}
+
+/* Reads bytes [off, off + len) of large message d from process pid into
+ * r: 0, or a negated errno. */
 static int
 pvr_read(pid_t pid, const struct mx_request *r, const struct mxd_shm_desc *d,
-		uint32_t want)
+		uint32_t off, uint32_t len)
 {
 	struct iovec lv[MXD_MAX_SEGMENTS], rv[MXD_MAX_SEGMENTS];
-	unsigned nl = local_iov(r, lv, want), nr = 0;
-	uint64_t left = want;
+	unsigned nl = iov_req(r, off, len, lv);
+	unsigned nr = iov_desc(d->seg, d->nseg, off, len, rv);
 	ssize_t got;
 
 	_Static_assert(MXD_MAX_SEGMENTS <= IOV_MAX, "one call");
-	for (uint32_t i = 0; i < d->nseg && i < MXD_MAX_SEGMENTS && left; i++) {
-		uint64_t l = d->seg[i].len < left ? d->seg[i].len : left;
-
-		if (l == 0)
-			continue;
-		rv[nr].iov_base = (void *)(uintptr_t)d->seg[i].addr;
-		rv[nr++].iov_len = l;
-		left -= l;
-	}
-	if (want == 0)
+	if (len == 0)
 		return 0;
 	got = process_vm_readv(pid, lv, nl, rv, nr, 0);
 	if (got < 0)
 		return -errno;
-	return (uint64_t)got == want ? 0 : -EFAULT;
+	return (uint64_t)got == len ? 0 : -EFAULT;
 }
 
 static void
@@ -636,16 +671,222 @@ mxd_shm_pull_end(struct mxd_shm *shm, struct mxd_shm_pull *pl,
 	read_done(pl->r, pl->p, pl->handle, code);
 }
 
+/* A split read's claim word: the one in our ring to its sender. */
+static uint32_t *
+claim_word(struct mxd_shm *shm, const struct mxd_shm_pull *pl)
+{
+	return &mxd_hring_of(shm->h, shm->slot, pl->p->shm_slot)->claim[
+		pl->claim - 1];
+}
+
+/* Lets pl go: its claim word free, no longer waited for. */
+static void
+pull_free(struct mxd_shm *shm, struct mxd_shm_pull *pl)
+{
+	if (pl->claim != 0) {
+		__atomic_store_n(claim_word(shm, pl), 0, __ATOMIC_RELEASE);
+		shm->peer[pl->p->shm_slot].claims &= ~(1u << (pl->claim - 1));
+		pl->claim = 0;
+	}
+	if (pl->waiting) {
+		pl->waiting = 0;
+		shm->splits--;
+	}
+	pl->id = 0;
+}
+
 void
 mxd_shm_pulls_fail(struct mxd_partner *p, mx_status_code_t code)
 {
 	struct mxd_shm *shm = p->ep->board->shm;
 
+	/* A split read's sender writes into the receive only while its
+	 * process lives, in a pass of its own, done before any record of
+	 * its that says its endpoint closed: the receive may end. */
 	for (uint32_t i = 0; shm != NULL && i < shm->pulls_cap; i++)
 		if (shm->pulls[i].id != 0 && shm->pulls[i].p == p) {
-			shm->pulls[i].id = 0;
-			mxd_req_complete(shm->pulls[i].r, code);
+			struct mx_request *r = shm->pulls[i].r;
+
+			pull_free(shm, &shm->pulls[i]);
+			mxd_req_complete(r, code);
 		}
+}
+
+/* The end of split read pl ('code': how our part went). */
+static void
+split_end(struct mxd_shm *shm, struct mxd_shm_pull *pl,
+		mx_status_code_t code)
+{
+	struct mx_request *r = pl->r;
+	struct mxd_partner *p = pl->p;
+	uint32_t handle = pl->handle;
+
+	pull_free(shm, pl);
+	read_done(r, p, handle, code);
+}
+
+/*
+ * Our half of split read pl is done ('d': the descriptor, while we hold
+ * it, to read the second half ourselves): the second half is the
+ * sender's if it took it, else taken back and read here; or, the sender
+ * writing it now, waited for (mxd_shm_splits).
+ */
+static void
+split_settle(struct mxd_shm *shm, struct mxd_shm_pull *pl,
+		const struct mxd_shm_desc *d)
+{
+	uint32_t *w = claim_word(shm, pl);
+	uint32_t want = MXD_CLAIM(pl->claim_gen, MXD_CLAIM_OFFER), now;
+	mx_status_code_t code = pl->fail;
+	int ret;
+
+	if (__atomic_compare_exchange_n(w, &want, MXD_CLAIM(pl->claim_gen,
+					MXD_CLAIM_RECEIVER), 0, __ATOMIC_ACQ_REL,
+				__ATOMIC_ACQUIRE))
+		now = MXD_CLAIM(pl->claim_gen, MXD_CLAIM_RECEIVER);
+	else
+		now = want;
+	switch (MXD_CLAIM_STATE(now)) {
+	case MXD_CLAIM_DONE:
+		break;
+	case MXD_CLAIM_RECEIVER:	/* ours, or the sender could not */
+		if (code != MX_STATUS_SUCCESS)
+			break;
+		if (d == NULL) {	/* the send was gone */
+			code = MX_STATUS_ABORTED;
+			break;
+		}
+		ret = pvr_read(shm->peer[pl->p->shm_slot].pid, pl->r, d,
+				pl->half, pl->total - pl->half);
+		code = ret == 0 ? MX_STATUS_SUCCESS : ret == -ESRCH ?
+			MX_STATUS_ENDPOINT_UNREACHABLE : MX_STATUS_ABORTED;
+		break;
+	default:			/* the sender writes it: wait */
+		if (!pl->waiting) {
+			pl->waiting = 1;
+			shm->splits++;
+		}
+		return;
+	}
+	split_end(shm, pl, code);
+}
+
+void
+mxd_shm_splits(struct mxd_shm *shm)
+{
+	for (uint32_t i = 0; shm->splits != 0 && i < shm->pulls_cap; i++)
+		if (shm->pulls[i].id != 0 && shm->pulls[i].waiting)
+			split_settle(shm, &shm->pulls[i], NULL);
+}
+
+/*
+ * A large receive of pvr's peer split in two (MXD_SHM_SPLIT_MIN): the
+ * second half offered to the sender (PUT, its claim word set to OFFER),
+ * the first read here at once; then split_settle.  -1 (nothing done)
+ * when it cannot be offered now: the whole read here.
+ */
+static int
+read_split(struct mxd_shm *shm, struct mx_request *r, struct mxd_partner *p,
+		const struct mxd_shm_desc *d, uint32_t handle)
+{
+	struct mxd_shm_peer *pe = &shm->peer[p->shm_slot];
+	uint32_t total = r->status.xfer_length, half = (total / 2) & ~4095u;
+	struct iovec v[MXD_MAX_SEGMENTS];
+	unsigned nseg = iov_req(r, half, total - half, v);
+	uint32_t len = (uint32_t)(sizeof(struct mxd_shm_put) +
+			nseg * sizeof(struct mxd_shm_seg));
+	uint32_t cells = mxd_hrec_cells(len), k, gen;
+	struct mxd_hring_tx *t = mxd_shm_tx(shm, p->shm_slot);
+	struct mxd_shm_put *put;
+	struct mxd_shm_pull *pl;
+	struct mxd_hrec *rec;
+	int ret;
+
+	if (t == NULL || pe->claims == ~0u || cells > shm->rec_max ||
+			pe->notes_n != 0 || (pl = pull_new(shm)) == NULL ||
+			(rec = mxd_hring_reserve(t, cells)) == NULL)
+		return -1;
+	k = (uint32_t)__builtin_ctz(~pe->claims);
+	gen = ++pe->claim_gen & 0x1fffffffu;
+	if (gen == 0)
+		gen = pe->claim_gen = 1;
+	__atomic_store_n(&t->r->claim[k], MXD_CLAIM(gen, MXD_CLAIM_OFFER),
+			__ATOMIC_RELEASE);
+	mxd_shm_hdr_fill(p, rec, MXD_HREC_PUT, 0, cells, len, handle, 0);
+	put = (struct mxd_shm_put *)(void *)mxd_hrec_data(rec);
+	put->claim = k;
+	put->gen = gen;
+	put->off = half;
+	put->len = total - half;
+	put->nseg = nseg;
+	put->pad = 0;
+	for (unsigned i = 0; i < nseg; i++) {
+		put->seg[i].addr = (uint64_t)(uintptr_t)v[i].iov_base;
+		put->seg[i].len = v[i].iov_len;
+	}
+	mxd_hring_commit(t, rec, cells);
+	pe->claims |= 1u << k;
+	do
+		pl->id = ++shm->pull_gen;
+	while (pl->id == 0);
+	pl->r = r;
+	pl->p = p;
+	pl->handle = handle;
+	pl->total = total;
+	pl->got = 0;
+	pl->claim = (uint8_t)(k + 1);
+	pl->claim_gen = gen;
+	pl->half = half;
+	pl->waiting = 0;
+	pl->fail = MX_STATUS_SUCCESS;
+	mxd_count(shm->b, MXD_C_SHM_READS);
+	ret = pvr_read(pe->pid, r, d, 0, half);
+	if (ret != 0)
+		pl->fail = ret == -ESRCH ? MX_STATUS_ENDPOINT_UNREACHABLE :
+			MX_STATUS_ABORTED;
+	split_settle(shm, pl, d);
+	return 0;
+}
+
+void
+mxd_shm_put_serve(struct mxd_shm *shm, unsigned s, struct mxd_partner *p,
+		const struct mxd_hrec *rec)
+{
+	const struct mxd_shm_put *put = (const void *)((const uint8_t *)rec +
+			MXD_HREC_HLEN);
+	struct iovec lv[MXD_MAX_SEGMENTS], rv[MXD_MAX_SEGMENTS];
+	struct mx_request *r;
+	uint32_t *w, want;
+	unsigned nl, nr = 0;
+	int ok = 0;
+
+	if (rec->len < sizeof(*put) || put->claim >= MXD_HRING_CLAIMS ||
+			put->nseg > MXD_MAX_SEGMENTS || rec->len !=
+			sizeof(*put) + put->nseg * sizeof(put->seg[0])) {
+		mxd_count_drop(shm->b, MXD_DROP_LENGTH);
+		return;
+	}
+	w = &mxd_hring_of(shm->h, s, shm->slot)->claim[put->claim];
+	want = MXD_CLAIM(put->gen, MXD_CLAIM_OFFER);
+	if (!__atomic_compare_exchange_n(w, &want, MXD_CLAIM(put->gen,
+					MXD_CLAIM_SENDER), 0, __ATOMIC_ACQ_REL,
+				__ATOMIC_ACQUIRE))
+		return;		/* taken back: the reader reads it */
+	r = mxd_rndv_lookup(p->ep, rec->aux);
+	if (r != NULL && r->partner == p &&
+			(uint64_t)put->off + put->len <= r->length) {
+		nl = iov_req(r, put->off, put->len, lv);
+		for (uint32_t i = 0; i < put->nseg; i++) {
+			rv[nr].iov_base = (void *)(uintptr_t)put->seg[i].addr;
+			rv[nr++].iov_len = put->seg[i].len;
+		}
+		ok = process_vm_writev(shm->peer[s].pid, lv, nl, rv, nr, 0) ==
+			(ssize_t)put->len;
+	}
+	if (ok)
+		mxd_count(shm->b, MXD_C_SHM_HALVES);
+	__atomic_store_n(w, MXD_CLAIM(put->gen, ok ? MXD_CLAIM_DONE :
+				MXD_CLAIM_RECEIVER), __ATOMIC_RELEASE);
 }
 
 /* Asks the sender to copy the message through the ring (GET). */
@@ -672,6 +913,8 @@ read_by_copy(struct mxd_shm *shm, struct mx_request *r, struct mxd_partner *p,
 	pl->handle = handle;
 	pl->total = total;
 	pl->got = 0;
+	pl->claim = 0;
+	pl->waiting = 0;
 	mxd_count(shm->b, MXD_C_SHM_COPIED);
 	note_send(p, MXD_HREC_GET, handle, (uint64_t)pl->id << 32 | total);
 }
@@ -699,8 +942,12 @@ mxd_shm_read_start(struct mx_request *r, struct mxd_partner *p,
 		return;
 	}
 	pe = &shm->peer[p->shm_slot];
+	if (pe->read == MXD_SHM_READ_PVR &&
+			r->status.xfer_length >= MXD_SHM_SPLIT_MIN &&
+			read_split(shm, r, p, d, w.send_handle) == 0)
+		return;
 	if (pe->read != MXD_SHM_READ_COPY) {
-		ret = pvr_read(pe->pid, r, d, r->status.xfer_length);
+		ret = pvr_read(pe->pid, r, d, 0, r->status.xfer_length);
 		if (ret == 0) {
 			pe->read = MXD_SHM_READ_PVR;
 			mxd_count(shm->b, MXD_C_SHM_READS);

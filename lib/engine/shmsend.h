@@ -38,6 +38,9 @@ enum mxd_hrec_kind {
 	MXD_HREC_BYE,		/* the sending endpoint closes */
 	MXD_HREC_NACK,		/* a record refused: aux its number, match
 				 * the reason (enum mxd_nack_reason) */
+	MXD_HREC_PUT,		/* write a large send's second half into
+				 * the reader: aux the send's handle;
+				 * payload: struct mxd_shm_put */
 	MXD_HREC_KINDS
 };
 
@@ -56,6 +59,35 @@ struct mxd_shm_desc {
 	uint32_t pad;
 	struct mxd_shm_seg seg[];	/* [nseg] */
 };
+
+/*
+ * A large message's second half offered to its sender (PUT payload): the
+ * reader's claim word (in the header of its ring to the sender, hring.h),
+ * the offset and length in the message, and the reader's segments that
+ * take them.  The claim word goes OFFER -> SENDER -> DONE (or RECEIVER:
+ * the sender could not), or OFFER -> RECEIVER (the reader took it back,
+ * its own half done first): whoever changes it from OFFER copies.
+ */
+struct mxd_shm_put {
+	uint32_t claim;			/* index of the claim word */
+	uint32_t gen;			/* the offer's, in the word */
+	uint32_t off, len;
+	uint32_t nseg;
+	uint32_t pad;
+	struct mxd_shm_seg seg[];	/* [nseg], in the reader's memory */
+};
+
+enum mxd_shm_claim {
+	MXD_CLAIM_OFFER = 1,
+	MXD_CLAIM_SENDER,		/* the sender writes it */
+	MXD_CLAIM_RECEIVER,		/* the reader reads it */
+	MXD_CLAIM_DONE,			/* the sender wrote it */
+};
+#define MXD_CLAIM(gen, state)	((gen) << 3 | (uint32_t)(state))
+#define MXD_CLAIM_STATE(w)	((w) & 7u)
+/* Large receives at least this long are split (each half at least 128
+ * KiB): the two processes copy at once, each its half, on its CPU. */
+#define MXD_SHM_SPLIT_MIN	(256u << 10)
 
 /* How large messages from a peer are read. */
 enum mxd_shm_read {
@@ -90,6 +122,12 @@ struct mxd_shm_pull {
 	uint32_t id;			/* 0: free */
 	uint32_t handle;		/* the send's */
 	uint32_t total, got;
+	/* A split read (process_vm_readv): its second half offered in
+	 * claim word 'claim' - 1 (0: not split), from offset 'half'. */
+	uint8_t claim;
+	uint8_t waiting;		/* for the sender's half (shm->splits) */
+	uint32_t claim_gen, half;
+	mx_status_code_t fail;		/* our half failed: then this */
 };
 
 /* Another slot of the host, as this process knows it. */
@@ -109,6 +147,8 @@ struct mxd_shm_peer {
 	uint32_t tail_off;
 	uint64_t retry_key;		/* what held records wait for */
 	uint32_t retry_polls;		/* polls since they were tried */
+	uint32_t claims;		/* claim words in use (split reads) */
+	uint32_t claim_gen;
 	uint64_t *taken;		/* rx: records in [tail, next) taken,
 					 * a bit by first cell */
 	struct mxd_hring_tx tx;
@@ -134,6 +174,8 @@ struct mxd_shm {
 	uint32_t ncells;		/* of every ring */
 	uint32_t *mail;			/* our mailbox */
 	uint32_t pulls_cap, pull_gen;
+	uint32_t splits;		/* split reads waiting for their
+					 * second half (mxd_shm_splits) */
 	struct mxd_shm_pull *pulls;
 	uint8_t scan;			/* every ring to us: attach those set up */
 	uint32_t passes;		/* a call's passes to the general one
@@ -283,6 +325,13 @@ void mxd_shm_pump(struct mxd_shm *shm, unsigned s);
 struct mxd_shm_pull *mxd_shm_pull_find(struct mxd_shm *shm, uint32_t id);
 void mxd_shm_pull_end(struct mxd_shm *shm, struct mxd_shm_pull *pl,
 		mx_status_code_t code);
+/* Split reads whose second half the sender writes: ended once it did
+ * (every pass while shm->splits). */
+void mxd_shm_splits(struct mxd_shm *shm);
+/* PUT from slot s (same-host partner p): the second half of a large send
+ * of ours written into its reader, if the offer is still open. */
+void mxd_shm_put_serve(struct mxd_shm *shm, unsigned s, struct mxd_partner *p,
+		const struct mxd_hrec *rec);
 /* Fails same-host partner p's large receives copied through the ring
  * (pull.c: mxd_pulls_fail). */
 void mxd_shm_pulls_fail(struct mxd_partner *p, mx_status_code_t code);

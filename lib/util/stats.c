@@ -295,6 +295,7 @@ mxd_counter_name(unsigned c)
 		[MXD_C_SHM_HELD] = "host ring records held (unexp queue full)",
 		[MXD_C_SHM_READS] = "large msgs read from another process",
 		[MXD_C_SHM_COPIED] = "large msgs copied through host rings",
+		[MXD_C_SHM_HALVES] = "large msg halves written into their reader",
 		[MXD_C_SHM_PEER_DEAD] = "processes of the host found gone",
 	};
 

@@ -68,6 +68,8 @@ enum mxd_counter {
 				 * unexpected queue */
 	MXD_C_SHM_READS,	/* large messages read (process_vm_readv) */
 	MXD_C_SHM_COPIED,	/* large messages copied through the ring */
+	MXD_C_SHM_HALVES,	/* second halves of large messages written
+				 * into their reader (split reads) */
 	MXD_C_SHM_PEER_DEAD,	/* processes of the host found gone */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
