@@ -13,6 +13,7 @@
 #   [BUILD=dir] [N=2000] scripts/icount.sh           # builds first
 #   scripts/icount.sh --check <build-dir>            # the meson test
 #   scripts/icount.sh --scale [<build-dir>]          # 1 partner, 10,000
+#   scripts/icount.sh --shm [<build-dir>]            # the same-host path
 #
 # --scale runs tests/unit/test_scale (one endpoint, 10,000 fake peers)
 # under callgrind instead: the instructions of the endpoint's calls per
@@ -20,6 +21,10 @@
 # one partner known, and again with 10,000 (idle, their traffic over),
 # which the test cannot count itself where the CPU gives a program no
 # counter (about half a minute).
+#
+# --shm runs tests/bench/icount_shm instead: the same figures (send,
+# receive, round trip, idle pass) on the same-host path, two boards of one
+# process joined to one host segment, their messages through its rings.
 #
 # --check (the meson test 'icount') also fails if a figure is above its
 # budget in tests/bench/icount-budget, and skips (exit 77, with the
@@ -30,12 +35,15 @@
 # scripts/deps.sh does).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-check=0 scale=0
+check=0 scale=0 shm=0
 if [ "${1:-}" = --check ]; then
 	check=1
 	shift
 elif [ "${1:-}" = --scale ]; then
 	scale=1
+	shift
+elif [ "${1:-}" = --shm ]; then
+	shm=1
 	shift
 fi
 n=${N:-2000}
@@ -105,6 +113,23 @@ if [ $scale = 1 ]; then
 		END {
 			printf "with 1 partner: %.0f instructions per 8-byte message (the endpoint'"'"'s calls)\n", s["one"] / 4000
 			printf "with %s partners known: %.0f\n", peers, s["many"] / 4000 }'
+	exit 0
+fi
+if [ $shm = 1 ]; then
+	shm_exe=$build/tests/icount_shm
+	[ -x "$shm_exe" ] || { echo "icount: $shm_exe is missing"; exit 1; }
+	valgrind --tool=callgrind --callgrind-out-file="$out" \
+		--collect-atstart=no --toggle-collect=icount_measure \
+		"$shm_exe" -n "$n" -w "$warm" >"$out.stdout" 2>"$out.log" ||
+		{ cat "$out.stdout" "$out.log"; echo "icount: icount_shm failed"
+		exit 1; }
+	callgrind_annotate --inclusive=yes --threshold=100 "$out" |
+		awk -v n="$n" '$0 ~ /:icount_(send|recv|rtt|idle) / {
+			gsub(",", "", $1); f = $0
+			sub(/.*:icount_/, "", f); sub(/ .*/, "", f); v[f] = $1 / n }
+		END {
+			printf "same host: send path %.0f, receive path %.0f instructions per 8-byte message\n", v["send"], v["recv"]
+			printf "same host: round trip %.0f (both sides), idle pass %.0f\n", v["rtt"], v["idle"] }'
 	exit 0
 fi
 valgrind --tool=callgrind --callgrind-out-file="$out" \

@@ -7,9 +7,10 @@
 # the fuzz target for a bounded time.  After ASan+UBSan, the threads and
 # misuse tests, the threads stress test (one process and two), the
 # conformance runs (in one process, MX 1.2's, and two processes over
-# memif), and Portals' threads test and two-process test (whose passive
-# target is served by the progression thread) under ThreadSanitizer
-# (build-tsan), which fails on any report (about three minutes).
+# memif), Portals' threads test and two-process test (whose passive
+# target is served by the progression thread), and the same-host threads
+# and semantics cases under ThreadSanitizer (build-tsan), which fails on
+# any report (about three minutes).
 #   MXD_SANITIZE=0 skips the ASan+UBSan pass, MXD_TSAN=0 the TSan pass,
 #   MXD_FUZZ_SECS=0 the fuzzing.
 set -eu
@@ -41,12 +42,13 @@ if [ "${MXD_TSAN:-1}" != 0 ]; then
 	ninja -C "$tsan" tests/test_threads tests/test_misuse \
 		tests/threads_stress tests/conformance \
 		tests/conformance_mx12 tests/portals/test_portals_threads \
-		tests/portals/test_portals_two >/dev/null
+		tests/portals/test_portals_two tests/test_shm >/dev/null
 	# halt_on_error: a report ends the test with TSan's exit code (66).
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		meson test -C "$tsan" --no-rebuild threads misuse threads-stress \
 		threads-stress-memif conformance-local \
 		conformance-mx12 conformance-memif portals-threads portals-two \
+		shm-threads shm-semantics \
 		--print-errorlogs --timeout-multiplier 3 "$@"
 fi
 if [ "${MXD_FUZZ_SECS:-60}" != 0 ]; then

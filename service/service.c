@@ -51,6 +51,7 @@
 #define IDLE_MS		1	/* poll()'s sleep between rounds */
 #define REVIVE_MS	200	/* a memif client that lost its server */
 #define CLIENTS_MAX	128
+#define GONE_WAIT_MS	5000	/* for a process gone from its slot to exit */
 #define BURST		32
 
 struct sport {
@@ -86,6 +87,12 @@ static struct {
 	unsigned nboards;
 	struct client cl[CLIENTS_MAX];
 	unsigned ncl;
+	/* Processes whose connection ended, their counters segments removed
+	 * once their pidfd says they exited (a killed process closes its
+	 * descriptors before it exits). */
+	struct gone { int pidfd; int32_t pid; uint64_t until_ms; }
+		gone[CLIENTS_MAX];
+	unsigned ngone;
 	int lfd;
 	uint64_t next_revive;
 } svc;
@@ -663,7 +670,7 @@ counters_drop(int32_t pid)
 	struct dirent *e;
 	DIR *d;
 
-	if (pid_runs(pid) || (d = opendir("/dev/shm")) == NULL)
+	if ((d = opendir("/dev/shm")) == NULL)
 		return;
 	snprintf(prefix, sizeof(prefix), "mx-dpdk.%d.", (int)pid);
 	while ((e = readdir(d)) != NULL)
@@ -697,7 +704,6 @@ slot_dead(unsigned s, int32_t pid)
 			__atomic_store_n(&r->tail, r->head, __ATOMIC_RELEASE);
 		}
 	}
-	counters_drop(pid);
 	MXD_LOG(NOTICE, init, "process %d (slot %u) is gone: its endpoints "
 			"are free again", (int)pid, s);
 }
@@ -775,9 +781,37 @@ client_drop(unsigned i)
 	if (c->slot != 0)
 		slot_dead(c->slot, c->pid);
 	close(c->fd);
-	if (c->pidfd >= 0)
-		close(c->pidfd);
+	if (c->slot != 0 && c->pidfd >= 0 && svc.ngone < CLIENTS_MAX) {
+		svc.gone[svc.ngone++] = (struct gone){ c->pidfd, c->pid,
+			now_ms() + GONE_WAIT_MS };
+	} else {
+		if (c->slot != 0 && !pid_runs(c->pid))
+			counters_drop(c->pid);
+		if (c->pidfd >= 0)
+			close(c->pidfd);
+	}
 	svc.cl[i] = svc.cl[--svc.ncl];
+}
+
+/* The processes gone from their slots: the counters of those that exited
+ * removed; one still running after GONE_WAIT_MS keeps its own. */
+static void
+gone_sweep(void)
+{
+	uint64_t now = now_ms();
+
+	for (unsigned i = svc.ngone; i-- > 0;) {
+		struct gone *g = &svc.gone[i];
+		struct pollfd p = { g->pidfd, POLLIN, 0 };
+		int exited = poll(&p, 1, 0) > 0;
+
+		if (!exited && now < g->until_ms)
+			continue;
+		if (exited)
+			counters_drop(g->pid);
+		close(g->pidfd);
+		svc.gone[i] = svc.gone[--svc.ngone];
+	}
 }
 
 static void
@@ -991,6 +1025,8 @@ serve_loop(void)
 					work += column0(&svc.board[b], p) +
 						drain(&svc.board[b], p);
 		slots_reclaim();
+		if (svc.ngone != 0)
+			gone_sweep();
 		busy = work != 0;
 	}
 }

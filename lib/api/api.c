@@ -14,6 +14,7 @@
 #include "board/shared.h"
 #include "engine/recv.h"
 #include "engine/send.h"
+#include "engine/shmsend.h"
 #include "engine/timers.h"
 #include "engine/unexp.h"
 #include "progress/progress.h"
@@ -774,6 +775,24 @@ isend_open(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
 	return MX_SUCCESS;
 }
 
+/* The same to a same-host partner (its ring: engine/shmsend.c), else the
+ * general way. */
+static __attribute__((noinline)) mx_return_t
+isend_shm(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
+		uint64_t match, void *context, mx_request_t *request)
+{
+	struct mx_request *r = mxd_shm_isend(ep, p, segs, match, context);
+	mx_return_t rc = MX_SUCCESS;
+
+	if (r != NULL)
+		*request = r;
+	else
+		rc = post_send(ep, segs, 1, NULL, match, context, request, 0,
+				p, "mx_isend");
+	mxd_leave();
+	return rc;
+}
+
 /*
  * mx_isend, decided once: by the owner thread, a message of the common
  * case (mxd_send_small_ok) to a partner up goes into its open PACK frame
@@ -797,11 +816,14 @@ mx_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 			segs == NULL || (segs[0].segment_ptr == NULL &&
 				segs[0].segment_length != 0) ||
 			(uint32_t)(dest.stuff[1] >> 32) != ep->session ||
-			idx >= ep->npartners ||
-			!mxd_send_small_ok(ep, (p = ep->partners[idx]),
-				segs[0].segment_length))
+			idx >= ep->npartners)
 		return isend_in(ep, segs, nseg, dest, match, context,
 				request);
+	if (!mxd_send_small_ok(ep, (p = ep->partners[idx]),
+				segs[0].segment_length))
+		return p->shm ? isend_shm(ep, p, segs, match, context,
+				request) : isend_in(ep, segs, nseg, dest, match,
+				context, request);
 	if (p->a->open != NULL)
 		return isend_open(ep, p, segs, match, context, request);
 	return isend_small(ep, p, segs, match, context, request);

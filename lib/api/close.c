@@ -12,6 +12,7 @@
 #include "engine/match.h"
 #include "engine/pull.h"
 #include "engine/send.h"
+#include "engine/shmsend.h"
 #include "engine/unexp.h"
 #include "progress/progress.h"
 #include "api/close.h"
@@ -21,6 +22,12 @@
 static void
 endpoint_release(struct mx_endpoint *ep)
 {
+	struct mxd_board *b = ep->board;
+
+	if (b->shm != NULL) {	/* a board shared by processes of the host */
+		mxd_shm_ep_gone(ep);
+		mxd_shm_ep_release(b, ep->id);
+	}
 	mxd_unexp_release_all(ep);
 	mxd_pulls_release(ep);
 	mxd_bufpool_fini(&ep->bufs);
@@ -53,6 +60,8 @@ reachable(const struct mxd_partner *p)
 	/* UP, or disconnected here (mx_disconnect): it still needs our acks. */
 	if (p->state != MXD_PS_UP && p->state != MXD_PS_CLOSED)
 		return 0;
+	if (p->shm)		/* same host: its ring, no port */
+		return 1;
 	for (unsigned i = 0; !p->local && i < b->nports; i++)
 		if (mxd_board_port_up(b, i))
 			return 1;
@@ -90,6 +99,8 @@ drained(void *arg)
 	for (uint32_t i = 0; i < MXD_LSEND_MAX; i++)
 		if (ep->lsend[i] != NULL)
 			return 0;	/* a large send still being pulled */
+	if (ep->board->shm != NULL && mxd_shm_ep_busy(ep))
+		return 0;	/* notices waiting for ring room */
 	return done;
 }
 
@@ -131,9 +142,16 @@ mxd_close_endpoint(mx_endpoint_t ep)
 		if (!drained(&c))
 			mxd_close_linger(ep, drained, &c,
 					mxd_conf.close_linger_ms);
-		for (uint32_t i = 0; i < ep->npartners; i++)
-			if (reachable(ep->partners[i]))
-				mxd_partner_ack(ep->partners[i], MXD_F_BYE);
+		for (uint32_t i = 0; i < ep->npartners; i++) {
+			struct mxd_partner *p = ep->partners[i];
+
+			if (!reachable(p))
+				continue;
+			if (p->shm)
+				mxd_shm_bye(p);
+			else
+				mxd_partner_ack(p, MXD_F_BYE);
+		}
 	}
 	mxd_board_flush(ep->board);
 	mxd_close_wait(ep);

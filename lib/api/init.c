@@ -4,10 +4,14 @@
  * and hosts.  Errors go through mxd_error (error.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fault.h"
 #include "glue.h"
@@ -16,6 +20,7 @@
 #include "util/stats.h"
 #include "board/shared.h"
 #include "partners/naming.h"
+#include "engine/shmsend.h"
 #include "progress/progress.h"
 #include "api/close.h"
 #include "api/error.h"
@@ -179,6 +184,114 @@ warn_capped(const struct mxd_lib *lib)
 	}
 }
 
+/*
+ * MX_HOST_SEGMENT=<file>:<slot>, for tests and benchmarks: board 0 joins
+ * the host segment in <file> (board/host.h; made by the test fixture,
+ * tests/common/hostfix.c, or tests/bench/shm_host) as slot <slot>, as a
+ * process does whose board the board service shares: it takes the slot
+ * (its pid, the epoch raised, live), the segment's NIC id and board name,
+ * and the same-host path is set up (engine/shmsend.c).  The mapping is
+ * the board's until mx_finalize.
+ */
+static size_t host_map_len;
+
+static int
+host_join_env(struct mxd_lib *lib, const char *spec)
+{
+	const char *colon = strrchr(spec, ':');
+	struct mxd_board *b = lib->boards[0];
+	char path[256];
+	struct stat st;
+	struct mxd_host *h;
+	unsigned long slot;
+	char *end;
+	int fd, ret;
+
+	if (colon == NULL || (size_t)(colon - spec) >= sizeof(path) ||
+			(slot = strtoul(colon + 1, &end, 10), *end != '\0') ||
+			end == colon + 1 || slot >= MXD_HOST_SLOTS_MAX) {
+		MXD_LOG(ERR, config, "MX_HOST_SEGMENT=\"%s\": give "
+				"<file>:<slot>, a slot under %u", spec,
+				MXD_HOST_SLOTS_MAX);
+		return -MX_BAD_PARAM_VAL;
+	}
+	if (b->host != NULL) {
+		MXD_LOG(ERR, config, "MX_HOST_SEGMENT=\"%s\": board %s is "
+				"shared through the board service, whose host "
+				"segment it has: leave MX_HOST_SEGMENT unset",
+				spec, b->name);
+		return -MX_BAD_PARAM_VAL;
+	}
+	snprintf(path, sizeof(path), "%.*s", (int)(colon - spec), spec);
+	fd = open(path, O_RDWR);
+	if (fd < 0 || fstat(fd, &st) < 0 ||
+			(size_t)st.st_size < sizeof(struct mxd_host)) {
+		MXD_LOG(ERR, config, "MX_HOST_SEGMENT=\"%s\": %s", spec,
+				fd < 0 ? strerror(errno) : "not a host segment");
+		if (fd >= 0)
+			close(fd);
+		return -MX_BAD_PARAM_VAL;
+	}
+	h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			fd, 0);
+	close(fd);
+	if (h == MAP_FAILED || h->magic != MXD_HOST_MAGIC ||
+			h->size > (uint64_t)st.st_size || slot >= h->nslots) {
+		MXD_LOG(ERR, config, "MX_HOST_SEGMENT=\"%s\": not a host "
+				"segment of this version, or no slot %lu in it",
+				spec, slot);
+		if (h != MAP_FAILED)
+			munmap(h, (size_t)st.st_size);
+		return -MX_BAD_PARAM_VAL;
+	}
+	h->slot[slot].pid = getpid();
+	__atomic_add_fetch(&h->slot[slot].epoch, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&h->slot[slot].state, MXD_HOST_SLOT_LIVE,
+			__ATOMIC_RELEASE);
+	b->host = h;
+	b->slot = (unsigned)slot;
+	if (h->nic_id != 0)
+		b->nic_id = h->nic_id;
+	if (h->board_name[0] != '\0')
+		snprintf(b->name, sizeof(b->name), "%.63s", h->board_name);
+	ret = mxd_shm_attach(b);
+	if (ret < 0) {
+		b->host = NULL;
+		munmap(h, (size_t)st.st_size);
+		return ret;
+	}
+	host_map_len = (size_t)st.st_size;
+	return 0;
+}
+
+/* The same-host path of every board whose board service shares it
+ * (board/shared.c gave it its host segment and slot). */
+static int
+host_attach_all(struct mxd_lib *lib)
+{
+	for (unsigned i = 0; i < lib->nboards; i++) {
+		struct mxd_board *b = lib->boards[i];
+		int ret;
+
+		if (b->host != NULL && b->shm == NULL &&
+				(ret = mxd_shm_attach(b)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static void
+host_leave(struct mxd_lib *lib)
+{
+	for (unsigned i = 0; i < lib->nboards; i++)
+		mxd_shm_detach(lib->boards[i]);
+	if (host_map_len != 0 && lib->nboards > 0) {
+		munmap(lib->boards[0]->host, host_map_len);
+		lib->boards[0]->host = NULL;
+	}
+	host_map_len = 0;
+}
+
 /* Another process of this host with one of our names or NIC ids (a
  * shared board's are its processes' in common). */
 static void
@@ -189,7 +302,7 @@ warn_shared_identity(const struct mxd_lib *lib)
 		char other[MX_MAX_HOSTNAME_LEN];
 		int pid, how;
 
-		if (b->host != NULL)
+		if (b->host != NULL)	/* shared by design */
 			continue;
 		how = mxd_stats_find_other(b->name, b->nic_id, &pid, other,
 				sizeof(other));
@@ -228,6 +341,11 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 	}
 	mxd_naming_init();
 	ret = mxd_boards_init(lib, &mxd_conf);
+	if (ret == 0 && mxd_conf.host_segment != NULL &&
+			*mxd_conf.host_segment != '\0')
+		ret = host_join_env(lib, mxd_conf.host_segment);
+	if (ret == 0)
+		ret = host_attach_all(lib);
 	for (unsigned i = 0; ret == 0 && i < lib->nboards; i++)
 		mxd_naming_add(lib->boards[i]->nic_id, lib->boards[i]->name,
 				-1, NULL);
@@ -235,6 +353,7 @@ mxd_init_links(struct mxd_link *const *links, unsigned n)
 			mxd_naming_load_file(mxd_conf.peers_file) < 0)
 		ret = -MX_BAD_PARAM_VAL;
 	if (ret < 0) {
+		host_leave(lib);
 		mxd_boards_fini(lib);
 		mxd_fault_unwrap(lib->links, lib->nlinks);
 		return ret;
@@ -310,6 +429,7 @@ mxd_lib_release(unsigned who)
 		for (unsigned e = 0; e < MX_MAX_ENDPOINTS; e++)
 			if (lib->boards[i]->ep[e] != NULL)
 				mxd_close_endpoint(lib->boards[i]->ep[e]);
+	host_leave(lib);
 	mxd_boards_fini(lib);
 	mxd_fault_unwrap(lib->links, lib->nlinks);
 	mxd_shared_stop(lib);

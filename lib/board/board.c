@@ -127,6 +127,7 @@ board_new(struct mxd_lib *lib, const struct mxd_config *c, unsigned idx,
 		b->news_seen[i] = b->port[i]->news;
 		b->nports++;
 	}
+	b->pass_any = b->nports - 1;
 	b->nic_id = mxd_mac_to_nic(b->port[0]->mac);
 	b->due = b->nports > 1 ? MXD_DUE_PORTS : 0;
 	b->pass_left = 1;		/* the first pass counts */

@@ -28,6 +28,7 @@
 #define MXD_BURST		32
 
 struct mx_endpoint;
+struct mxd_shm;
 
 struct mxd_txq {
 	uint32_t head, tail;		/* free-running */
@@ -40,7 +41,8 @@ struct mxd_txq {
 #define MXD_DUE_NT	0x04	/* stores around the caches to fence */
 #define MXD_DUE_PUMP	0x08	/* endpoints with sends or PULLs queued */
 #define MXD_DUE_LOOK	0x10	/* look_now */
-#define MXD_DUE_PORTS	0x20	/* several ports (for good) */
+#define MXD_DUE_PORTS	0x20	/* several ports, or a host segment's
+				 * rings (b->pass_any: for good) */
 
 struct mxd_board {
 	unsigned index;
@@ -107,7 +109,16 @@ struct mxd_board {
 	/* The board service is gone (shared.c): 1 when the watch found it,
 	 * 2 once the endpoints were told (progress/timers_run.c). */
 	uint8_t orphan;
+	/* The same-host path's state while the board has a host segment
+	 * (engine/shmsend.h), else NULL. */
+	struct mxd_shm *shm;
+	/* Not 0: a pass takes the board's general way (progress.c,
+	 * board_pass): several ports (nports - 1), or a host segment's
+	 * rings to poll (MXD_PASS_SHM). */
+	uint32_t pass_any;
 };
+
+#define MXD_PASS_SHM	0x80000000u	/* b->pass_any: rings to poll */
 
 /*
  * What blocking calls and mx_wakeup keep of an endpoint, by its slot, not

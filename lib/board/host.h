@@ -53,7 +53,8 @@
 #define MXD_HOST_ENDPOINTS	32	/* = MX_MAX_ENDPOINTS */
 #define MXD_HOST_NO_SLOT	0xffu	/* ep_slot: endpoint id free */
 #define MXD_HOST_PORTS		8	/* = MXD_BOARD_PORTS */
-#define MXD_HOST_RING_BYTES	(128u << 10)	/* an ordered pair's area */
+#define MXD_HOST_RING_BYTES	((256u << 10) + 512u)	/* an ordered pair's
+						 * area (board/hring.h) */
 
 enum mxd_host_slot_state {
 	MXD_HOST_SLOT_FREE = 0,

@@ -23,6 +23,7 @@
 #include "partners/xmit.h"
 #include "engine/acks.h"
 #include "engine/send.h"
+#include "engine/shmsend.h"
 #include "engine/timers.h"
 
 void
@@ -38,6 +39,10 @@ mxd_notice(struct mxd_partner *p, uint8_t kind, uint32_t value)
 {
 	uint64_t note = (uint64_t)kind << 32 | value;
 
+	if (p->shm) {			/* same host: a record of its ring */
+		mxd_shm_notice(p, kind, value);
+		return;
+	}
 	if (p->remote_session == 0)
 		return;		/* a lost partner: nobody waits for it */
 	if (mxd_partner_act(p) == NULL) {	/* out of memory */

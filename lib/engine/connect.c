@@ -48,6 +48,7 @@
 #include "engine/pull.h"
 #include "engine/recv.h"
 #include "engine/send.h"
+#include "engine/shmsend.h"
 #include "engine/timers.h"
 
 /* What we take, said in every request and reply. */
@@ -90,6 +91,10 @@ conn_req_round(struct mx_endpoint *ep, struct mxd_partner *p)
 	const struct mxd_peer *peer = mxd_naming_by_nic(p->nic_id);
 	int sent = 0;
 
+	if (p->shm) {		/* same host: through its ring */
+		mxd_shm_conn_req(ep, p);
+		return;
+	}
 	if (p->local) {
 		conn_req_send(ep, p, 0, b->port[0]->mac);
 		return;
@@ -160,6 +165,10 @@ mxd_connects_progress(struct mx_endpoint *ep, uint64_t now)
 
 		if (r->deadline && now >= r->deadline) {
 			connect_finish(r, MX_STATUS_TIMEOUT);
+		} else if (mxd_shm_moved(p)) {
+			/* Same host: open nowhere now, or by another process
+			 * (connect again: a new peer). */
+			connect_finish(r, MX_STATUS_ENDPOINT_CLOSED);
 		} else if (now >= p->a->hs.next) {
 			conn_req_round(ep, p);
 			p->a->hs.next = now + mxd_conf.connect_retry_ms *
@@ -177,6 +186,13 @@ mxd_connect_start(struct mx_request *r, uint64_t nic, uint32_t remote_ep,
 
 	if (p == NULL && (p = mxd_partner_new(ep, nic, remote_ep)) == NULL)
 		return -MX_NO_RESOURCES;
+	/* An endpoint of our board held by another process of the host: a
+	 * same-host partner; one that moved to another process since is a
+	 * new peer, the old one gone. */
+	if (mxd_shm_moved(p) && p->state != MXD_PS_NEW &&
+			p->state != MXD_PS_LOST)
+		mxd_partner_lost(p, MX_STATUS_ENDPOINT_UNREACHABLE);
+	mxd_shm_route(p);
 	if (mxd_partner_act(p) == NULL)		/* for its handshake */
 		return -MX_NO_RESOURCES;
 	p->a->connects++;
@@ -374,6 +390,32 @@ mxd_rx_conn_rep(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt)
 		mxd_partner_hdr_stale(p);
 	}
 	p->a->hs.status = pkt->u.conn.status;
+	connects_answered(p);
+}
+
+/* ---- same-host partners (engine/shm.c) --------------------------------- */
+
+void
+mxd_connect_learn_shm(struct mxd_partner *p, uint32_t session, uint16_t index,
+		uint32_t filter)
+{
+	if (p->remote_session != 0 && p->remote_session != session) {
+		mxd_count(p->ep->board, MXD_C_PEER_RESET);
+		mxd_partner_lost(p, MX_STATUS_ENDPOINT_CLOSED);
+	}
+	p->remote_session = session;
+	p->remote_index = index;
+	p->remote_filter = filter;
+	p->last_heard = mxd_now_ns();
+	p->fail = MX_STATUS_SUCCESS;
+	p->shm_hdr_ok = 0;
+	mxd_partner_set_state(p, MXD_PS_UP);
+}
+
+void
+mxd_connect_answered(struct mxd_partner *p, uint8_t status)
+{
+	p->a->hs.status = status;
 	connects_answered(p);
 }
 

@@ -26,6 +26,16 @@ void mxd_rx_conn_req(struct mxd_board *b, unsigned port,
 void mxd_rx_conn_rep(struct mxd_board *b, unsigned port,
 		const struct mxd_pkt *pkt);
 
+/*
+ * A same-host partner's handshake, over the host's rings (engine/shm.c):
+ * p learns the peer's session, partner index and filter (a new session
+ * ends what was going on with the old one), and the answer
+ * (enum mxd_conn_status) to p's handshake completes its connects.
+ */
+void mxd_connect_learn_shm(struct mxd_partner *p, uint32_t session,
+		uint16_t index, uint32_t filter);
+void mxd_connect_answered(struct mxd_partner *p, uint8_t status);
+
 /* p stopped answering, or restarted: every request that depends on it
  * fails with 'code', its windows start over and its frames are refused
  * until a new connect. */

@@ -40,6 +40,7 @@
 #include "engine/acks.h"
 #include "engine/pull.h"
 #include "engine/reliable.h"
+#include "engine/shmsend.h"
 #include "engine/timers.h"
 
 #define COLD_MIN	(512u << 10)	/* a receive this large may be cold */
@@ -369,6 +370,10 @@ void
 mxd_pull_start(struct mx_request *r, struct mxd_partner *p,
 		const uint8_t *desc, mx_status_code_t fail)
 {
+	if (p->shm) {		/* same host: read from the sender's memory */
+		mxd_shm_read_start(r, p, desc, fail);
+		return;
+	}
 	(void)pull_start(r, p, desc, fail, 0);
 }
 
@@ -686,6 +691,8 @@ mxd_pulls_fail(struct mxd_partner *p, mx_status_code_t code)
 	struct mx_endpoint *ep = p->ep;
 	struct mxd_list *pos, *tmp;
 
+	if (p->shm)		/* same host: those copied through the ring */
+		mxd_shm_pulls_fail(p, code);
 	mxd_list_foreach(pos, tmp, &ep->pulls_deferred) {
 		struct mx_request *r = mxd_container_of(pos,
 				struct mx_request, link);

@@ -57,6 +57,12 @@ lsend_lookup(struct mx_endpoint *ep, uint32_t handle)
 	return r != NULL && r->rndv_handle == handle ? r : NULL;
 }
 
+struct mx_request *
+mxd_rndv_lookup(struct mx_endpoint *ep, uint32_t handle)
+{
+	return lsend_lookup(ep, handle);
+}
+
 int
 mxd_rndv_prepare(struct mx_request *r)
 {

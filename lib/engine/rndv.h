@@ -12,6 +12,8 @@
 
 /* Gives large send r a handle and its descriptor; -1: table full. */
 int mxd_rndv_prepare(struct mx_request *r);
+/* The large send of ep with 'handle', or NULL (ended, or never was). */
+struct mx_request *mxd_rndv_lookup(struct mx_endpoint *ep, uint32_t handle);
 /* Takes r out of the table of large sends: no PULL reaches it again. */
 void mxd_rndv_forget(struct mx_request *r);
 /* Fails p's large sends with 'code'. */

@@ -61,6 +61,7 @@
 #include "engine/reliable.h"
 #include "engine/rndv.h"
 #include "engine/send.h"
+#include "engine/shmsend.h"
 #include "engine/timers.h"
 
 /* Bytes of r's message on the wire: its data, or an RNDV descriptor
@@ -793,6 +794,10 @@ mxd_send_post(struct mx_request *r)
 {
 	struct mxd_partner *p = r->partner;
 
+	if (p->shm) {			/* same host: its ring, not frames */
+		mxd_shm_send(r);
+		return;
+	}
 	if (mxd_partner_act(p) == NULL) {	/* out of memory */
 		mxd_req_complete(r, MX_STATUS_NO_RESOURCES);
 		return;

@@ -65,6 +65,10 @@
 void
 mxd_timer_watch_start(struct mxd_partner *p)
 {
+	/* A same-host partner has no timer: its ring loses nothing, and its
+	 * death is learnt from its process (engine/shm.c). */
+	if (p->shm)
+		return;
 	mxd_list_add_tail(&p->ep->timed, &p->a->timed);
 	mxd_ep_busy(p->ep, MXD_EW_TIMERS);
 }

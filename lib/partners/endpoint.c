@@ -348,7 +348,10 @@ mxd_partner_idle_now(const struct mxd_partner *p)
 		mxd_list_empty(&a->timed) && mxd_list_empty(&a->jobq) &&
 		mxd_list_empty(&a->pulls) && (a->jobs == NULL ||
 			(a->jobs->job_head == a->jobs->job_tail &&
-			 a->jobs->again_head == a->jobs->again_tail));
+			 a->jobs->again_head == a->jobs->again_tail)) &&
+		/* A same-host partner has nothing in flight between two
+		 * messages: it keeps its state while it talks. */
+		(!p->shm || p->ep->now - p->last_heard >= MXD_SHM_KEEP_NS);
 }
 
 void
@@ -825,7 +828,9 @@ mxd_partner_fast(struct mxd_partner *p)
 	if (p->eager_max < max)
 		max = p->eager_max;
 	p->fast_max = (uint16_t)(max + 1);
-	if (p->state != MXD_PS_UP || p->unreported != MX_STATUS_SUCCESS)
+	/* A same-host partner's messages take the ring (shmsend.c). */
+	if (p->state != MXD_PS_UP || p->unreported != MX_STATUS_SUCCESS ||
+			p->shm)
 		p->fast_max = 0;
 	p->fly_max = (uint16_t)(p->pack ? mxd_conf.pack_after : MXD_WIN);
 }

@@ -311,6 +311,18 @@ struct mxd_partner {
 	 * which it may. */
 	uint16_t fast_max;
 	uint16_t fly_max;
+	/* A same-host partner (engine/shmsend.h: mxd_shm_route): an
+	 * endpoint of another process sharing our board, reached through
+	 * the host segment's rings, never by frames (p->local is 0).  Its
+	 * slot and the slot owner's epoch when routed; shm_held: a record
+	 * of it waits in the ring (the unexpected queue was full), and so
+	 * do those after it.  Its p->hdr holds the header of its message
+	 * records (engine/shmsend.c), not a frame's. */
+	uint8_t shm;
+	uint8_t shm_slot;
+	uint8_t shm_held;
+	uint8_t shm_hdr_ok;		/* p->hdr holds it */
+	uint32_t shm_epoch;
 	/* The Ethernet, common and eager headers of an EAGER frame of one
 	 * fragment to p but for flags, length, ack, check, sequence number,
 	 * message length and match (xmit.h, mxd_partner_hdr_build), so that
@@ -714,6 +726,9 @@ mxd_partner_act(struct mxd_partner *p)
 	return p->a != NULL ? p->a : mxd_partner_act_take(p);
 }
 int mxd_partner_idle_now(const struct mxd_partner *p);
+/* A same-host partner heard this recently (a message taken from its
+ * ring: p->last_heard) is not idle (engine/shm.c). */
+#define MXD_SHM_KEEP_NS	10000000ull
 void mxd_partner_act_put(struct mxd_partner *p);
 /* p's receive window's slots (p->rx.slot), from the pool if it has
  * none; 0, or -1 out of memory.  p holds traffic state.  They go back

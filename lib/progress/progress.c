@@ -41,6 +41,7 @@
 #include "engine/reliable.h"
 #include "engine/rndv.h"
 #include "engine/send.h"
+#include "engine/shm.h"
 #include "engine/timers.h"
 #include "progress/progress.h"
 #include "progress/timers_run.h"
@@ -391,10 +392,13 @@ board_work(struct mxd_board *b)
 static unsigned
 board_pass_any(struct mxd_board *b)
 {
-	unsigned work;
+	unsigned work = 0;
 
+	/* Same host: the rings of the other processes (engine/shm.c). */
+	if (b->shm != NULL)
+		work = mxd_shm_poll(b);
 	mxd_board_flush(b);
-	work = rx_board(b);
+	work += rx_board(b);
 	if ((work | mxd_loop_queued(b) | b->nt_stores) != 0)
 		work = rx_after(b, work);
 	return work;
@@ -425,7 +429,7 @@ board_pass(struct mxd_board *b)
 	if (b->ep_busy && (++b->look_pass >= MXD_ACK_PASSES || b->look_now ||
 				b->ep_pump))
 		board_work(b);
-	if ((b->tx_queued | (b->nports - 1)) != 0)
+	if ((b->tx_queued | b->pass_any) != 0)
 		return board_pass_any(b);
 	l = b->port[0];
 	if (b->rx_done_n != 0) {	/* the last burst's frames */
@@ -486,7 +490,7 @@ due_settle(struct mxd_board *b)
 		(b->nt_stores ? MXD_DUE_NT : 0) |
 		(b->ep_pump ? MXD_DUE_PUMP : 0) |
 		(b->look_now ? MXD_DUE_LOOK : 0) |
-		(b->nports > 1 ? MXD_DUE_PORTS : 0);
+		(b->pass_any ? MXD_DUE_PORTS : 0);
 }
 
 /*
@@ -496,6 +500,63 @@ due_settle(struct mxd_board *b)
  * timers (board_pass counts this one), and the other boards, if any,
  * are passed too.
  */
+/*
+ * The call's pass of a one-port board with a host segment and nothing
+ * else due (pass_call_shm): the rings of the host's other processes
+ * (engine/shm.c), then, if they brought nothing, the burst, as
+ * mxd_progress's pass, and the rings again if that brought nothing
+ * either: a record that came during the burst is taken in this pass.
+ * Whatever the records queue sets its due bit: the next call's pass is
+ * the general one.
+ */
+static inline unsigned
+pass_shm(struct mxd_board *own)
+{
+	struct mxd_link *l = own->port[0];
+	unsigned n, work;
+
+	in_pass = 1;
+	work = mxd_shm_poll(own);
+	if (work == 0) {
+		if (own->rx_done_n != 0) {
+			l->ops->free(own->rx_done, own->rx_done_n);
+			own->rx_done_n = 0;
+		}
+		n = l->ops->rx_burst(l, own->rx_done, MXD_BURST);
+		if ((n | (l->news != own->news_seen[0])) != 0)
+			work = board_rx(own, n);
+		else
+			work = mxd_shm_poll(own);
+	}
+	in_pass = 0;
+	return work;
+}
+
+/*
+ * A call's pass on a board with a host segment: its countdown is kept
+ * at its end (own->pass_left 1), so that every call's pass comes here;
+ * the rings and the burst (pass_shm) while nothing else is due and the
+ * board's own countdown (shm->passes, the one pass_left keeps for the
+ * others) runs, the general pass otherwise.
+ */
+static __attribute__((noinline)) unsigned
+pass_call_shm(struct mxd_board *own, unsigned period)
+{
+	unsigned work;
+
+	own->pass_left = 1;
+	if (own->due == MXD_DUE_PORTS && own->nports == 1 &&
+			--own->shm->passes != 0)
+		return pass_shm(own);
+	own->shm->passes = period;
+	watch_pass += period;
+	if (own->ep_busy)
+		own->look_pass += period - 1;
+	work = pass(mxd_lib.nboards > 1 ? NULL : own);
+	due_settle(own);
+	return work;
+}
+
 static __attribute__((noinline)) unsigned
 pass_call(struct mxd_board *own)
 {
@@ -504,6 +565,8 @@ pass_call(struct mxd_board *own)
 	int all = 0;
 
 	if (own->pass_left == 0) {
+		if (own->shm != NULL)
+			return pass_call_shm(own, period);
 		own->pass_left = period;
 		watch_pass += period;
 		if (own->ep_busy)

@@ -17,6 +17,7 @@
 #include "engine/pull.h"
 #include "engine/reliable.h"
 #include "engine/send.h"
+#include "engine/shm.h"
 #include "engine/timers.h"
 #include "progress/timers_run.h"
 
@@ -258,6 +259,8 @@ mxd_timers_watch(struct mxd_board *b)
 {
 	uint64_t now = mxd_now_ns();
 
+	if (b->shm != NULL)	/* processes of the host gone: at once */
+		mxd_shm_watch(b);
 	if (now < b->watch_due)
 		return;
 	b->watch_due = now + MXD_WATCH_MS * 1000000ull;

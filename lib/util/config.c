@@ -83,6 +83,10 @@ static const struct num_setting nums[] = {
 	NUM("MX_KEEP_MAC", keep_mac, 0, 0, 1,
 		"1: keep a PMD's default MAC that every instance shares "
 		"(net_pcap, net_ring, net_null, memif without mac=)"),
+	NUM("MX_SHM_COPY", shm_copy, 0, 0, 1,
+		"1: large messages between processes of a host are copied "
+		"through their ring, not read with process_vm_readv (which "
+		"is tried first and, refused, given up per peer)"),
 	NUM("MX_MBUFS", nb_mbufs, 16383, 1023, 1u << 22,
 		"frame buffers per port"),
 	NUM("MX_BOARD_SHARED", board_shared, 0, 0, 1,
@@ -127,7 +131,7 @@ parse_num(const struct num_setting *s, struct mxd_config *c)
 
 static const char *const str_settings[] = {
 	"MX_DPDK_ARGS", "MX_HOSTNAME", "MX_BOARDS", "MX_PEERS_FILE",
-	"MX_FAULTS",
+	"MX_FAULTS", "MX_HOST_SEGMENT",
 };
 
 static int
@@ -174,6 +178,7 @@ mxd_config_load(struct mxd_config *c)
 	c->boards = getenv("MX_BOARDS");
 	c->peers_file = getenv("MX_PEERS_FILE");
 	c->faults = getenv("MX_FAULTS");
+	c->host_segment = getenv("MX_HOST_SEGMENT");
 	if (h != NULL && *h != '\0') {
 		c->hostname_set = 1;
 		snprintf(c->hostname, sizeof(c->hostname), "%s", h);
@@ -265,7 +270,7 @@ mxd_config_describe(const struct mxd_config *c, struct mxd_setting *rows,
 {
 	unsigned n = 0;
 
-	if (max < 5 + sizeof(nums) / sizeof(nums[0]))
+	if (max < 6 + sizeof(nums) / sizeof(nums[0]))
 		return 0;
 	row(&rows[n++], "MX_DPDK_ARGS", c->dpdk_args,
 		"EAL arguments (ignored when the application started the EAL)");
@@ -277,6 +282,9 @@ mxd_config_describe(const struct mxd_config *c, struct mxd_setting *rows,
 		"file of \"<host>:<board> <mac>\" lines naming peers");
 	row(&rows[n++], "MX_FAULTS", c->faults,
 		"fault injection for tests, e.g. \"drop=5%,reorder=5%,seed=7\"");
+	row(&rows[n++], "MX_HOST_SEGMENT", c->host_segment,
+		"tests: <file>:<slot>: board 0 joins that host segment as "
+		"that slot, without the board service");
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		const uint32_t *v = (const uint32_t *)(const void *)
 			((const char *)c + nums[i].off);

@@ -19,6 +19,7 @@ struct mxd_config {
 	const char *boards;		/* MX_BOARDS */
 	const char *peers_file;		/* MX_PEERS_FILE */
 	const char *faults;		/* MX_FAULTS (tests) */
+	const char *host_segment;	/* MX_HOST_SEGMENT (tests) */
 	uint32_t eager_max;		/* MX_RNDV_THRESHOLD */
 	uint32_t mtu;			/* MX_MTU, 0: the port's */
 	uint32_t unexp_max;		/* MX_UNEXP_QUEUE_MAX, bytes */
@@ -42,6 +43,7 @@ struct mxd_config {
 	uint32_t keep_mac;		/* MX_KEEP_MAC */
 	uint32_t board_shared;		/* MX_BOARD_SHARED */
 	uint32_t board_slots;		/* MX_BOARD_SLOTS (the service) */
+	uint32_t shm_copy;		/* MX_SHM_COPY */
 };
 
 /* The settings in force (loaded by mx_init). */

@@ -289,6 +289,14 @@ mxd_counter_name(unsigned c)
 		[MXD_C_PARTNER_REUSED] = "partners reused (table full)",
 		[MXD_C_PULLS_DEFERRED] = "large receives waiting for a pull slot",
 		[MXD_C_BUFS_IN_USE] = "frame buffers in use",
+		[MXD_C_SHM_TX] = "msgs sent through host rings",
+		[MXD_C_SHM_RX] = "msgs received through host rings",
+		[MXD_C_SHM_FULL] = "sends waiting for host ring room",
+		[MXD_C_SHM_HELD] = "host ring records held (unexp queue full)",
+		[MXD_C_SHM_READS] = "large msgs read from another process",
+		[MXD_C_SHM_COPIED] = "large msgs copied through host rings",
+		[MXD_C_SHM_HALVES] = "large msg halves written into their reader",
+		[MXD_C_SHM_PEER_DEAD] = "processes of the host found gone",
 	};
 
 	if (c < MXD_C_DROP_BASE)

@@ -61,6 +61,16 @@ enum mxd_counter {
 				 * slot (MXD_PULLS_MAX in progress) */
 	MXD_C_BUFS_IN_USE,	/* a gauge: the ports' pools' buffers out
 				 * (mxd_board_in_use) */
+	MXD_C_SHM_TX,		/* messages sent through the host's rings */
+	MXD_C_SHM_RX,		/* messages taken from the host's rings */
+	MXD_C_SHM_FULL,		/* sends that waited for ring room */
+	MXD_C_SHM_HELD,		/* ring records left for room in the
+				 * unexpected queue */
+	MXD_C_SHM_READS,	/* large messages read (process_vm_readv) */
+	MXD_C_SHM_COPIED,	/* large messages copied through the ring */
+	MXD_C_SHM_HALVES,	/* second halves of large messages written
+				 * into their reader (split reads) */
+	MXD_C_SHM_PEER_DEAD,	/* processes of the host found gone */
 	MXD_C_DROP_BASE,	/* followed by one counter per enum mxd_drop */
 	MXD_C_MAX = MXD_C_DROP_BASE + MXD_DROP_MAX
 };
