@@ -174,7 +174,10 @@ build_mpich() {
 		rm -f "$SRC/lib/libmpi.la"	# relinks with a new libmyriexpress.a
 		# install -p: headers keep their dates, or every test
 		# program would be rebuilt (runtests makes each one it runs).
-		(cd "$SRC" && make -j"$jobs" >"$cache/make.log" 2>&1 &&
+		# PKG_CONFIG_PATH: make runs configure again when the
+		# netmod's build files are newer than its output.
+		(cd "$SRC" && export PKG_CONFIG_PATH=$MXPC &&
+			make -j"$jobs" >"$cache/make.log" 2>&1 &&
 			make install INSTALL="$(command -v install) -c -p" \
 			>>"$cache/make.log" 2>&1) ||
 			{ log "make failed: $cache/make.log"; exit 1; }
