@@ -28,55 +28,6 @@
 	PTL_MD_EVENT_START_DISABLE | PTL_MD_EVENT_END_DISABLE | \
 	PTL_MD_MAX_OFFSET)
 
-int
-mxd_ptl_md_active(const struct mxd_ptl_md *md)
-{
-	unsigned o = md->md.options;
-
-	if (md->md.threshold == 0 || md->nofit_owed)
-		return 0;
-	if ((o & PTL_MD_MAX_OFFSET) && md->offset > md->md.max_offset)
-		return 0;
-	if ((o & PTL_MD_MAX_SIZE) && (md->offset > md->size ||
-			md->size - md->offset < md->md.max_size))
-		return 0;
-	return 1;
-}
-
-int
-mxd_ptl_md_fit(const struct mxd_ptl_md *md, int put, ptl_size_t rlength,
-		ptl_size_t roffset, ptl_size_t *off, ptl_size_t *mlen)
-{
-	unsigned o = md->md.options;
-	ptl_size_t at, room;
-
-	if (!mxd_ptl_md_active(md) ||
-			!(o & (put ? PTL_MD_OP_PUT : PTL_MD_OP_GET)))
-		return MXD_PTL_REJECT;
-	at = (o & PTL_MD_MANAGE_REMOTE) ? roffset : md->offset;
-	room = at < md->size ? md->size - at : 0;
-	if (rlength <= room)
-		*mlen = rlength;
-	else if (o & PTL_MD_TRUNCATE)
-		*mlen = room;
-	else
-		return MXD_PTL_NOFIT;
-	*off = at;
-	return MXD_PTL_TAKE;
-}
-
-void
-mxd_ptl_md_begin(struct mxd_ptl_md *md, ptl_size_t advance)
-{
-	if (md->md.threshold > 0)
-		md->md.threshold--;
-	if (!(md->md.options & PTL_MD_MANAGE_REMOTE))
-		md->offset += advance;
-	md->pending++;
-	if (!mxd_ptl_md_active(md))
-		md->spent = 1;
-}
-
 void
 mxd_ptl_md_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md)
 {
@@ -160,21 +111,6 @@ mxd_ptl_md_nofit(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 	md->nofit_owed = 1;
 	if (md->pending == 0)
 		auto_unlink(ni, md, cause);
-}
-
-void
-mxd_ptl_md_region(const struct mxd_ptl_md *md, ptl_size_t off, ptl_size_t len,
-		struct mxd_ptl_region *r)
-{
-	memset(r, 0, sizeof(*r));
-	if (md->md.options & PTL_MD_IOVEC) {
-		r->iov = md->iov;
-		r->niov = md->niov;
-	} else {
-		r->base = (uint8_t *)md->md.start;
-	}
-	r->offset = off;
-	r->length = len;
 }
 
 /* The segments of an iovec descriptor: -PTL_ILL_MD if too many, or one

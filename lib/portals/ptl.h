@@ -168,10 +168,59 @@ mxd_ptl_hgen(ptl_handle_any_t h)
 }
 
 /* The open interface a handle of this kind belongs to, or NULL. */
-struct mxd_ptl_ni *mxd_ptl_ni_of(ptl_handle_any_t h, unsigned kind);
-struct mxd_ptl_me *mxd_ptl_me_get(ptl_handle_me_t h, struct mxd_ptl_ni **ni);
-struct mxd_ptl_md *mxd_ptl_md_get(ptl_handle_md_t h, struct mxd_ptl_ni **ni);
-struct mxd_ptl_eq *mxd_ptl_eq_get(ptl_handle_eq_t h, struct mxd_ptl_ni **ni);
+static inline struct mxd_ptl_ni *
+mxd_ptl_ni_of(ptl_handle_any_t h, unsigned kind)
+{
+	struct mxd_ptl_ni *ni = &mxd_ptl.ni[(h >> 56) & 0xf];
+
+	if (!mxd_ptl.init || mxd_ptl_hkind(h) != kind || !ni->used ||
+			ni->closing || ni->gen != (uint8_t)(h >> 48))
+		return NULL;
+	return ni;
+}
+
+/* The live object a handle names, with its interface in *ni; NULL if
+ * there is none (another kind, a closed interface, a slot out of range,
+ * free, or of another generation). */
+static inline struct mxd_ptl_me *
+mxd_ptl_me_get(ptl_handle_me_t h, struct mxd_ptl_ni **ni)
+{
+	uint32_t s = mxd_ptl_hslot(h);
+	struct mxd_ptl_me *me;
+
+	*ni = mxd_ptl_ni_of(h, MXD_PTL_H_ME);
+	if (*ni == NULL || s >= (uint32_t)(*ni)->lim.max_mes)
+		return NULL;
+	me = &(*ni)->mes[s];
+	return me->used && me->gen == mxd_ptl_hgen(h) ? me : NULL;
+}
+
+static inline struct mxd_ptl_md *
+mxd_ptl_md_get(ptl_handle_md_t h, struct mxd_ptl_ni **ni)
+{
+	uint32_t s = mxd_ptl_hslot(h);
+	struct mxd_ptl_md *md;
+
+	*ni = mxd_ptl_ni_of(h, MXD_PTL_H_MD);
+	if (*ni == NULL || s >= (uint32_t)(*ni)->lim.max_mds)
+		return NULL;
+	md = &(*ni)->mds[s];
+	return md->used && md->gen == mxd_ptl_hgen(h) ? md : NULL;
+}
+
+static inline struct mxd_ptl_eq *
+mxd_ptl_eq_get(ptl_handle_eq_t h, struct mxd_ptl_ni **ni)
+{
+	uint32_t s = mxd_ptl_hslot(h);
+	struct mxd_ptl_eq *eq;
+
+	*ni = mxd_ptl_ni_of(h, MXD_PTL_H_EQ);
+	if (*ni == NULL || s >= (uint32_t)(*ni)->lim.max_eqs)
+		return NULL;
+	eq = &(*ni)->eqs[s];
+	return eq->used && !eq->dying && eq->gen == mxd_ptl_hgen(h) ? eq :
+		NULL;
+}
 
 static inline ptl_handle_md_t
 mxd_ptl_md_handle(const struct mxd_ptl_ni *ni, const struct mxd_ptl_md *md)
@@ -241,12 +290,61 @@ enum mxd_ptl_fit {
 };
 
 /* Whether a descriptor responds to operations. */
-int mxd_ptl_md_active(const struct mxd_ptl_md *md);
-int mxd_ptl_md_fit(const struct mxd_ptl_md *md, int put, ptl_size_t rlength,
-		ptl_size_t roffset, ptl_size_t *off, ptl_size_t *mlen);
+static inline int
+mxd_ptl_md_active(const struct mxd_ptl_md *md)
+{
+	unsigned o = md->md.options;
+
+	if (md->md.threshold == 0 || md->nofit_owed)
+		return 0;
+	if (__builtin_expect((o & (PTL_MD_MAX_OFFSET | PTL_MD_MAX_SIZE)) != 0,
+				0)) {
+		if ((o & PTL_MD_MAX_OFFSET) && md->offset > md->md.max_offset)
+			return 0;
+		if ((o & PTL_MD_MAX_SIZE) && (md->offset > md->size ||
+				md->size - md->offset < md->md.max_size))
+			return 0;
+	}
+	return 1;
+}
+
+/* What md does with a request of rlength bytes at roffset (a put, or a
+ * get): MXD_PTL_TAKE with the offset and length moved. */
+static inline int
+mxd_ptl_md_fit(const struct mxd_ptl_md *md, int put, ptl_size_t rlength,
+		ptl_size_t roffset, ptl_size_t *off, ptl_size_t *mlen)
+{
+	unsigned o = md->md.options;
+	ptl_size_t at, room;
+
+	if (!(o & (put ? PTL_MD_OP_PUT : PTL_MD_OP_GET)) ||
+			!mxd_ptl_md_active(md))
+		return MXD_PTL_REJECT;
+	at = (o & PTL_MD_MANAGE_REMOTE) ? roffset : md->offset;
+	room = at < md->size ? md->size - at : 0;
+	if (rlength <= room)
+		*mlen = rlength;
+	else if (o & PTL_MD_TRUNCATE)
+		*mlen = room;
+	else
+		return MXD_PTL_NOFIT;
+	*off = at;
+	return MXD_PTL_TAKE;
+}
+
 /* An operation starts on it: one of its threshold, and 'advance' bytes
  * of its local offset. */
-void mxd_ptl_md_begin(struct mxd_ptl_md *md, ptl_size_t advance);
+static inline void
+mxd_ptl_md_begin(struct mxd_ptl_md *md, ptl_size_t advance)
+{
+	if (md->md.threshold > 0)
+		md->md.threshold--;
+	if (!(md->md.options & PTL_MD_MANAGE_REMOTE))
+		md->offset += advance;
+	md->pending++;
+	if (!mxd_ptl_md_active(md))
+		md->spent = 1;
+}
 /* An operation ends: logs *ev (unless suppressed) and the UNLINK it may
  * cause; md may be released on return. */
 void mxd_ptl_md_end(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
@@ -259,8 +357,22 @@ void mxd_ptl_md_event(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 void mxd_ptl_md_nofit(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 		const ptl_event_t *cause);
 /* The bytes [off, off + len) of a descriptor. */
-void mxd_ptl_md_region(const struct mxd_ptl_md *md, ptl_size_t off,
-		ptl_size_t len, struct mxd_ptl_region *r);
+static inline void
+mxd_ptl_md_region(const struct mxd_ptl_md *md, ptl_size_t off,
+		ptl_size_t len, struct mxd_ptl_region *r)
+{
+	if (md->md.options & PTL_MD_IOVEC) {
+		r->base = NULL;
+		r->iov = md->iov;
+		r->niov = md->niov;
+	} else {
+		r->base = (uint8_t *)md->md.start;
+		r->iov = NULL;
+		r->niov = 0;
+	}
+	r->offset = off;
+	r->length = len;
+}
 /* Unlinks and releases a descriptor that has nothing pending (and its
  * match entry if that was to go with it), without an event. */
 void mxd_ptl_md_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md);
