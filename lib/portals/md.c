@@ -41,9 +41,8 @@ mxd_ptl_md_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md)
 	mxd_ptl_md_release(ni, md);
 }
 
-/* The UNLINK event of an automatic unlinking, then the unlinking. */
-static void
-auto_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
+void
+mxd_ptl_md_auto_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 		const ptl_event_t *cause)
 {
 	ptl_event_t ev = *cause;
@@ -54,13 +53,18 @@ auto_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 	mxd_ptl_md_unlink(ni, md);
 }
 
-/* Whether md is to go now, after an event ok or not. */
-static int
-unlink_due(const struct mxd_ptl_md *md, int ok)
+void
+mxd_ptl_unlink_req(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md, int ok,
+		ptl_event_kind_t type, const struct mxd_ptl_hdr *h,
+		ptl_size_t mlen, ptl_size_t off, ptl_seq_t link,
+		ptl_ni_fail_t fail)
 {
-	if (md->pending != 0)
-		return 0;
-	return md->nofit_owed || (ok && md->unlink_op && md->spent);
+	ptl_event_t cause;
+
+	if (!mxd_ptl_md_unlink_due(md, ok))
+		return;
+	mxd_ptl_ev_req(&cause, type, h, mlen, off, link, fail);
+	mxd_ptl_md_auto_unlink(ni, md, &cause);
 }
 
 static int
@@ -90,8 +94,8 @@ mxd_ptl_md_end(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md, ptl_event_t *ev)
 	md->pending--;
 	if (event_shown(md, ev->type))
 		mxd_ptl_log(ni, md, ev);
-	if (unlink_due(md, ev->ni_fail_type == PTL_NI_OK))
-		auto_unlink(ni, md, ev);
+	if (mxd_ptl_md_unlink_due(md, ev->ni_fail_type == PTL_NI_OK))
+		mxd_ptl_md_auto_unlink(ni, md, ev);
 }
 
 void
@@ -100,8 +104,8 @@ mxd_ptl_md_event(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 {
 	if (event_shown(md, ev->type))
 		mxd_ptl_log(ni, md, ev);
-	if (unlink_due(md, 1))
-		auto_unlink(ni, md, ev);
+	if (mxd_ptl_md_unlink_due(md, 1))
+		mxd_ptl_md_auto_unlink(ni, md, ev);
 }
 
 void
@@ -110,7 +114,7 @@ mxd_ptl_md_nofit(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 {
 	md->nofit_owed = 1;
 	if (md->pending == 0)
-		auto_unlink(ni, md, cause);
+		mxd_ptl_md_auto_unlink(ni, md, cause);
 }
 
 /* The segments of an iovec descriptor: -PTL_ILL_MD if too many, or one
@@ -159,7 +163,12 @@ void
 mxd_ptl_md_set(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 		const ptl_md_t *umd)
 {
+	struct mxd_ptl_ni *eq_ni;
+
 	md->md = *umd;
+	md->eq = umd->eventq == PTL_EQ_NONE ? NULL :
+		mxd_ptl_eq_get(umd->eventq, &eq_ni);
+	md->eq_gen = md->eq != NULL ? md->eq->gen : 0;
 	if (umd->options & PTL_MD_IOVEC) {
 		const ptl_md_iovec_t *iov = (const ptl_md_iovec_t *)umd->start;
 
