@@ -31,11 +31,36 @@ def pack(recs):
     return frame(11, body)
 
 def ptl(kind, flags=0, rlength=0, mlength=0, pt=0, match=1, offset=0,
-        hdr_data=0, md=0x3000000000000001, cookie=1, version=1):
-    """A Portals header (proto/portals_wire.h): 96 bytes, big-endian."""
-    return struct.pack(">BBBBIQIIIIQQQQQQQII", version, kind, flags, 0, pt,
-                       0x020000000001, 7, 0, 0, 0, match, offset, hdr_data,
-                       rlength, mlength, md, cookie, 1, 0)
+        hdr_data=0, md=0x3000000000000001, cookie=1, version=2, head=0):
+    """A Portals header (proto/portals_wire.h): 16 bytes, then the 8-byte
+    words the kind and flags say, big-endian; padded to 'head' bytes (a
+    rendezvous's head) if given.  A PUT's rlength and a REPLY's mlength are
+    the data's length, not sent."""
+    kind_words = {1: {"match"}, 2: {"match", "rlength", "cookie"},
+                  3: {"match", "rlength", "mlength", "md", "link"},
+                  4: {"cookie"}}
+    words = set(kind_words.get(kind, set()))
+    if offset and kind != 4:
+        flags |= 0x04
+        words.add("offset")
+    if hdr_data and kind == 1:
+        flags |= 0x08
+        words.add("data")
+    if flags & 0x01 and kind == 1:
+        words |= {"md", "link"}
+    if cookie and (kind == 3 or (kind == 1 and flags & 0x01)):
+        words.add("cookie")
+        flags |= 0x10
+    h = struct.pack(">BBHIIHH", version << 4 | kind, flags,
+                    pt if kind != 4 else 0, 0, 0, 0, 0)
+    values = {"match": match, "rlength": rlength, "mlength": mlength,
+              "offset": offset, "data": hdr_data, "md": md, "link": 1 << 32,
+              "cookie": cookie}
+    for w in ("match", "rlength", "mlength", "offset", "data", "md", "link",
+              "cookie"):
+        if w in words:
+            h += struct.pack(">Q", values[w])
+    return h.ljust(head, b"\0")
 
 def ptl_rec(body, flags=1):
     """An EAGER frame of the Portals interfaces (control bits 0 and 2:
@@ -50,9 +75,9 @@ seeds = {
     "ptl-ack": ptl_rec(ptl(3, rlength=200, mlength=200)),
     "ptl-reply": ptl_rec(ptl(4, rlength=12, mlength=12) + b"reply bytes!"),
     "ptl-reply-dropped": ptl_rec(ptl(4, flags=2, rlength=64)),
-    "ptl-put-large": ptl_rec(struct.pack(">IIHH4x", 96 + 60000, 4097, 1400,
-                                         96) + ptl(1, flags=1,
-                                                   rlength=60000), flags=5),
+    "ptl-put-large": ptl_rec(struct.pack(">IIHH4x", 72 + 60000, 4097, 1400,
+                                         72) + ptl(1, flags=1, head=72),
+                             flags=5),
     "ptl-bad-version": ptl_rec(ptl(1, rlength=4, version=9) + b"oops"),
     "ptl-sequence": ptl_rec(ptl(1, rlength=4) + b"one!") +
         ptl_rec(ptl(2, rlength=4)) + ptl_rec(ptl(1, rlength=0)),

@@ -103,12 +103,36 @@ local EAGER_CAP = MAX_FRAGS * 16384	-- MXD_WIRE_EAGER_CAP
 local RNDV_DESC_LEN = 16
 local RNDV_HEAD_MAX = 112	-- MXD_RNDV_HEAD_MAX
 -- Portals (proto/portals_wire.h): the header that a Portals message (the
--- filter of every Portals endpoint: PTL_FILTER) carries first.
+-- filter of every Portals endpoint: PTL_FILTER) carries first: a fixed
+-- part of 16 bytes, then the 8-byte words its kind and flags say; padded
+-- to PTL_HEAD bytes in a rendezvous's descriptor.
 local PTL_FILTER = 0x50544c33
-local PTL_HLEN = 96
+local PTL_VERSION = 2
+local PTL_HFIX = 16
+local PTL_HEAD = 72		-- MXD_PTL_HEAD
 local ptl_kinds = { [1] = "PUT", [2] = "GET", [3] = "ACK", [4] = "REPLY" }
 local PTL_F_ACK_REQ = 0x01
 local PTL_F_DROPPED = 0x02
+local PTL_F_OFFSET = 0x04
+local PTL_F_DATA = 0x08
+local PTL_F_COOKIE = 0x10
+-- The words in their order on the wire (enum mxd_ptl_word).
+local ptl_words = { "match", "rlength", "mlength", "offset", "data", "md",
+	"link", "cookie" }
+-- The words each kind always carries, and the flags it takes.
+local ptl_kind_words = {
+	[1] = { match = true },
+	[2] = { match = true, rlength = true, cookie = true },
+	[3] = { match = true, rlength = true, mlength = true, md = true,
+		link = true },
+	[4] = { cookie = true },
+}
+local ptl_kind_flags = {
+	[1] = PTL_F_ACK_REQ + PTL_F_OFFSET + PTL_F_DATA + PTL_F_COOKIE,
+	[2] = PTL_F_OFFSET,
+	[3] = PTL_F_OFFSET + PTL_F_COOKIE,
+	[4] = PTL_F_DROPPED,
+}
 
 ------------------------------------------------------------------------
 -- Fields.
@@ -193,21 +217,25 @@ local pf = {
 	rndv_head = ProtoField.uint16("mxdpdk.rndv.head",
 		"Head (message bytes after the descriptor, not pulled)"),
 	rndv_pad = ProtoField.bytes("mxdpdk.rndv.pad", "Pad"),
-	ptl_version = ProtoField.uint8("mxdpdk.ptl.version", "Portals version"),
+	ptl_version = ProtoField.uint8("mxdpdk.ptl.version", "Portals version",
+		base.DEC, nil, 0xf0),
 	ptl_kind = ProtoField.uint8("mxdpdk.ptl.kind", "Kind", base.DEC,
-		ptl_kinds),
+		ptl_kinds, 0x0f),
 	ptl_flags = ProtoField.uint8("mxdpdk.ptl.flags", "Flags", base.HEX),
 	ptl_ack_req = ProtoField.bool("mxdpdk.ptl.flags.ack_req", "ACK_REQ", 8,
 		nil, PTL_F_ACK_REQ, "PUT: acknowledge it"),
 	ptl_dropped = ProtoField.bool("mxdpdk.ptl.flags.dropped", "DROPPED", 8,
 		nil, PTL_F_DROPPED, "REPLY: the target dropped the get"),
-	ptl_pt = ProtoField.uint32("mxdpdk.ptl.pt_index", "Portal index"),
-	ptl_nid = ProtoField.uint64("mxdpdk.ptl.src_nid", "Sender's node id",
-		base.HEX),
-	ptl_pid = ProtoField.uint32("mxdpdk.ptl.src_pid", "Sender's process id"),
+	ptl_f_offset = ProtoField.bool("mxdpdk.ptl.flags.offset", "OFFSET", 8,
+		nil, PTL_F_OFFSET, "the offset word"),
+	ptl_f_data = ProtoField.bool("mxdpdk.ptl.flags.data", "DATA", 8,
+		nil, PTL_F_DATA, "PUT: the hdr_data word"),
+	ptl_f_cookie = ProtoField.bool("mxdpdk.ptl.flags.cookie", "COOKIE", 8,
+		nil, PTL_F_COOKIE, "PUT, ACK: the op_cookie word"),
+	ptl_pt = ProtoField.uint16("mxdpdk.ptl.pt_index", "Portal index"),
 	ptl_uid = ProtoField.uint32("mxdpdk.ptl.src_uid", "Sender's user id"),
 	ptl_jid = ProtoField.uint32("mxdpdk.ptl.src_jid", "Sender's job id"),
-	ptl_ac = ProtoField.uint32("mxdpdk.ptl.ac_index", "Cookie (AC index)"),
+	ptl_ac = ProtoField.uint16("mxdpdk.ptl.ac_index", "Cookie (AC index)"),
 	ptl_bits = ProtoField.uint64("mxdpdk.ptl.match_bits", "Match bits",
 		base.HEX),
 	ptl_offset = ProtoField.uint64("mxdpdk.ptl.offset", "Offset"),
@@ -441,51 +469,106 @@ local function dissect_rndv(tvb, tree, off)
 		u32(tvb, off + 4))
 end
 
--- The Portals header at off (PTL_HLEN bytes there) of a message of
--- msg_len bytes, header included; then its data in this frame (avail
--- bytes after the header).  Returns the info text.
-local function dissect_ptl(tvb, tree, off, msg_len, avail)
-	local t = tree:add(tvb(off, PTL_HLEN), "Portals header")
-	local kind, fl = tvb(off + 1, 1):uint(), tvb(off + 2, 1):uint()
+-- The Portals header at off of a message of msg_len bytes, header
+-- included, len bytes of it here ('padded': a rendezvous's head, the
+-- header padded to PTL_HEAD bytes); then its data in this frame.
+-- Returns the info text.
+local function dissect_ptl(tvb, tree, off, msg_len, len, padded)
+	local vk, fl = tvb(off, 1):uint(), tvb(off + 1, 1):uint()
+	local kind = band(vk, 0x0f)
+	local has = {}
+	for w in pairs(ptl_kind_words[kind] or {}) do has[w] = true end
+	if band(fl, PTL_F_OFFSET) ~= 0 then has.offset = true end
+	if band(fl, PTL_F_DATA) ~= 0 then has.data = true end
+	if band(fl, PTL_F_ACK_REQ) ~= 0 then has.md, has.link = true, true end
+	if band(fl, PTL_F_COOKIE) ~= 0 then has.cookie = true end
+	local at, word = {}, off + PTL_HFIX
+	for _, w in ipairs(ptl_words) do
+		if has[w] then at[w] = word; word = word + 8 end
+	end
+	local hl = word - off
+	local start = padded and PTL_HEAD or hl
+	if len < start then
+		tree:add(pf.data, tvb(off, len))
+		return " PTL (short)"
+	end
+	local t = tree:add(tvb(off, start), "Portals header")
 	t:add(pf.ptl_version, tvb(off, 1))
-	t:add(pf.ptl_kind, tvb(off + 1, 1))
-	local fi = t:add(pf.ptl_flags, tvb(off + 2, 1))
-	fi:add(pf.ptl_ack_req, tvb(off + 2, 1))
-	fi:add(pf.ptl_dropped, tvb(off + 2, 1))
-	t:add(pf.ptl_pad, tvb(off + 3, 1))
-	t:add(pf.ptl_pt, tvb(off + 4, 4))
-	t:add(pf.ptl_nid, tvb(off + 8, 8))
-	t:add(pf.ptl_pid, tvb(off + 16, 4))
-	t:add(pf.ptl_uid, tvb(off + 20, 4))
-	t:add(pf.ptl_jid, tvb(off + 24, 4))
-	t:add(pf.ptl_ac, tvb(off + 28, 4))
-	t:add(pf.ptl_bits, tvb(off + 32, 8))
-	t:add(pf.ptl_offset, tvb(off + 40, 8))
-	t:add(pf.ptl_hdr_data, tvb(off + 48, 8))
-	t:add(pf.ptl_rlength, tvb(off + 56, 8))
-	t:add(pf.ptl_mlength, tvb(off + 64, 8))
-	t:add(pf.ptl_md, tvb(off + 72, 8))
-	t:add(pf.ptl_cookie, tvb(off + 80, 8))
-	t:add(pf.ptl_link, tvb(off + 88, 4))
-	t:add(pf.ptl_pad, tvb(off + 92, 4))
-	local rlen, mlen = tvb(off + 56, 8):uint64(), tvb(off + 64, 8):uint64()
+	t:add(pf.ptl_kind, tvb(off, 1))
+	local fi = t:add(pf.ptl_flags, tvb(off + 1, 1))
+	fi:add(pf.ptl_ack_req, tvb(off + 1, 1))
+	fi:add(pf.ptl_dropped, tvb(off + 1, 1))
+	fi:add(pf.ptl_f_offset, tvb(off + 1, 1))
+	fi:add(pf.ptl_f_data, tvb(off + 1, 1))
+	fi:add(pf.ptl_f_cookie, tvb(off + 1, 1))
+	t:add(pf.ptl_pt, tvb(off + 2, 2))
+	t:add(pf.ptl_uid, tvb(off + 4, 4))
+	t:add(pf.ptl_jid, tvb(off + 8, 4))
+	t:add(pf.ptl_ac, tvb(off + 12, 2))
+	t:add(pf.ptl_pad, tvb(off + 14, 2))
+	-- The data's length is what the message holds after the header: a
+	-- PUT's rlength, a REPLY's mlength.
+	local body = msg_len - start
+	local rlen, mlen = UInt64.new(0), UInt64.new(0)
+	local fields = { match = pf.ptl_bits, rlength = pf.ptl_rlength,
+		mlength = pf.ptl_mlength, offset = pf.ptl_offset,
+		data = pf.ptl_hdr_data, md = pf.ptl_md, cookie = pf.ptl_cookie }
+	for _, w in ipairs(ptl_words) do
+		if at[w] and w == "link" then
+			t:add(pf.ptl_link, tvb(at[w], 4))
+			t:add(pf.ptl_pad, tvb(at[w] + 4, 4))
+		elseif at[w] then
+			t:add(fields[w], tvb(at[w], 8))
+		end
+	end
+	if at.rlength then rlen = tvb(at.rlength, 8):uint64() end
+	if at.mlength then mlen = tvb(at.mlength, 8):uint64() end
+	if kind == 1 and body >= 0 then
+		rlen = UInt64.new(body)
+		t:add(pf.ptl_rlength, tvb(off, 1), rlen):set_generated()
+	elseif kind == 4 and body >= 0 then
+		mlen = UInt64.new(body)
+		t:add(pf.ptl_mlength, tvb(off, 1), mlen):set_generated()
+	end
+	if start > hl then
+		t:add(pf.ptl_pad, tvb(off + hl, start - hl))
+	end
 	-- What mxd_ptl_wire_parse() refuses (the face drops the message).
-	local allowed = kind == 1 and PTL_F_ACK_REQ or
-		kind == 4 and PTL_F_DROPPED or 0
-	local body = kind == 1 and rlen:tonumber() or
-		kind == 4 and mlen:tonumber() or 0
-	local bad = tvb(off, 1):uint() ~= 1 or ptl_kinds[kind] == nil or
-		band(fl, 0xff - allowed) ~= 0 or tvb(off + 3, 1):uint() ~= 0 or
-		u32(tvb, off + 92) ~= 0 or msg_len - PTL_HLEN ~= body
+	local allowed = ptl_kind_flags[kind] or 0
+	local zero = true
+	for i = hl, start - 1 do
+		if tvb(off + i, 1):uint() ~= 0 then zero = false end
+	end
+	local lengths_ok = body >= 0 and
+		((kind == 2 and body == 0) or
+		 (kind == 3 and body == 0 and mlen <= rlen) or
+		 (kind == 4 and (band(fl, PTL_F_DROPPED) == 0 or body == 0)) or
+		 kind == 1)
+	local bad = rshift(vk, 4) ~= PTL_VERSION or ptl_kinds[kind] == nil or
+		band(fl, 0xff - allowed) ~= 0 or
+		(kind == 1 and band(fl, PTL_F_COOKIE) ~= 0 and
+			band(fl, PTL_F_ACK_REQ) == 0) or
+		tvb(off + 14, 2):uint() ~= 0 or
+		(kind == 4 and tvb(off + 2, 2):uint() ~= 0) or
+		(kind > 2 and tvb(off + 12, 2):uint() ~= 0) or
+		(at.link and u32(tvb, at.link + 4) ~= 0) or
+		not zero or not lengths_ok
 	if bad then
 		t:add_proto_expert_info(ex.ptl_bad)
 	end
-	if avail > 0 then
-		tree:add(pf.ptl_data, tvb(off + PTL_HLEN, avail))
+	if len > start then
+		tree:add(pf.ptl_data, tvb(off + start, len - start))
 	end
-	local info = string.format(" PTL %s pt=%u bits=%s rlen=%s",
-		ptl_kinds[kind] or ("kind " .. kind), u32(tvb, off + 4),
-		hex64(tvb, off + 32), tostring(rlen))
+	local info = string.format(" PTL %s", ptl_kinds[kind] or
+		("kind " .. kind))
+	if kind ~= 4 then
+		info = info .. string.format(" pt=%u bits=%s",
+			tvb(off + 2, 2):uint(), at.match and hex64(tvb, at.match)
+			or "0")
+	end
+	if kind ~= 4 then
+		info = info .. " rlen=" .. tostring(rlen)
+	end
 	if kind == 3 or kind == 4 then
 		info = info .. " mlen=" .. tostring(mlen)
 	end
@@ -503,17 +586,17 @@ end
 local function dissect_ptl_body(tvb, tree, off, len, msg_len, rndv)
 	if rndv then
 		local info = dissect_rndv(tvb, tree, off)
-		if len >= RNDV_DESC_LEN + PTL_HLEN then
+		if len >= RNDV_DESC_LEN + PTL_HEAD then
 			info = info .. dissect_ptl(tvb, tree, off + RNDV_DESC_LEN,
-				u32(tvb, off), 0)
+				u32(tvb, off), PTL_HEAD, true)
 		end
 		return info
 	end
-	if len < PTL_HLEN then
+	if len < PTL_HFIX then
 		tree:add(pf.data, tvb(off, len))
 		return " PTL (short)"
 	end
-	return dissect_ptl(tvb, tree, off, msg_len, len - PTL_HLEN)
+	return dissect_ptl(tvb, tree, off, msg_len, len, false)
 end
 
 local function dissect_eager(tvb, tree, h, pinfo)

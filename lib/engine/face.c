@@ -23,20 +23,22 @@
 
 static uint8_t sink[MXD_RNDV_HEAD_MAX];
 
-/* The head the face reads: the message's first bytes, or those its
- * announcement carries; NULL if it has none (a peer's fault). */
+/* What the face reads: the message whole (*avail its length), or the
+ * head its announcement carries; NULL if it has none (a peer's fault). */
 static const uint8_t *
 head_of(const struct mxd_face_ops *f, int rndv, const uint8_t *data,
-		uint32_t *len)
+		uint32_t *len, uint32_t *avail)
 {
 	struct mxd_rndv_desc d;
 
 	if (data == NULL)
 		return NULL;	/* several fragments: no face sends one */
+	*avail = *len;
 	if (!rndv)
-		return *len >= f->head ? data : NULL;
+		return data;
 	mxd_wire_get_rndv(data, &d);
 	*len = d.total_len;
+	*avail = f->head;
 	return d.head == f->head ? data + sizeof(d) : NULL;
 }
 
@@ -71,13 +73,13 @@ mxd_face_take(struct mx_endpoint *ep, struct mxd_partner *p, int rndv,
 	struct mxd_face_deposit d = { 0 };
 	struct mx_request *r = mxd_ep_req(ep, MXD_REQ_RECV, NULL);
 	const uint8_t *head;
-	uint32_t len = msg_len;
+	uint32_t len = msg_len, avail = 0;
 	int v;
 
 	if (r == NULL)
 		return MXD_FACE_NOMEM;	/* before the face saw it */
-	head = head_of(f, rndv, data, &len);
-	v = f->take(ep->face_ctx, p, head, len, &d);
+	head = head_of(f, rndv, data, &len, &avail);
+	v = f->take(ep->face_ctx, p, head, avail, len, &d);
 	if (v != MXD_FACE_DEPOSIT) {
 		mxd_req_put(r);
 		return v;
@@ -115,13 +117,13 @@ mxd_face_direct(struct mx_endpoint *ep, struct mxd_partner *p,
 	const struct mxd_face_ops *f = ep->face;
 	struct mxd_face_deposit d = { 0 };
 	uint32_t body;
-	int v = f->take(ep->face_ctx, p, len >= f->head ? data : NULL, len, &d);
+	int v = f->take(ep->face_ctx, p, data, len, len, &d);
 
 	if (v == MXD_FACE_NOMEM)
 		return -1;
 	if (v != MXD_FACE_DEPOSIT)
 		return 0;
-	body = len - f->head;
+	body = len > f->head ? len - f->head : 0;
 	deposit_copy(&d, data + f->head, d.length < body ? d.length : body);
 	f->done(ep->face_ctx, d.token, d.length < body ? MX_STATUS_TRUNCATED :
 			MX_STATUS_SUCCESS);

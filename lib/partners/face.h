@@ -9,14 +9,17 @@
  * endpoint) pays a test of that pointer where a message is matched.
  *
  * Receiving.  Each message of a partner, when it is next in order (where
- * MX would match it), goes to take() with its first 'head' bytes, read
- * from the message when it came in one frame, or from its announcement
- * when it is large (a rendezvous descriptor carries the sender's first
- * 'head' bytes: proto/wire.h, struct mxd_rndv_desc); NULL if the message
- * has no such head (a peer's fault: the face drops it).  take() returns
+ * MX would match it), goes to take() with 'avail' bytes of it: all of
+ * them (avail == len) when it came in one frame, which take() may read
+ * and copy before it returns; else, a large message, its first 'head'
+ * bytes, read from its announcement (a rendezvous descriptor carries the
+ * sender's first 'head' bytes: proto/wire.h, struct mxd_rndv_desc); NULL
+ * if the message has no such bytes (a peer's fault: the face drops it).
+ * take() returns
  *   MXD_FACE_DROP     the message is consumed: nothing goes anywhere (a
  *                     large one is not pulled, and its sender is told
- *                     that its send is done);
+ *                     that its send is done); the face may have taken a
+ *                     message in one frame itself;
  *   MXD_FACE_DEPOSIT  the bytes after the head, up to d->length of them,
  *                     go to d's segments (the rest are not taken; a
  *                     large message's are pulled from its sender); done()
@@ -69,12 +72,14 @@ struct mxd_face_deposit {
 };
 
 struct mxd_face_ops {
-	/* Bytes of every message that take() reads (at most
+	/* Bytes of a large message that take() reads (at most
 	 * MXD_RNDV_HEAD_MAX). */
 	uint32_t head;
-	/* A message of p, of 'len' bytes in all, next in order. */
+	/* A message of p, of 'len' bytes in all, next in order: 'avail' of
+	 * them at 'head'. */
 	int (*take)(void *ctx, struct mxd_partner *p, const uint8_t *head,
-			uint32_t len, struct mxd_face_deposit *d);
+			uint32_t avail, uint32_t len,
+			struct mxd_face_deposit *d);
 	/* A request of the face ended (a deposit, a send, a connect). */
 	void (*done)(void *ctx, void *token, mx_status_code_t code);
 	/* p was refused or lost ('code' why): the face's waits on it are

@@ -13,14 +13,17 @@
  *
  * Each Portals message (PUT, GET, ACK, REPLY) is one engine message
  * between the two endpoints, reliable and in order per pair, with the
- * Portals header (proto/portals_wire.h) as its first MXD_PTL_HLEN bytes.
- * A message whose header and data fit one frame goes eager, copied when
- * sent (a put's SEND_END then); any larger one by rendezvous, its header
- * carried with the announcement, so that the header is whole whenever
- * the face reads it: the target pulls the data from the initiator's
- * descriptor (SEND_END once pulled), and a get's initiator pulls the
- * REPLY from the target's.  The receiver takes only the bytes its
- * descriptor takes (mlength); the rest of a large message is not pulled.
+ * Portals header (proto/portals_wire.h) first in its body.  A message
+ * whose header and data fit one frame goes eager, copied when sent (a
+ * put's SEND_END then), its data right after its header; the face reads
+ * it whole and moves its data itself (a PUT into the descriptor that
+ * takes it, a REPLY into the get's) before it returns.  Any larger one
+ * goes by rendezvous, its header padded to MXD_PTL_HEAD bytes and carried
+ * with the announcement, so that the header is whole whenever the face
+ * reads it: the target pulls the data from the initiator's descriptor
+ * (SEND_END once pulled), and a get's initiator pulls the REPLY from the
+ * target's.  The receiver takes only the bytes its descriptor takes
+ * (mlength); the rest of a large message is not pulled.
  *
  * Records.  Each operation in progress, ours or a peer's with us, is a
  * record of the interface (a pool that grows and never shrinks, reused
@@ -54,7 +57,7 @@
 
 #define PTL_FILTER	0x50544c33u	/* "PTL3": every interface's filter */
 #define PTL_MATCH	((uint64_t)PTL_FILTER << 32)	/* | kind */
-#define BODY_MAX	(UINT32_MAX - MXD_PTL_HLEN)	/* a message's bytes */
+#define BODY_MAX	(UINT32_MAX - MXD_PTL_HEAD)	/* a message's bytes */
 #define PEER_BUCKETS	256u
 
 /* What a record stands for. */
@@ -90,7 +93,9 @@ struct rec {
 	struct mxd_ptl_tgt tgt;		/* R_TPUT, R_TGET; R_GET: the REPLY */
 	struct mxd_ptl_hdr ack;		/* R_PUT: the ACK held */
 	struct mxd_ptl_region body;	/* the bytes after the header sent */
-	uint8_t wire[MXD_PTL_HLEN];	/* its message's header */
+	uint32_t wlen;			/* its header's length */
+	uint8_t wire[MXD_PTL_HEAD];	/* its message's header (padded
+					 * for a rendezvous) */
 };
 
 /* A process we send to, while a connect to it goes on. */
@@ -180,6 +185,20 @@ rec_find(struct eng *e, uint64_t cookie)
 	return r->used && r->gen == (uint32_t)(cookie >> 32) ? r : NULL;
 }
 
+/* r's message's header is h. */
+static void
+rec_wire(struct rec *r, const struct mxd_ptl_hdr *h)
+{
+	r->wlen = mxd_ptl_wire_encode(r->wire, h);
+}
+
+/* The engine's match of a message whose header is at w: its kind. */
+static uint64_t
+match_of(const uint8_t *w)
+{
+	return PTL_MATCH | (w[0] & 0xfu);
+}
+
 static void *
 token(const void *obj, unsigned tag)
 {
@@ -254,12 +273,12 @@ rec_send_now(struct eng *e, struct rec *r)
 {
 	uint8_t msg[MXD_TXCOPY_MAX];
 
-	if (r->body.length > sizeof(msg) - MXD_PTL_HLEN)
+	if (r->body.length > sizeof(msg) - r->wlen)
 		return 0;
-	memcpy(msg, r->wire, MXD_PTL_HLEN);
-	mxd_ptl_region_read(&r->body, 0, msg + MXD_PTL_HLEN, r->body.length);
-	if (!mxd_face_send_now(r->p, msg, MXD_PTL_HLEN +
-				(uint32_t)r->body.length, PTL_MATCH | r->wire[1]))
+	memcpy(msg, r->wire, r->wlen);
+	mxd_ptl_region_read(&r->body, 0, msg + r->wlen, r->body.length);
+	if (!mxd_face_send_now(r->p, msg, r->wlen + (uint32_t)r->body.length,
+				match_of(r->wire)))
 		return 0;
 	r->sending = 1;
 	send_done(e, r, PTL_NI_OK);
@@ -282,15 +301,21 @@ rec_send(struct eng *e, struct rec *r)
 		face_ops.done(e, token(r, TOK_SEND), MX_STATUS_NO_RESOURCES);
 		return;
 	}
+	/* Too large for a frame: by rendezvous, the header padded to the
+	 * head the announcement carries, the data after it. */
+	if (r->wlen + r->body.length > p->frag_max) {
+		memset(r->wire + r->wlen, 0, MXD_PTL_HEAD - r->wlen);
+		r->wlen = MXD_PTL_HEAD;
+	}
 	segs[0].segment_ptr = r->wire;
-	segs[0].segment_length = MXD_PTL_HLEN;
+	segs[0].segment_length = r->wlen;
 	n = 1 + segs_of(&r->body, segs + 1, MXD_MAX_SEGMENTS);
 	if (mxd_req_set_segs(q, segs, n) < 0) {
 		mxd_req_done(q, MX_STATUS_NO_RESOURCES);
 		return;
 	}
 	q->partner = p;
-	q->match_recv = PTL_MATCH | r->wire[1];
+	q->match_recv = match_of(r->wire);
 	q->rndv = q->length > p->frag_max;	/* the header whole at once */
 	/* A loss of an earlier message was told by its own operation. */
 	if (p->unreported != MX_STATUS_SUCCESS)
@@ -574,7 +599,7 @@ op_new(struct eng *e, const struct mxd_ptl_op *op, uint8_t kind)
 	}
 	r->op = *op;
 	r->op.hdr.op_cookie = cookie_of(r);
-	mxd_ptl_wire_encode(r->wire, &r->op.hdr);
+	rec_wire(r, &r->op.hdr);
 	return r;
 }
 
@@ -587,8 +612,9 @@ put_now(struct eng *e, const struct mxd_ptl_op *op)
 	uint8_t msg[MXD_TXCOPY_MAX];
 	struct mxd_partner *p;
 	struct peer *pe;
+	uint32_t hl;
 
-	if (op->hdr.rlength > sizeof(msg) - MXD_PTL_HLEN)
+	if (op->hdr.rlength > sizeof(msg) - MXD_PTL_HLEN_MAX)
 		return 0;
 	p = mxd_partner_find(e->ep, op->target.nid, op->target.pid);
 	if (p == NULL || !mxd_partner_up(p))
@@ -597,17 +623,13 @@ put_now(struct eng *e, const struct mxd_ptl_op *op)
 		peer_find(e, op->target);
 	if (pe != NULL && (pe->connecting || !mxd_list_empty(&pe->queue)))
 		return 0;
-	mxd_ptl_wire_encode(msg, &op->hdr);	/* op_cookie 0: none */
-	mxd_ptl_region_read(&op->region, 0, msg + MXD_PTL_HLEN,
-			op->hdr.rlength);
-	if (!mxd_face_send_now(p, msg, MXD_PTL_HLEN + (uint32_t)op->hdr.rlength,
-				PTL_MATCH | MXD_PTL_PUT))
-		return 0;
-	mxd_ptl_put_done(e->ni, op, PTL_NI_OK);
-	return 1;
+	hl = mxd_ptl_wire_encode(msg, &op->hdr);	/* op_cookie 0: none */
+	mxd_ptl_region_read(&op->region, 0, msg + hl, op->hdr.rlength);
+	return mxd_face_send_now(p, msg, hl + (uint32_t)op->hdr.rlength,
+			PTL_MATCH | MXD_PTL_PUT);
 }
 
-static void
+static int
 eng_put(void *tp, const struct mxd_ptl_op *op)
 {
 	struct eng *e = tp;
@@ -615,14 +637,15 @@ eng_put(void *tp, const struct mxd_ptl_op *op)
 
 	if (put_now(e, op)) {
 		flush(e);
-		return;
+		return 1;	/* its bytes copied out: over */
 	}
 	r = op_new(e, op, R_PUT);
 	if (r == NULL)
-		return;
+		return 0;
 	r->body = op->region;
 	route(e, r, op->target);	/* r may be gone */
 	flush(e);
+	return 0;
 }
 
 static void
@@ -696,6 +719,30 @@ deposit(struct eng *e, struct rec *r, const struct mxd_ptl_region *rg,
 	return MXD_FACE_DEPOSIT;
 }
 
+/* A put of us in one frame, its data at 'data': done here, its ACK sent
+ * if it is to be. */
+static int
+put_whole(struct eng *e, struct mxd_partner *p, const struct mxd_ptl_hdr *h,
+		const uint8_t *data)
+{
+	struct rec *r = NULL;
+	struct mxd_ptl_hdr ack;
+
+	/* The ACK's record first: none, and the put comes again. */
+	if ((h->flags & MXD_PTL_F_ACK_REQ) &&
+			(r = rec_new(e, R_SEND)) == NULL)
+		return MXD_FACE_NOMEM;
+	if (!mxd_ptl_rx_put(e->ni, h, data, &ack)) {
+		if (r != NULL)
+			rec_free(e, r);
+		return MXD_FACE_DROP;
+	}
+	rec_wire(r, &ack);	/* an ACK is asked: r is there */
+	r->p = p;
+	rec_send(e, r);
+	return MXD_FACE_DROP;		/* consumed */
+}
+
 static int
 take_put(struct eng *e, struct mxd_partner *p, const struct mxd_ptl_hdr *h,
 		struct mxd_face_deposit *d)
@@ -726,7 +773,7 @@ take_get(struct eng *e, struct mxd_partner *p, const struct mxd_ptl_hdr *h)
 		r->kind = R_SEND;
 		r->tgt.reply.mlength = 0;
 	}
-	mxd_ptl_wire_encode(r->wire, &r->tgt.reply);
+	rec_wire(r, &r->tgt.reply);
 	r->p = p;
 	rec_send(e, r);
 	return MXD_FACE_DROP;		/* the GET itself: consumed */
@@ -747,9 +794,23 @@ take_ack(struct eng *e, const struct mxd_ptl_hdr *h)
 	mxd_ptl_rx_ack(e->ni, h);
 }
 
+/* The REPLY to our get r has its data (t->region.length bytes) at
+ * 'data': moved, and the get ends. */
+static void
+reply_whole(struct eng *e, struct rec *r, const uint8_t *data)
+{
+	mxd_ptl_region_write(&r->tgt.region, 0, data, r->tgt.region.length);
+	mxd_ptl_rx_end(e->ni, &r->tgt, PTL_NI_OK, NULL);
+	get_end(e, r, PTL_NI_OK, 0);
+	if (!r->sending)
+		rec_free(e, r);
+}
+
+/* A REPLY: its data at 'data' if it came in one frame, else NULL (to be
+ * pulled into d). */
 static int
 take_reply(struct eng *e, struct mxd_partner *p, const struct mxd_ptl_hdr *h,
-		struct mxd_face_deposit *d)
+		const uint8_t *data, struct mxd_face_deposit *d)
 {
 	struct rec *r = rec_find(e, h->op_cookie);
 
@@ -765,38 +826,50 @@ take_reply(struct eng *e, struct mxd_partner *p, const struct mxd_ptl_hdr *h,
 		return MXD_FACE_DROP;
 	}
 	r->replied = 1;
+	if (data != NULL) {
+		reply_whole(e, r, data);
+		return MXD_FACE_DROP;
+	}
 	return deposit(e, r, &r->tgt.region, d);
 }
 
+/*
+ * A message in one frame (avail == len) is read whole here, its header
+ * followed by its data, and never deposited; a large one (avail < len:
+ * its announcement's head) has its header padded to MXD_PTL_HEAD bytes,
+ * its data after them, deposited.
+ */
 static int
-face_take(void *ctx, struct mxd_partner *p, const uint8_t *head, uint32_t len,
-		struct mxd_face_deposit *d)
+face_take(void *ctx, struct mxd_partner *p, const uint8_t *head,
+		uint32_t avail, uint32_t len, struct mxd_face_deposit *d)
 {
 	struct eng *e = ctx;
 	struct mxd_ptl_hdr h;
+	int whole = avail == len, at;
 
 	if (e->closing)
 		return MXD_FACE_DROP;
 	/* (A get asks at most what one message holds: no initiator of
 	 * ours asks more.) */
-	if (head == NULL || mxd_ptl_wire_parse(head, MXD_PTL_HLEN, len,
-				&h) != 0 || h.rlength > BODY_MAX) {
+	if (head == NULL || (at = mxd_ptl_wire_parse(head, avail, len, !whole,
+					&h)) < 0 || h.rlength > BODY_MAX) {
 		mxd_ptl_rx_dropped(e->ni, NULL);	/* malformed */
 		return MXD_FACE_DROP;
 	}
-	/* Its sender is the partner it came from, whatever it says. */
+	/* Its sender is the partner it came from. */
 	h.src_nid = p->nic_id;
 	h.src_pid = p->remote_ep;
 	switch (h.kind) {
 	case MXD_PTL_PUT:
-		return take_put(e, p, &h, d);
+		return whole ? put_whole(e, p, &h, head + at) :
+			take_put(e, p, &h, d);
 	case MXD_PTL_GET:
 		return take_get(e, p, &h);
 	case MXD_PTL_ACK:
 		take_ack(e, &h);
 		return MXD_FACE_DROP;
 	default:
-		return take_reply(e, p, &h, d);
+		return take_reply(e, p, &h, whole ? head + at : NULL, d);
 	}
 }
 
@@ -842,7 +915,7 @@ deposit_done(struct eng *e, struct rec *r, ptl_ni_fail_t st)
 	}
 	/* R_TPUT: acknowledged if asked (and allowed). */
 	if (mxd_ptl_rx_end(e->ni, &r->tgt, st, &r->ack)) {
-		mxd_ptl_wire_encode(r->wire, &r->ack);
+		rec_wire(r, &r->ack);
 		memset(&r->body, 0, sizeof(r->body));
 		rec_send(e, r);
 		return;
@@ -891,7 +964,7 @@ face_lost(void *ctx, struct mxd_partner *p, mx_status_code_t code)
 }
 
 static const struct mxd_face_ops face_ops = {
-	.head = MXD_PTL_HLEN,
+	.head = MXD_PTL_HEAD,
 	.take = face_take,
 	.done = face_done,
 	.lost = face_lost,

@@ -45,6 +45,7 @@ mxd_ptl_eq_alloc_call(ptl_handle_ni_t h, ptl_size_t count,
 	eq->ring = ring;
 	eq->count = count;
 	eq->wr = eq->rd = 0;
+	eq->wslot = 0;
 	eq->seq = 1;
 	eq->handler = handler;
 	eq->handled = 0;

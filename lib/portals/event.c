@@ -5,7 +5,9 @@
  * Logging never blocks and never refuses: when the ring is full, the new
  * event takes the place of the oldest one not yet taken, and the next
  * take returns PTL_EQ_DROPPED with the oldest event left (the queue keeps
- * the latest events, as the reference implementation's did).  The counts
+ * the latest events, as the reference implementation's did).  Events are
+ * written in place, in the ring's slot (ptl.h: mxd_ptl_ev_slot and
+ * mxd_ptl_ev_commit); mxd_ptl_log copies one built aside.  The counts
  * of events logged (wr) and taken (rd) only grow; wr - rd > count means
  * events were lost.  Each event's sequence is one more than the last one
  * of its queue, written after every other member.
@@ -18,57 +20,56 @@
 
 #include "portals/ptl.h"
 
-/* The queue a descriptor logs into, or NULL. */
-static struct mxd_ptl_eq *
-md_queue(struct mxd_ptl_ni *ni, const struct mxd_ptl_md *md)
-{
-	struct mxd_ptl_ni *eq_ni;
-	struct mxd_ptl_eq *eq;
-
-	if (md->md.eventq == PTL_EQ_NONE)
-		return NULL;
-	eq = mxd_ptl_eq_get(md->md.eventq, &eq_ni);
-	return eq_ni == ni ? eq : NULL;
-}
-
 void
 mxd_ptl_log(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md, ptl_event_t *ev)
 {
-	struct mxd_ptl_eq *eq = md_queue(ni, md);
+	struct mxd_ptl_eq *eq = mxd_ptl_md_eq(md);
 	ptl_event_t *slot;
 
 	if (eq == NULL)
 		return;
-	ev->md_handle = mxd_ptl_md_handle(ni, md);
-	ev->mem_desc = md->md;
-	if (eq->wr - eq->rd >= eq->count)
-		ni->sr[PTL_SR_EQ_DROPPED]++;
-	slot = &eq->ring[eq->wr % eq->count];
+	slot = mxd_ptl_ev_slot(ni, eq);
 	memcpy(slot, ev, offsetof(ptl_event_t, sequence));
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	slot->sequence = eq->seq++;
-	eq->wr++;
-	if (eq->handler != PTL_EQ_HANDLER_NONE) {
-		ni->handlers_owed++;
-		mxd_ptl.handlers_owed = 1;
-	}
+	mxd_ptl_ev_commit(ni, md, eq, slot);
+}
+
+void
+mxd_ptl_log_req(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
+		ptl_event_kind_t type, const struct mxd_ptl_hdr *h,
+		ptl_size_t mlen, ptl_size_t off, ptl_seq_t link,
+		ptl_ni_fail_t fail)
+{
+	struct mxd_ptl_eq *eq = mxd_ptl_md_eq(md);
+	ptl_event_t *ev;
+
+	if (eq == NULL)
+		return;
+	ev = mxd_ptl_ev_slot(ni, eq);
+	mxd_ptl_ev_req(ev, type, h, mlen, off, link, fail);
+	mxd_ptl_ev_commit(ni, md, eq, ev);
 }
 
 int
 mxd_ptl_eq_take(struct mxd_ptl_ni *ni, struct mxd_ptl_eq *eq, ptl_event_t *ev)
 {
-	int dropped = 0;
+	uint64_t left = eq->wr - eq->rd;
+	uint64_t at;
 
 	(void)ni;
-	if (eq->wr == eq->rd)
+	if (left == 0)
 		return PTL_EQ_EMPTY;
-	if (eq->wr - eq->rd > eq->count) {
+	if (left > eq->count) {		/* the oldest ones were lost */
 		eq->rd = eq->wr - eq->count;
-		dropped = 1;
+		memcpy(ev, &eq->ring[eq->wslot], sizeof(*ev));
+		eq->rd++;
+		return PTL_EQ_DROPPED;
 	}
-	memcpy(ev, &eq->ring[eq->rd % eq->count], sizeof(*ev));
+	/* The slot rd goes to: wr's, left behind. */
+	at = eq->wslot >= left ? eq->wslot - left :
+		eq->wslot + eq->count - left;
+	memcpy(ev, &eq->ring[at], sizeof(*ev));
 	eq->rd++;
-	return dropped ? PTL_EQ_DROPPED : PTL_OK;
+	return PTL_OK;
 }
 
 /* Gives the handler of eq each event logged since it last ran that is

@@ -28,55 +28,6 @@
 	PTL_MD_EVENT_START_DISABLE | PTL_MD_EVENT_END_DISABLE | \
 	PTL_MD_MAX_OFFSET)
 
-int
-mxd_ptl_md_active(const struct mxd_ptl_md *md)
-{
-	unsigned o = md->md.options;
-
-	if (md->md.threshold == 0 || md->nofit_owed)
-		return 0;
-	if ((o & PTL_MD_MAX_OFFSET) && md->offset > md->md.max_offset)
-		return 0;
-	if ((o & PTL_MD_MAX_SIZE) && (md->offset > md->size ||
-			md->size - md->offset < md->md.max_size))
-		return 0;
-	return 1;
-}
-
-int
-mxd_ptl_md_fit(const struct mxd_ptl_md *md, int put, ptl_size_t rlength,
-		ptl_size_t roffset, ptl_size_t *off, ptl_size_t *mlen)
-{
-	unsigned o = md->md.options;
-	ptl_size_t at, room;
-
-	if (!mxd_ptl_md_active(md) ||
-			!(o & (put ? PTL_MD_OP_PUT : PTL_MD_OP_GET)))
-		return MXD_PTL_REJECT;
-	at = (o & PTL_MD_MANAGE_REMOTE) ? roffset : md->offset;
-	room = at < md->size ? md->size - at : 0;
-	if (rlength <= room)
-		*mlen = rlength;
-	else if (o & PTL_MD_TRUNCATE)
-		*mlen = room;
-	else
-		return MXD_PTL_NOFIT;
-	*off = at;
-	return MXD_PTL_TAKE;
-}
-
-void
-mxd_ptl_md_begin(struct mxd_ptl_md *md, ptl_size_t advance)
-{
-	if (md->md.threshold > 0)
-		md->md.threshold--;
-	if (!(md->md.options & PTL_MD_MANAGE_REMOTE))
-		md->offset += advance;
-	md->pending++;
-	if (!mxd_ptl_md_active(md))
-		md->spent = 1;
-}
-
 void
 mxd_ptl_md_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md)
 {
@@ -90,9 +41,8 @@ mxd_ptl_md_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md)
 	mxd_ptl_md_release(ni, md);
 }
 
-/* The UNLINK event of an automatic unlinking, then the unlinking. */
-static void
-auto_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
+void
+mxd_ptl_md_auto_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 		const ptl_event_t *cause)
 {
 	ptl_event_t ev = *cause;
@@ -103,13 +53,18 @@ auto_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 	mxd_ptl_md_unlink(ni, md);
 }
 
-/* Whether md is to go now, after an event ok or not. */
-static int
-unlink_due(const struct mxd_ptl_md *md, int ok)
+void
+mxd_ptl_unlink_req(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md, int ok,
+		ptl_event_kind_t type, const struct mxd_ptl_hdr *h,
+		ptl_size_t mlen, ptl_size_t off, ptl_seq_t link,
+		ptl_ni_fail_t fail)
 {
-	if (md->pending != 0)
-		return 0;
-	return md->nofit_owed || (ok && md->unlink_op && md->spent);
+	ptl_event_t cause;
+
+	if (!mxd_ptl_md_unlink_due(md, ok))
+		return;
+	mxd_ptl_ev_req(&cause, type, h, mlen, off, link, fail);
+	mxd_ptl_md_auto_unlink(ni, md, &cause);
 }
 
 static int
@@ -139,8 +94,8 @@ mxd_ptl_md_end(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md, ptl_event_t *ev)
 	md->pending--;
 	if (event_shown(md, ev->type))
 		mxd_ptl_log(ni, md, ev);
-	if (unlink_due(md, ev->ni_fail_type == PTL_NI_OK))
-		auto_unlink(ni, md, ev);
+	if (mxd_ptl_md_unlink_due(md, ev->ni_fail_type == PTL_NI_OK))
+		mxd_ptl_md_auto_unlink(ni, md, ev);
 }
 
 void
@@ -149,8 +104,8 @@ mxd_ptl_md_event(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 {
 	if (event_shown(md, ev->type))
 		mxd_ptl_log(ni, md, ev);
-	if (unlink_due(md, 1))
-		auto_unlink(ni, md, ev);
+	if (mxd_ptl_md_unlink_due(md, 1))
+		mxd_ptl_md_auto_unlink(ni, md, ev);
 }
 
 void
@@ -159,22 +114,7 @@ mxd_ptl_md_nofit(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 {
 	md->nofit_owed = 1;
 	if (md->pending == 0)
-		auto_unlink(ni, md, cause);
-}
-
-void
-mxd_ptl_md_region(const struct mxd_ptl_md *md, ptl_size_t off, ptl_size_t len,
-		struct mxd_ptl_region *r)
-{
-	memset(r, 0, sizeof(*r));
-	if (md->md.options & PTL_MD_IOVEC) {
-		r->iov = md->iov;
-		r->niov = md->niov;
-	} else {
-		r->base = (uint8_t *)md->md.start;
-	}
-	r->offset = off;
-	r->length = len;
+		mxd_ptl_md_auto_unlink(ni, md, cause);
 }
 
 /* The segments of an iovec descriptor: -PTL_ILL_MD if too many, or one
@@ -223,7 +163,12 @@ void
 mxd_ptl_md_set(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 		const ptl_md_t *umd)
 {
+	struct mxd_ptl_ni *eq_ni;
+
 	md->md = *umd;
+	md->eq = umd->eventq == PTL_EQ_NONE ? NULL :
+		mxd_ptl_eq_get(umd->eventq, &eq_ni);
+	md->eq_gen = md->eq != NULL ? md->eq->gen : 0;
 	if (umd->options & PTL_MD_IOVEC) {
 		const ptl_md_iovec_t *iov = (const ptl_md_iovec_t *)umd->start;
 

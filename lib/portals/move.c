@@ -17,16 +17,18 @@
 
 #include "portals/ptl.h"
 
-/* The request of an operation from md. */
+/* The request of an operation from md: every field of op->hdr, and
+ * its target. */
 static void
 request_of(struct mxd_ptl_op *op, struct mxd_ptl_ni *ni,
-		const struct mxd_ptl_md *md, uint8_t kind, ptl_pt_index_t pt,
-		ptl_ac_index_t ac, ptl_match_bits_t bits, ptl_size_t roff)
+		const struct mxd_ptl_md *md, uint8_t kind, ptl_process_id_t target,
+		ptl_pt_index_t pt, ptl_ac_index_t ac, ptl_match_bits_t bits,
+		ptl_size_t roff, ptl_size_t len)
 {
 	struct mxd_ptl_hdr *h = &op->hdr;
 
-	memset(op, 0, sizeof(*op));
 	h->kind = kind;
+	h->flags = 0;
 	h->pt_index = pt;
 	h->src_nid = ni->me.id.nid;
 	h->src_pid = ni->me.id.pid;
@@ -35,7 +37,13 @@ request_of(struct mxd_ptl_op *op, struct mxd_ptl_ni *ni,
 	h->ac_index = ac;
 	h->match_bits = bits;
 	h->offset = roff;
+	h->hdr_data = 0;
+	h->rlength = len;
+	h->mlength = 0;
 	h->md_handle = mxd_ptl_md_handle(ni, md);
+	h->op_cookie = 0;
+	h->link = ++ni->link;
+	op->target = target;
 }
 
 /* The descriptor of a put or get, and its region: PTL_OK or an error. */
@@ -58,12 +66,12 @@ source(ptl_handle_md_t h, ptl_size_t loff, ptl_size_t len, int whole,
 	return PTL_OK;
 }
 
-/* An event of op at its initiator (SEND_*, REPLY_FAIL). */
+/* Writes at ev an event of op at its initiator (SEND_*, REPLY_FAIL):
+ * every member but md_handle, mem_desc and sequence. */
 static void
 event_of(ptl_event_t *ev, ptl_event_kind_t type, const struct mxd_ptl_ni *ni,
-		const struct mxd_ptl_op *op)
+		const struct mxd_ptl_op *op, ptl_size_t mlen, ptl_ni_fail_t fail)
 {
-	memset(ev, 0, sizeof(*ev));
 	ev->type = type;
 	ev->initiator = ni->me.id;
 	ev->uid = ni->me.uid;
@@ -71,9 +79,47 @@ event_of(ptl_event_t *ev, ptl_event_kind_t type, const struct mxd_ptl_ni *ni,
 	ev->portal = op->hdr.pt_index;
 	ev->match_bits = op->hdr.match_bits;
 	ev->rlength = op->hdr.rlength;
+	ev->mlength = mlen;
 	ev->offset = op->region.offset;
 	ev->hdr_data = op->hdr.hdr_data;
 	ev->link = op->hdr.link;
+	ev->ni_fail_type = fail;
+}
+
+/* Logs that event in md's queue (if it has one), in place. */
+static void
+log_op(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md, ptl_event_kind_t type,
+		const struct mxd_ptl_op *op, ptl_size_t mlen, ptl_ni_fail_t fail)
+{
+	struct mxd_ptl_eq *eq = mxd_ptl_md_eq(md);
+	ptl_event_t *ev;
+
+	if (eq == NULL)
+		return;
+	ev = mxd_ptl_ev_slot(ni, eq);
+	event_of(ev, type, ni, op, mlen, fail);
+	mxd_ptl_ev_commit(ni, md, eq, ev);
+}
+
+/* The put op from md has ended: SEND_END (its bytes have left) or
+ * SEND_FAIL, then the UNLINK it may cause (md may be gone on return). */
+static void
+put_end(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
+		const struct mxd_ptl_op *op, ptl_ni_fail_t status)
+{
+	int ok = status == PTL_NI_OK;
+	ptl_event_kind_t type = ok ? PTL_EVENT_SEND_END : PTL_EVENT_SEND_FAIL;
+	ptl_size_t mlen = ok ? op->hdr.rlength : 0;
+
+	md->pending--;
+	if (!ok || !(md->md.options & PTL_MD_EVENT_END_DISABLE))
+		log_op(ni, md, type, op, mlen, status);
+	if (mxd_ptl_md_unlink_due(md, ok)) {
+		ptl_event_t cause;
+
+		event_of(&cause, type, ni, op, mlen, status);
+		mxd_ptl_md_auto_unlink(ni, md, &cause);
+	}
 }
 
 int
@@ -85,7 +131,6 @@ mxd_ptl_put(ptl_handle_md_t h, ptl_size_t loff, ptl_size_t len, int whole,
 	struct mxd_ptl_ni *ni;
 	struct mxd_ptl_md *md;
 	struct mxd_ptl_op op;
-	ptl_event_t ev;
 	int rc = source(h, loff, len, whole, target, &ni, &md);
 
 	if (rc != PTL_OK)
@@ -94,21 +139,18 @@ mxd_ptl_put(ptl_handle_md_t h, ptl_size_t loff, ptl_size_t len, int whole,
 		loff = 0;
 		len = md->size;
 	}
-	request_of(&op, ni, md, MXD_PTL_PUT, pt, ac, bits, roff);
+	request_of(&op, ni, md, MXD_PTL_PUT, target, pt, ac, bits, roff, len);
 	op.hdr.hdr_data = hdr_data;
-	op.hdr.rlength = len;
-	op.hdr.link = ++ni->link;
 	if (ack == PTL_ACK_REQ && md->md.eventq != PTL_EQ_NONE)
 		op.hdr.flags = MXD_PTL_F_ACK_REQ;
-	op.target = target;
 	mxd_ptl_md_region(md, loff, len, &op.region);
 	mxd_ptl_md_begin(md, 0);
-	event_of(&ev, PTL_EVENT_SEND_START, ni, &op);
-	ev.mlength = len;
 	if (!(md->md.options & PTL_MD_EVENT_START_DISABLE))
-		mxd_ptl_log(ni, md, &ev);
-	mxd_ptl.tp->put(ni->tp, &op);	/* md may be gone after */
-	return PTL_OK;
+		log_op(ni, md, PTL_EVENT_SEND_START, &op, len, PTL_NI_OK);
+	/* Over at once (its bytes copied out): md is still there. */
+	if (mxd_ptl.tp->put(ni->tp, &op))
+		put_end(ni, md, &op, PTL_NI_OK);
+	return PTL_OK;		/* else md may be gone */
 }
 
 int
@@ -127,10 +169,7 @@ mxd_ptl_get(ptl_handle_md_t h, ptl_size_t loff, ptl_size_t len, int whole,
 		loff = 0;
 		len = md->size;
 	}
-	request_of(&op, ni, md, MXD_PTL_GET, pt, ac, bits, roff);
-	op.hdr.rlength = len;
-	op.hdr.link = ++ni->link;
-	op.target = target;
+	request_of(&op, ni, md, MXD_PTL_GET, target, pt, ac, bits, roff, len);
 	mxd_ptl_md_region(md, loff, len, &op.region);
 	mxd_ptl_md_begin(md, 0);
 	mxd_ptl.tp->get(ni->tp, &op);	/* md may be gone after */
@@ -156,15 +195,9 @@ mxd_ptl_put_done(struct mxd_ptl_ni *ni, const struct mxd_ptl_op *op,
 		ptl_ni_fail_t status)
 {
 	struct mxd_ptl_md *md = op_md(ni, op->hdr.md_handle);
-	ptl_event_t ev;
 
-	if (md == NULL)
-		return;
-	event_of(&ev, status == PTL_NI_OK ? PTL_EVENT_SEND_END :
-			PTL_EVENT_SEND_FAIL, ni, op);
-	ev.mlength = status == PTL_NI_OK ? op->hdr.rlength : 0;
-	ev.ni_fail_type = status;
-	mxd_ptl_md_end(ni, md, &ev);
+	if (md != NULL)
+		put_end(ni, md, op, status);
 }
 
 void
@@ -176,31 +209,25 @@ mxd_ptl_get_failed(struct mxd_ptl_ni *ni, const struct mxd_ptl_op *op,
 
 	if (md == NULL)
 		return;
-	event_of(&ev, PTL_EVENT_REPLY_FAIL, ni, op);
+	event_of(&ev, PTL_EVENT_REPLY_FAIL, ni, op, 0,
+			status == PTL_NI_OK ? PTL_NI_FAIL : status);
 	ev.initiator = op->target;
 	ev.uid = PTL_UID_ANY;
 	ev.jid = PTL_JID_ANY;
-	ev.ni_fail_type = status == PTL_NI_OK ? PTL_NI_FAIL : status;
 	mxd_ptl_md_end(ni, md, &ev);
 }
 
-/* An event of an ACK or REPLY h at the initiator. */
+/* The get op's fields in the answer h to it (a REPLY): who answered is
+ * h's, the rest the get's. */
 static void
-answer_event(ptl_event_t *ev, ptl_event_kind_t type,
+reply_req(struct mxd_ptl_hdr *q, const struct mxd_ptl_op *op,
 		const struct mxd_ptl_hdr *h)
 {
-	memset(ev, 0, sizeof(*ev));
-	ev->type = type;
-	ev->initiator.nid = h->src_nid;
-	ev->initiator.pid = h->src_pid;
-	ev->uid = h->src_uid;
-	ev->jid = h->src_jid;
-	ev->portal = h->pt_index;
-	ev->match_bits = h->match_bits;
-	ev->rlength = h->rlength;
-	ev->mlength = h->mlength;
-	ev->offset = h->offset;
-	ev->link = h->link;
+	*q = *h;
+	q->pt_index = op->hdr.pt_index;
+	q->match_bits = op->hdr.match_bits;
+	q->rlength = op->hdr.rlength;
+	q->hdr_data = 0;
 }
 
 void
@@ -208,7 +235,6 @@ mxd_ptl_rx_ack(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h)
 {
 	struct mxd_ptl_ni *md_ni;
 	struct mxd_ptl_md *md = mxd_ptl_md_get(h->md_handle, &md_ni);
-	ptl_event_t ev;
 
 	if (ni->closing)
 		return;
@@ -220,27 +246,25 @@ mxd_ptl_rx_ack(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h)
 		md->md.threshold--;
 	if (!mxd_ptl_md_active(md))
 		md->spent = 1;
-	answer_event(&ev, PTL_EVENT_ACK, h);
-	mxd_ptl_md_event(ni, md, &ev);
+	/* An ACK is always shown: it has its put's link, and the offset and
+	 * length the target took. */
+	mxd_ptl_log_req(ni, md, PTL_EVENT_ACK, h, h->mlength, h->offset,
+			h->link, PTL_NI_OK);
+	mxd_ptl_unlink_req(ni, md, 1, PTL_EVENT_ACK, h, h->mlength,
+			h->offset, h->link, PTL_NI_OK);
 }
 
-/* The get op ends with no data: refused by its target (DROPPED), or
- * answered by a reply that is not its own (another descriptor or
- * generation: dropped, counted). */
+/* The get op ends with no data: refused by its target (DROPPED). */
 static int
 reply_refused(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 		const struct mxd_ptl_op *op, const struct mxd_ptl_hdr *h)
 {
+	struct mxd_ptl_hdr q;
 	ptl_event_t ev;
 
-	answer_event(&ev, PTL_EVENT_REPLY_FAIL, h);
-	ev.offset = op->region.offset;
-	ev.mlength = 0;
-	ev.ni_fail_type = PTL_NI_DROPPED;
-	if (h->md_handle != op->hdr.md_handle) {
-		mxd_ptl_drop(ni, PTL_SR_DROP_LATE, h->rlength);
-		ev.ni_fail_type = PTL_NI_FAIL;
-	}
+	reply_req(&q, op, h);
+	mxd_ptl_ev_req(&ev, PTL_EVENT_REPLY_FAIL, &q, 0, op->region.offset,
+			op->hdr.link, PTL_NI_DROPPED);
 	mxd_ptl_md_end(ni, md, &ev);
 	return MXD_PTL_DONE;
 }
@@ -250,18 +274,16 @@ mxd_ptl_rx_reply(struct mxd_ptl_ni *ni, const struct mxd_ptl_op *op,
 		const struct mxd_ptl_hdr *h, struct mxd_ptl_tgt *t)
 {
 	struct mxd_ptl_md *md = op_md(ni, op->hdr.md_handle);
-	ptl_event_t ev;
 
-	memset(t, 0, sizeof(*t));
+	t->region.length = 0;
 	if (md == NULL) {
 		if (!ni->closing)
 			mxd_ptl_drop(ni, PTL_SR_DROP_LATE, h->rlength);
 		return MXD_PTL_DONE;
 	}
-	if (h->md_handle != op->hdr.md_handle ||
-			(h->flags & MXD_PTL_F_DROPPED))
+	if (h->flags & MXD_PTL_F_DROPPED)
 		return reply_refused(ni, md, op, h);
-	t->req = *h;
+	reply_req(&t->req, op, h);
 	t->kind = MXD_PTL_REPLY;
 	t->md = op->hdr.md_handle;
 	t->link = op->hdr.link;
@@ -269,12 +291,10 @@ mxd_ptl_rx_reply(struct mxd_ptl_ni *ni, const struct mxd_ptl_op *op,
 	t->region = op->region;
 	if (h->mlength < t->region.length)
 		t->region.length = h->mlength;
-	answer_event(&ev, PTL_EVENT_REPLY_START, h);
-	ev.mlength = t->region.length;
-	ev.offset = t->offset;
-	ev.link = t->link;
 	if (!(md->md.options & PTL_MD_EVENT_START_DISABLE))
-		mxd_ptl_log(ni, md, &ev);
+		mxd_ptl_log_req(ni, md, PTL_EVENT_REPLY_START, &t->req,
+				t->region.length, t->offset, t->link,
+				PTL_NI_OK);
 	return MXD_PTL_ACCEPT;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The interfaces' pools of match entries, descriptors and event queues,
- * their handles, and the match lists: see ptl.h.  Everything is allocated
+ * and the match lists (their handles: ptl.h).  Everything is allocated
  * here at PtlNIInit and freed at PtlNIFini (event rings at PtlEQAlloc and
  * PtlEQFree); nothing on the way of an operation.
  */
@@ -11,89 +11,6 @@
 #include "portals/ptl.h"
 
 struct mxd_ptl_lib mxd_ptl;
-
-/* ---- handles ---- */
-
-struct mxd_ptl_ni *
-mxd_ptl_ni_of(ptl_handle_any_t h, unsigned kind)
-{
-	unsigned slot = (unsigned)(h >> 56) & 0xf;
-	struct mxd_ptl_ni *ni = &mxd_ptl.ni[slot];
-
-	if (!mxd_ptl.init || mxd_ptl_hkind(h) != kind || !ni->used ||
-			ni->closing || ni->gen != (uint8_t)(h >> 48))
-		return NULL;
-	return ni;
-}
-
-/* The slot a handle names in a pool of n, if its kind and interface
- * are right; MXD_PTL_NONE else. */
-static uint32_t
-slot_of(ptl_handle_any_t h, unsigned kind, uint32_t n_of_ni(
-		const struct mxd_ptl_ni *), struct mxd_ptl_ni **ni)
-{
-	uint32_t slot = mxd_ptl_hslot(h);
-
-	*ni = mxd_ptl_ni_of(h, kind);
-	if (*ni == NULL || slot >= n_of_ni(*ni))
-		return MXD_PTL_NONE;
-	return slot;
-}
-
-static uint32_t
-n_mes(const struct mxd_ptl_ni *ni)
-{
-	return (uint32_t)ni->lim.max_mes;
-}
-
-static uint32_t
-n_mds(const struct mxd_ptl_ni *ni)
-{
-	return (uint32_t)ni->lim.max_mds;
-}
-
-static uint32_t
-n_eqs(const struct mxd_ptl_ni *ni)
-{
-	return (uint32_t)ni->lim.max_eqs;
-}
-
-struct mxd_ptl_me *
-mxd_ptl_me_get(ptl_handle_me_t h, struct mxd_ptl_ni **ni)
-{
-	uint32_t s = slot_of(h, MXD_PTL_H_ME, n_mes, ni);
-	struct mxd_ptl_me *me;
-
-	if (s == MXD_PTL_NONE)
-		return NULL;
-	me = &(*ni)->mes[s];
-	return me->used && me->gen == mxd_ptl_hgen(h) ? me : NULL;
-}
-
-struct mxd_ptl_md *
-mxd_ptl_md_get(ptl_handle_md_t h, struct mxd_ptl_ni **ni)
-{
-	uint32_t s = slot_of(h, MXD_PTL_H_MD, n_mds, ni);
-	struct mxd_ptl_md *md;
-
-	if (s == MXD_PTL_NONE)
-		return NULL;
-	md = &(*ni)->mds[s];
-	return md->used && md->gen == mxd_ptl_hgen(h) ? md : NULL;
-}
-
-struct mxd_ptl_eq *
-mxd_ptl_eq_get(ptl_handle_eq_t h, struct mxd_ptl_ni **ni)
-{
-	uint32_t s = slot_of(h, MXD_PTL_H_EQ, n_eqs, ni);
-	struct mxd_ptl_eq *eq;
-
-	if (s == MXD_PTL_NONE)
-		return NULL;
-	eq = &(*ni)->eqs[s];
-	return eq->used && !eq->dying && eq->gen == mxd_ptl_hgen(h) ? eq :
-		NULL;
-}
 
 /* ---- pools ---- */
 

@@ -66,6 +66,9 @@ struct mxd_ptl_md {
 	uint32_t me;		/* its match entry, MXD_PTL_NONE: bound */
 	uint32_t next;		/* in the free list */
 	uint32_t pending;	/* operations started and not ended */
+	uint32_t eq_gen;	/* eq's generation when it was set */
+	struct mxd_ptl_eq *eq;	/* the queue md.eventq names (NULL: none),
+				 * valid while of generation eq_gen */
 	ptl_md_t md;		/* as given; threshold as it is now */
 	ptl_size_t offset;	/* the local offset */
 	ptl_size_t size;	/* bytes (PTL_MD_IOVEC: of every segment) */
@@ -83,6 +86,7 @@ struct mxd_ptl_eq {
 	uint64_t count;
 	uint64_t wr, rd;	/* events logged, taken (rd may lag by more
 				 * than count: those were lost) */
+	uint64_t wslot;		/* wr % count: where the next one goes */
 	ptl_seq_t seq;		/* the next event's sequence */
 	ptl_eq_handler_t handler;
 	uint64_t handled;	/* events given to the handler */
@@ -168,10 +172,59 @@ mxd_ptl_hgen(ptl_handle_any_t h)
 }
 
 /* The open interface a handle of this kind belongs to, or NULL. */
-struct mxd_ptl_ni *mxd_ptl_ni_of(ptl_handle_any_t h, unsigned kind);
-struct mxd_ptl_me *mxd_ptl_me_get(ptl_handle_me_t h, struct mxd_ptl_ni **ni);
-struct mxd_ptl_md *mxd_ptl_md_get(ptl_handle_md_t h, struct mxd_ptl_ni **ni);
-struct mxd_ptl_eq *mxd_ptl_eq_get(ptl_handle_eq_t h, struct mxd_ptl_ni **ni);
+static inline struct mxd_ptl_ni *
+mxd_ptl_ni_of(ptl_handle_any_t h, unsigned kind)
+{
+	struct mxd_ptl_ni *ni = &mxd_ptl.ni[(h >> 56) & 0xf];
+
+	if (!mxd_ptl.init || mxd_ptl_hkind(h) != kind || !ni->used ||
+			ni->closing || ni->gen != (uint8_t)(h >> 48))
+		return NULL;
+	return ni;
+}
+
+/* The live object a handle names, with its interface in *ni; NULL if
+ * there is none (another kind, a closed interface, a slot out of range,
+ * free, or of another generation). */
+static inline struct mxd_ptl_me *
+mxd_ptl_me_get(ptl_handle_me_t h, struct mxd_ptl_ni **ni)
+{
+	uint32_t s = mxd_ptl_hslot(h);
+	struct mxd_ptl_me *me;
+
+	*ni = mxd_ptl_ni_of(h, MXD_PTL_H_ME);
+	if (*ni == NULL || s >= (uint32_t)(*ni)->lim.max_mes)
+		return NULL;
+	me = &(*ni)->mes[s];
+	return me->used && me->gen == mxd_ptl_hgen(h) ? me : NULL;
+}
+
+static inline struct mxd_ptl_md *
+mxd_ptl_md_get(ptl_handle_md_t h, struct mxd_ptl_ni **ni)
+{
+	uint32_t s = mxd_ptl_hslot(h);
+	struct mxd_ptl_md *md;
+
+	*ni = mxd_ptl_ni_of(h, MXD_PTL_H_MD);
+	if (*ni == NULL || s >= (uint32_t)(*ni)->lim.max_mds)
+		return NULL;
+	md = &(*ni)->mds[s];
+	return md->used && md->gen == mxd_ptl_hgen(h) ? md : NULL;
+}
+
+static inline struct mxd_ptl_eq *
+mxd_ptl_eq_get(ptl_handle_eq_t h, struct mxd_ptl_ni **ni)
+{
+	uint32_t s = mxd_ptl_hslot(h);
+	struct mxd_ptl_eq *eq;
+
+	*ni = mxd_ptl_ni_of(h, MXD_PTL_H_EQ);
+	if (*ni == NULL || s >= (uint32_t)(*ni)->lim.max_eqs)
+		return NULL;
+	eq = &(*ni)->eqs[s];
+	return eq->used && !eq->dying && eq->gen == mxd_ptl_hgen(h) ? eq :
+		NULL;
+}
 
 static inline ptl_handle_md_t
 mxd_ptl_md_handle(const struct mxd_ptl_ni *ni, const struct mxd_ptl_md *md)
@@ -221,6 +274,83 @@ void mxd_ptl_drop(struct mxd_ptl_ni *ni, ptl_sr_index_t why, uint64_t len);
 
 /* ---- events (event.c) ---- */
 
+/* The queue md logs into, if it still has one (freed: of another
+ * generation, or dying). */
+static inline struct mxd_ptl_eq *
+mxd_ptl_md_eq(const struct mxd_ptl_md *md)
+{
+	struct mxd_ptl_eq *eq = md->eq;
+
+	return eq != NULL && eq->used && !eq->dying && eq->gen == md->eq_gen ?
+		eq : NULL;
+}
+
+/* The slot of eq that the next event is written into, in place (a full
+ * ring: the oldest event not taken, lost and counted).  The writer sets
+ * every member but md_handle, mem_desc and sequence, then calls
+ * mxd_ptl_ev_commit(). */
+static inline ptl_event_t *
+mxd_ptl_ev_slot(struct mxd_ptl_ni *ni, struct mxd_ptl_eq *eq)
+{
+	if (eq->wr - eq->rd >= eq->count)
+		ni->sr[PTL_SR_EQ_DROPPED]++;
+	return &eq->ring[eq->wslot];
+}
+
+/* The event in eq's slot is md's: its descriptor as it is now, then its
+ * sequence, written last. */
+static inline void
+mxd_ptl_ev_commit(struct mxd_ptl_ni *ni, const struct mxd_ptl_md *md,
+		struct mxd_ptl_eq *eq, ptl_event_t *ev)
+{
+	ev->md_handle = mxd_ptl_md_handle(ni, md);
+	ev->mem_desc = md->md;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	ev->sequence = eq->seq++;
+	eq->wr++;
+	if (++eq->wslot == eq->count)
+		eq->wslot = 0;
+	if (eq->handler != PTL_EQ_HANDLER_NONE) {
+		ni->handlers_owed++;
+		mxd_ptl.handlers_owed = 1;
+	}
+}
+
+/* Writes at ev the event of a request h (at its target; a REPLY's at
+ * its initiator, h with the get's portal, bits and length): every
+ * member but md_handle, mem_desc and sequence. */
+static inline void
+mxd_ptl_ev_req(ptl_event_t *ev, ptl_event_kind_t type,
+		const struct mxd_ptl_hdr *h, ptl_size_t mlen, ptl_size_t off,
+		ptl_seq_t link, ptl_ni_fail_t fail)
+{
+	ev->type = type;
+	ev->initiator.nid = h->src_nid;
+	ev->initiator.pid = h->src_pid;
+	ev->uid = h->src_uid;
+	ev->jid = h->src_jid;
+	ev->portal = h->pt_index;
+	ev->match_bits = h->match_bits;
+	ev->rlength = h->rlength;
+	ev->mlength = mlen;
+	ev->offset = off;
+	ev->hdr_data = h->hdr_data;
+	ev->link = link;
+	ev->ni_fail_type = fail;
+}
+
+/* Logs that event in md's queue (if it has one), in place. */
+void mxd_ptl_log_req(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
+		ptl_event_kind_t type, const struct mxd_ptl_hdr *h,
+		ptl_size_t mlen, ptl_size_t off, ptl_seq_t link,
+		ptl_ni_fail_t fail);
+/* md, whose operation just ended with that event (an END or FAIL, ok or
+ * not), goes if it is due to (its UNLINK with that event's link); md may
+ * be gone on return (md.c). */
+void mxd_ptl_unlink_req(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
+		int ok, ptl_event_kind_t type, const struct mxd_ptl_hdr *h,
+		ptl_size_t mlen, ptl_size_t off, ptl_seq_t link,
+		ptl_ni_fail_t fail);
 /* Logs *ev in md's event queue (if it has one that is still there):
  * fills md_handle and mem_desc (md as it is now) and the sequence. */
 void mxd_ptl_log(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
@@ -241,12 +371,76 @@ enum mxd_ptl_fit {
 };
 
 /* Whether a descriptor responds to operations. */
-int mxd_ptl_md_active(const struct mxd_ptl_md *md);
-int mxd_ptl_md_fit(const struct mxd_ptl_md *md, int put, ptl_size_t rlength,
-		ptl_size_t roffset, ptl_size_t *off, ptl_size_t *mlen);
+static inline int
+mxd_ptl_md_active(const struct mxd_ptl_md *md)
+{
+	unsigned o = md->md.options;
+
+	if (md->md.threshold == 0 || md->nofit_owed)
+		return 0;
+	if (__builtin_expect((o & (PTL_MD_MAX_OFFSET | PTL_MD_MAX_SIZE)) != 0,
+				0)) {
+		if ((o & PTL_MD_MAX_OFFSET) && md->offset > md->md.max_offset)
+			return 0;
+		if ((o & PTL_MD_MAX_SIZE) && (md->offset > md->size ||
+				md->size - md->offset < md->md.max_size))
+			return 0;
+	}
+	return 1;
+}
+
+/* What md does with a request of rlength bytes at roffset (a put, or a
+ * get): MXD_PTL_TAKE with the offset and length moved. */
+static inline int
+mxd_ptl_md_fit(const struct mxd_ptl_md *md, int put, ptl_size_t rlength,
+		ptl_size_t roffset, ptl_size_t *off, ptl_size_t *mlen)
+{
+	unsigned o = md->md.options;
+	ptl_size_t at, room;
+
+	if (!(o & (put ? PTL_MD_OP_PUT : PTL_MD_OP_GET)) ||
+			!mxd_ptl_md_active(md))
+		return MXD_PTL_REJECT;
+	at = (o & PTL_MD_MANAGE_REMOTE) ? roffset : md->offset;
+	room = at < md->size ? md->size - at : 0;
+	if (rlength <= room)
+		*mlen = rlength;
+	else if (o & PTL_MD_TRUNCATE)
+		*mlen = room;
+	else
+		return MXD_PTL_NOFIT;
+	*off = at;
+	return MXD_PTL_TAKE;
+}
+
 /* An operation starts on it: one of its threshold, and 'advance' bytes
  * of its local offset. */
-void mxd_ptl_md_begin(struct mxd_ptl_md *md, ptl_size_t advance);
+static inline void
+mxd_ptl_md_begin(struct mxd_ptl_md *md, ptl_size_t advance)
+{
+	if (md->md.threshold > 0)
+		md->md.threshold--;
+	if (!(md->md.options & PTL_MD_MANAGE_REMOTE))
+		md->offset += advance;
+	md->pending++;
+	if (!mxd_ptl_md_active(md))
+		md->spent = 1;
+}
+
+/* Whether md is to go now, after an event ok or not: nothing pending,
+ * and a request that did not fit, or spent with unlink_op. */
+static inline int
+mxd_ptl_md_unlink_due(const struct mxd_ptl_md *md, int ok)
+{
+	if (md->pending != 0)
+		return 0;
+	return md->nofit_owed || (ok && md->unlink_op && md->spent);
+}
+
+/* Logs the UNLINK of an automatic unlinking (the event that caused it,
+ * as logged or not, in *cause), then unlinks md. */
+void mxd_ptl_md_auto_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
+		const ptl_event_t *cause);
 /* An operation ends: logs *ev (unless suppressed) and the UNLINK it may
  * cause; md may be released on return. */
 void mxd_ptl_md_end(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
@@ -259,8 +453,22 @@ void mxd_ptl_md_event(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 void mxd_ptl_md_nofit(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 		const ptl_event_t *cause);
 /* The bytes [off, off + len) of a descriptor. */
-void mxd_ptl_md_region(const struct mxd_ptl_md *md, ptl_size_t off,
-		ptl_size_t len, struct mxd_ptl_region *r);
+static inline void
+mxd_ptl_md_region(const struct mxd_ptl_md *md, ptl_size_t off,
+		ptl_size_t len, struct mxd_ptl_region *r)
+{
+	if (md->md.options & PTL_MD_IOVEC) {
+		r->base = NULL;
+		r->iov = md->iov;
+		r->niov = md->niov;
+	} else {
+		r->base = (uint8_t *)md->md.start;
+		r->iov = NULL;
+		r->niov = 0;
+	}
+	r->offset = off;
+	r->length = len;
+}
 /* Unlinks and releases a descriptor that has nothing pending (and its
  * match entry if that was to go with it), without an event. */
 void mxd_ptl_md_unlink(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md);

@@ -51,47 +51,28 @@ me_matches(const struct mxd_ptl_me *me, const struct mxd_ptl_hdr *h)
 		((h->match_bits ^ me->bits) & ~me->ignore) == 0;
 }
 
-/* An event of the request h at this target. */
+/* The header of this process's answer to h (an ACK or a REPLY): echoes
+ * the request. */
 static void
-event_of(ptl_event_t *ev, ptl_event_kind_t type, const struct mxd_ptl_hdr *h)
+answer_of(struct mxd_ptl_hdr *r, uint8_t kind, const struct mxd_ptl_ni *ni,
+		const struct mxd_ptl_hdr *h, ptl_size_t off, ptl_size_t mlen)
 {
-	memset(ev, 0, sizeof(*ev));
-	ev->type = type;
-	ev->initiator.nid = h->src_nid;
-	ev->initiator.pid = h->src_pid;
-	ev->uid = h->src_uid;
-	ev->jid = h->src_jid;
-	ev->portal = h->pt_index;
-	ev->match_bits = h->match_bits;
-	ev->rlength = h->rlength;
-	ev->hdr_data = h->hdr_data;
-}
-
-/* The answer to a get: echoes the request; 'me' is who sends it. */
-static void
-reply_of(struct mxd_ptl_hdr *r, const struct mxd_ptl_ni *ni,
-		const struct mxd_ptl_hdr *h)
-{
-	memset(r, 0, sizeof(*r));
-	r->kind = MXD_PTL_REPLY;
+	r->kind = kind;
+	r->flags = 0;
 	r->pt_index = h->pt_index;
 	r->src_nid = ni->me.id.nid;
 	r->src_pid = ni->me.id.pid;
 	r->src_uid = ni->me.uid;
 	r->src_jid = ni->me.jid;
+	r->ac_index = 0;
 	r->match_bits = h->match_bits;
-	r->offset = h->offset;
+	r->offset = off;
+	r->hdr_data = 0;
 	r->rlength = h->rlength;
+	r->mlength = mlen;
 	r->md_handle = h->md_handle;
 	r->op_cookie = h->op_cookie;
 	r->link = h->link;
-}
-
-static int
-drop(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h, ptl_sr_index_t why)
-{
-	mxd_ptl_drop(ni, why, h->rlength);
-	return MXD_PTL_DROP;
 }
 
 /* Walks the match list of h's portal: the descriptor that takes it, or
@@ -120,13 +101,40 @@ walk(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h, ptl_size_t *off,
 		if (fit == MXD_PTL_NOFIT && md->unlink_nofit) {
 			ptl_event_t ev;
 
-			event_of(&ev, put ? PTL_EVENT_PUT_START :
-					PTL_EVENT_GET_START, h);
-			ev.link = ++ni->link;
+			mxd_ptl_ev_req(&ev, put ? PTL_EVENT_PUT_START :
+					PTL_EVENT_GET_START, h, 0, 0,
+					++ni->link, PTL_NI_OK);
 			mxd_ptl_md_nofit(ni, md, &ev);
 		}
 	}
 	return NULL;
+}
+
+/* The descriptor that takes the request h (a PUT or GET), in the order
+ * of the 3.2 text; NULL if none does (the drop counted, but for a request
+ * to an interface that is closing). */
+static struct mxd_ptl_md *
+match(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h, ptl_size_t *off,
+		ptl_size_t *mlen)
+{
+	struct mxd_ptl_md *md;
+	ptl_sr_index_t why;
+
+	if (ni->closing || (h->kind != MXD_PTL_PUT && h->kind != MXD_PTL_GET))
+		return NULL;
+	if (h->pt_index > (uint32_t)ni->lim.max_pt_index) {
+		mxd_ptl_drop(ni, PTL_SR_DROP_PT_INDEX, h->rlength);
+		return NULL;
+	}
+	why = ac_refuses(ni, h);
+	if (why) {
+		mxd_ptl_drop(ni, why, h->rlength);
+		return NULL;
+	}
+	md = walk(ni, h, off, mlen);
+	if (md == NULL)
+		mxd_ptl_drop(ni, PTL_SR_DROP_NO_MATCH, h->rlength);
+	return md;
 }
 
 /* md takes the request h: the operation starts (one of its threshold,
@@ -136,8 +144,6 @@ accept(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 		const struct mxd_ptl_hdr *h, ptl_size_t off, ptl_size_t mlen,
 		struct mxd_ptl_tgt *t)
 {
-	ptl_event_t ev;
-
 	mxd_ptl_md_begin(md, mlen);
 	t->md = mxd_ptl_md_handle(ni, md);
 	t->offset = off;
@@ -148,13 +154,10 @@ accept(struct mxd_ptl_ni *ni, struct mxd_ptl_md *md,
 		t->reply.offset = off;
 		t->reply.mlength = mlen;
 	}
-	event_of(&ev, h->kind == MXD_PTL_PUT ? PTL_EVENT_PUT_START :
-			PTL_EVENT_GET_START, h);
-	ev.mlength = mlen;
-	ev.offset = off;
-	ev.link = t->link;
 	if (!(md->md.options & PTL_MD_EVENT_START_DISABLE))
-		mxd_ptl_log(ni, md, &ev);
+		mxd_ptl_log_req(ni, md, h->kind == MXD_PTL_PUT ?
+				PTL_EVENT_PUT_START : PTL_EVENT_GET_START, h,
+				mlen, off, t->link, PTL_NI_OK);
 	return MXD_PTL_ACCEPT;
 }
 
@@ -163,38 +166,61 @@ mxd_ptl_rx_request(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h,
 		struct mxd_ptl_tgt *t)
 {
 	struct mxd_ptl_md *md;
-	ptl_sr_index_t why;
 	ptl_size_t off = 0, mlen = 0;
 
-	memset(t, 0, sizeof(*t));
 	t->req = *h;
 	t->kind = h->kind;
+	t->md = PTL_INVALID_HANDLE;
+	t->offset = 0;
+	t->link = 0;
+	t->region.length = 0;
 	if (h->kind == MXD_PTL_GET) {
-		reply_of(&t->reply, ni, h);
+		answer_of(&t->reply, MXD_PTL_REPLY, ni, h, 0, 0);
 		t->reply.flags = MXD_PTL_F_DROPPED;
 	}
-	if (ni->closing || (h->kind != MXD_PTL_PUT && h->kind != MXD_PTL_GET))
-		return MXD_PTL_DROP;
-	if (h->pt_index > (uint32_t)ni->lim.max_pt_index)
-		return drop(ni, h, PTL_SR_DROP_PT_INDEX);
-	why = ac_refuses(ni, h);
-	if (why)
-		return drop(ni, h, why);
-	md = walk(ni, h, &off, &mlen);
+	md = match(ni, h, &off, &mlen);
 	if (md == NULL)
-		return drop(ni, h, PTL_SR_DROP_NO_MATCH);
+		return MXD_PTL_DROP;
 	return accept(ni, md, h, off, mlen, t);
 }
 
-/* The acknowledgement of the put t: echoes it, with what was done. */
-static void
-ack_of(struct mxd_ptl_hdr *a, const struct mxd_ptl_ni *ni,
-		const struct mxd_ptl_tgt *t)
+int
+mxd_ptl_rx_put(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h,
+		const void *data, struct mxd_ptl_hdr *ack)
 {
-	reply_of(a, ni, &t->req);
-	a->kind = MXD_PTL_ACK;
-	a->offset = t->offset;
-	a->mlength = t->region.length;
+	struct mxd_ptl_md *md;
+	ptl_size_t off = 0, mlen = 0;
+	ptl_seq_t link;
+	unsigned o;
+	int want_ack;
+
+	md = match(ni, h, &off, &mlen);
+	if (md == NULL)
+		return 0;
+	mxd_ptl_md_begin(md, mlen);
+	link = ++ni->link;
+	o = md->md.options;
+	if (!(o & PTL_MD_EVENT_START_DISABLE))
+		mxd_ptl_log_req(ni, md, PTL_EVENT_PUT_START, h, mlen, off, link,
+				PTL_NI_OK);
+	if (!(o & PTL_MD_IOVEC))
+		memcpy((uint8_t *)md->md.start + off, data, (size_t)mlen);
+	else if (mlen != 0) {
+		struct mxd_ptl_region r;
+
+		mxd_ptl_md_region(md, off, mlen, &r);
+		mxd_ptl_region_write(&r, 0, data, mlen);
+	}
+	want_ack = (h->flags & MXD_PTL_F_ACK_REQ) && !(o & PTL_MD_ACK_DISABLE);
+	md->pending--;
+	if (!(o & PTL_MD_EVENT_END_DISABLE))
+		mxd_ptl_log_req(ni, md, PTL_EVENT_PUT_END, h, mlen, off, link,
+				PTL_NI_OK);
+	mxd_ptl_unlink_req(ni, md, 1, PTL_EVENT_PUT_END, h, mlen, off, link,
+			PTL_NI_OK);	/* md may be gone after */
+	if (want_ack)
+		answer_of(ack, MXD_PTL_ACK, ni, h, off, mlen);
+	return want_ack;
 }
 
 static ptl_event_kind_t
@@ -217,20 +243,21 @@ mxd_ptl_rx_end(struct mxd_ptl_ni *ni, struct mxd_ptl_tgt *t,
 	struct mxd_ptl_ni *md_ni;
 	struct mxd_ptl_md *md = mxd_ptl_md_get(t->md, &md_ni);
 	int ok = status == PTL_NI_OK, want_ack;
-	ptl_event_t ev;
+	ptl_event_kind_t type = end_kind(t->kind, ok);
+	ptl_size_t mlen = t->region.length;
 
 	if (ni->closing || md == NULL || md_ni != ni || md->pending == 0)
 		return 0;
 	want_ack = ok && t->kind == MXD_PTL_PUT &&
 		(t->req.flags & MXD_PTL_F_ACK_REQ) &&
 		!(md->md.options & PTL_MD_ACK_DISABLE);
-	event_of(&ev, end_kind(t->kind, ok), &t->req);
-	ev.mlength = t->region.length;
-	ev.offset = t->offset;
-	ev.link = t->link;
-	ev.ni_fail_type = status;
-	mxd_ptl_md_end(ni, md, &ev);	/* md may be gone after */
+	md->pending--;
+	if (!ok || !(md->md.options & PTL_MD_EVENT_END_DISABLE))
+		mxd_ptl_log_req(ni, md, type, &t->req, mlen, t->offset, t->link,
+				status);
+	mxd_ptl_unlink_req(ni, md, ok, type, &t->req, mlen, t->offset, t->link,
+			status);	/* md may be gone after */
 	if (want_ack)
-		ack_of(ack, ni, t);
+		answer_of(ack, MXD_PTL_ACK, ni, &t->req, t->offset, mlen);
 	return want_ack;
 }

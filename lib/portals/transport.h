@@ -10,7 +10,7 @@
  * engine's transport carries each Portals message as one engine message
  * (reliable, in order per pair of endpoints, small ones eager, large ones
  * pulled by the receiver), with the Portals header of proto/portals_wire.h
- * as the first MXD_PTL_HLEN bytes of its body; the tests' loopback
+ * first in its body; the tests' loopback
  * (tests/portals/loopback.c) delivers inside one process.
  *
  * Down (core to transport): the const table struct mxd_ptl_tp_ops, each
@@ -25,13 +25,14 @@
  *     put()/get() (loopback), or in the engine's progression thread while
  *     it has borrowed the library.
  *   - Nothing blocks but wait().
- *   - Exactly-once: each put() ends with one mxd_ptl_put_done(); each get()
+ *   - Exactly-once: each put() that returns 0 ends with one
+ *     mxd_ptl_put_done() (one that returns 1 is over); each get()
  *     with mxd_ptl_rx_reply() returning DONE, or ACCEPT and then one
  *     mxd_ptl_rx_end(), or one mxd_ptl_get_failed(); each ACCEPT of
  *     mxd_ptl_rx_request() with one mxd_ptl_rx_end().  Nothing moves
  *     into or out of a region after the call that ends its transfer.
- *   - Order: requests from one process reach mxd_ptl_rx_request() at
- *     another in the order they were started (the engine's order per
+ *   - Order: requests from one process reach mxd_ptl_rx_request() (or
+ *     mxd_ptl_rx_put()) at another in the order they were started (the engine's order per
  *     pair).  A put's mxd_ptl_put_done() comes before its acknowledgement
  *     is given to mxd_ptl_rx_ack().
  *   - The structs given to put() and get(), and filled by rx_request()
@@ -145,10 +146,12 @@ struct mxd_ptl_tp_ops {
 
 	/* ---- initiator ---- */
 	/* Starts sending op->hdr and the bytes of op->region to op->target;
-	 * never blocks and cannot refuse: a failure (no such process, a
-	 * peer lost, no resources) is reported by mxd_ptl_put_done(), which
-	 * may be called before put() returns. */
-	void (*put)(void *tp, const struct mxd_ptl_op *op);
+	 * never blocks and cannot refuse.  Returns 1 if the put is over
+	 * already, its bytes copied out (no mxd_ptl_put_done() comes: its
+	 * SEND_END is the core's to log), else 0: its end, or a failure (no
+	 * such process, a peer lost, no resources), is reported by
+	 * mxd_ptl_put_done(), which may be called before put() returns. */
+	int (*put)(void *tp, const struct mxd_ptl_op *op);
 	/* Starts a get: sends op->hdr; the reply comes through
 	 * mxd_ptl_rx_reply(), a failure through mxd_ptl_get_failed() (which
 	 * may be called before get() returns). */
@@ -181,6 +184,14 @@ extern const struct mxd_ptl_tp_ops mxd_ptl_engine_ops;
  * PTL_SR_DROP_COUNT; for a GET, t->reply is the refusal to send). */
 int mxd_ptl_rx_request(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h,
 		struct mxd_ptl_tgt *t);
+/* A PUT whose data is at hand, h->rlength bytes at 'data' (a message
+ * in one frame): checked, matched and logged as mxd_ptl_rx_request()
+ * does, its bytes copied into the descriptor that takes it, and ended as
+ * mxd_ptl_rx_end() ends it, in one call.  Returns 1 if the transport is
+ * to send *ack to the initiator (h->src_nid/src_pid), else 0 (done, or
+ * dropped and counted). */
+int mxd_ptl_rx_put(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h,
+		const void *data, struct mxd_ptl_hdr *ack);
 /* The bytes of an accepted request (or reply) have moved (status
  * PTL_NI_OK), or failed (another PTL_NI_*: the initiator vanished
  * mid-transfer, the reply could not be sent): logs the END or FAIL event
@@ -204,9 +215,10 @@ void mxd_ptl_get_failed(struct mxd_ptl_ni *ni, const struct mxd_ptl_op *op,
  * inactive. */
 void mxd_ptl_rx_ack(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h);
 /* The REPLY to the get 'op' has come (the transport found op by the
- * header's op_cookie): MXD_PTL_ACCEPT (move t->region.length bytes, then
- * mxd_ptl_rx_end()) or MXD_PTL_DONE (a refusal, or a descriptor that is
- * gone: the events are logged, the get is over). */
+ * header's op_cookie, which names it, generation included):
+ * MXD_PTL_ACCEPT (move t->region.length bytes, then mxd_ptl_rx_end()) or
+ * MXD_PTL_DONE (a refusal, or a descriptor that is gone: the events are
+ * logged, the get is over). */
 int mxd_ptl_rx_reply(struct mxd_ptl_ni *ni, const struct mxd_ptl_op *op,
 		const struct mxd_ptl_hdr *h, struct mxd_ptl_tgt *t);
 /* A message the transport dropped for the interface itself (an ACK or

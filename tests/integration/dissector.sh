@@ -494,8 +494,8 @@ END {
 # (puts with ACKs, or gets; lengths 0 to 65536): every frame decoded with
 # a good check, every Portals header well formed, a PUT (or a GET and its
 # REPLY) of every length, an ACK for every PUT, and each message above a
-# frame a rendezvous whose descriptor carries the 96-byte header, pulled
-# whole after it.
+# frame a rendezvous whose descriptor carries the header padded to 72
+# bytes (MXD_PTL_HEAD), pulled whole after it.
 check_ptl() {
 	awk -F'\t' -v tapfile="$dir/$1.tap" -v resfile="$dir/$1.result" \
 		-v name="$1" -v mode="$2" '
@@ -525,7 +525,7 @@ BEGIN {
 	}
 	if ($4 == 1 && $6 == "1") {
 		rndv++
-		if ($49 != "96") nohead = nohead " " $1
+		if ($49 != "72") nohead = nohead " " $1
 		rndv_total[$10, $26] = $25
 	}
 	if ($4 == 8) pull_of[$11, $31] = $30
@@ -567,10 +567,10 @@ END {
 			split(rk, kr, SUBSEP)
 			if (kr[1] == kh[1] && pull_of[rk] == kh[2]) r = kr[2]
 		}
-		if (r == "" || rep_bytes[kh[1], r] != rndv_total[key] - 96)
+		if (r == "" || rep_bytes[kh[1], r] != rndv_total[key] - 72)
 			nbad = nbad " " kh[2]
 	}
-	ok(rndv + 0 " rendezvous, each with the 96-byte header and pulled " \
+	ok(rndv + 0 " rendezvous, each with the 72-byte head and pulled " \
 		"whole after it", rndv > 0 && nohead == "" && nbad == "",
 		"no head:" nohead " not pulled whole:" nbad)
 	print passed + 0 " passed, " failed + 0 " failed" > resfile

@@ -247,7 +247,7 @@ maybe_sync(void)
 		lb_pump();
 }
 
-static void
+static int
 lb_put(void *tp, const struct mxd_ptl_op *op)
 {
 	struct lb_proc *p = tp;
@@ -267,6 +267,7 @@ lb_put(void *tp, const struct mxd_ptl_op *op)
 		enqueue(m);
 	}
 	maybe_sync();
+	return 0;
 }
 
 static void
@@ -301,18 +302,25 @@ get_failed(struct lb_op *o, ptl_ni_fail_t st)
 	op_free(o);
 }
 
-/* The header as the receiver sees it: encoded and parsed once. */
+/* The header as the receiver sees it: encoded and parsed once (padded
+ * to MXD_PTL_HEAD bytes for a large message, as the engine's transport
+ * sends one), its sender the process that sent it. */
 static void
 wire(struct lb_msg *m, struct mxd_ptl_hdr *h)
 {
-	uint8_t buf[MXD_PTL_HLEN];
+	uint8_t buf[MXD_PTL_HEAD] = { 0 };
+	uint64_t body = m->hdr.kind == MXD_PTL_PUT ? m->hdr.rlength :
+		m->hdr.kind == MXD_PTL_REPLY ? m->hdr.mlength : 0;
+	uint32_t hl = mxd_ptl_wire_encode(buf, &m->hdr);
 	int rc;
 
-	mxd_ptl_wire_encode(buf, &m->hdr);
-	rc = mxd_ptl_wire_parse(buf, sizeof(buf),
-			MXD_PTL_HLEN + mxd_ptl_body_len(&m->hdr), h);
-	if (rc != 0)
+	if (m->large)
+		hl = MXD_PTL_HEAD;
+	rc = mxd_ptl_wire_parse(buf, hl, hl + body, m->large, h);
+	if (rc != (int)hl)
 		abort();	/* the core built a header it cannot read */
+	h->src_nid = m->hdr.src_nid;
+	h->src_pid = m->hdr.src_pid;
 }
 
 /* The ACK of the put t goes back to its initiator. */
