@@ -203,9 +203,11 @@ mxd_ptl_rx_put(struct mxd_ptl_ni *ni, const struct mxd_ptl_hdr *h,
 	if (!(o & PTL_MD_EVENT_START_DISABLE))
 		mxd_ptl_log_req(ni, md, PTL_EVENT_PUT_START, h, mlen, off, link,
 				PTL_NI_OK);
-	if (!(o & PTL_MD_IOVEC))
+	if (mlen == 0)
+		;		/* a descriptor of no bytes may have no start */
+	else if (!(o & PTL_MD_IOVEC))
 		memcpy((uint8_t *)md->md.start + off, data, (size_t)mlen);
-	else if (mlen != 0) {
+	else {
 		struct mxd_ptl_region r;
 
 		mxd_ptl_md_region(md, off, mlen, &r);
