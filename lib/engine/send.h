@@ -53,9 +53,15 @@ mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 	ep->reqs.free = r->pool_next;
 	ep->free_txsmall = rec->pool_next;
 	mxd_req_init(r, MXD_REQ_SEND, MXD_RS_COMPLETE);
-	mxd_copy_short(rec->data, seg->segment_ptr, len);
-	mxd_partner_small_frame(p, f, seq, 0, match, rec->data, len,
+	/* Its bytes kept and in the frame from one read of them; len below
+	 * p->fast_max, so at most p->frag_max: the template's frag_max
+	 * stands (mxd_partner_small_frame's case of a message sent again
+	 * after the MTU dropped is not this one). */
+	mxd_partner_small_hdrs(p, f->data, seq, 0, match, len,
 			mxd_ack_for(p, MXD_T_EAGER));
+	mxd_copy_short2(rec->data, f->data + MXD_EAGER_HLEN, seg->segment_ptr,
+			len);
+	mxd_partner_small_seal(p, f, len);
 	if (l == NULL)
 		mxd_partner_xmit_now(p, (unsigned)p->port, f);
 	else if (l->ops->tx_burst(l, f, 1) == 1)	/* nothing before it */
