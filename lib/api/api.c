@@ -970,9 +970,50 @@ MXD_ENTRY(mx_ibuffered, do_ibuffered,
 	(mx_endpoint_t ep, mx_request_t *request, uint32_t *result),
 	(ep, request, result))
 
-MXD_ENTRY(mx_ipeek, do_ipeek,
+static __attribute__((noinline)) MXD_ENTRY(ipeek_entry, do_ipeek,
 	(mx_endpoint_t ep, mx_request_t *request, uint32_t *result),
 	(ep, request, result))
+
+/* do_ipeek, entered already (mx_ipeek). */
+static __attribute__((noinline)) mx_return_t
+ipeek_in(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+{
+	mx_return_t rc = do_ipeek(ep, request, result);
+
+	mxd_leave();
+	return rc;
+}
+
+/* A request done, found by mx_ipeek's pass: peek_result's choice. */
+static __attribute__((noinline)) mx_return_t
+ipeek_found(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+{
+	peek_result(ep, request, result);
+	mxd_leave();
+	return MX_SUCCESS;
+}
+
+/*
+ * mx_ipeek's common case, by the owner thread: an endpoint known, both
+ * outputs given, a pass that completes nothing (a poll's usual answer),
+ * without the general entry's call.  A bad argument goes to do_ipeek
+ * (ipeek_in), a request done to ipeek_found, any other thread's call to
+ * the general entry.
+ */
+mx_return_t
+mx_ipeek(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
+{
+	if (!mxd_enter_owner())
+		return ipeek_entry(ep, request, result);
+	if (!mxd_ep_known(ep) || request == NULL || result == NULL)
+		return ipeek_in(ep, request, result);
+	mxd_progress(ep);
+	if (!mxd_list_empty(&ep->done))
+		return ipeek_found(ep, request, result);
+	*result = 0;
+	mxd_leave();
+	return MX_SUCCESS;
+}
 
 MXD_ENTRY(mx_peek, do_peek,
 	(mx_endpoint_t ep, uint32_t timeout, mx_request_t *request,

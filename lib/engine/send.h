@@ -53,21 +53,22 @@ mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 	ep->reqs.free = r->pool_next;
 	ep->free_txsmall = rec->pool_next;
 	mxd_req_init(r, MXD_REQ_SEND, MXD_RS_COMPLETE);
-	mxd_copy_short(rec->data, seg->segment_ptr, len);
-	mxd_partner_small_frame(p, f, seq, 0, match, rec->data, len,
+	/* Its bytes kept and in the frame from one read of them; len below
+	 * p->fast_max, so at most p->frag_max: the template's frag_max
+	 * stands (mxd_partner_small_frame's case of a message sent again
+	 * after the MTU dropped is not this one). */
+	mxd_partner_small_hdrs(p, f->data, seq, 0, match, len,
 			mxd_ack_for(p, MXD_T_EAGER));
-	if (l == NULL)
-		mxd_partner_xmit_now(p, (unsigned)p->port, f);
-	else if (l->ops->tx_burst(l, f, 1) == 1)	/* nothing before it */
-		mxd_count(ep->board, MXD_C_TX_FRAMES);
-	else
-		mxd_txq_push(ep->board, (unsigned)p->port, f, 1);
+	mxd_copy_short2(rec->data, f->data + MXD_EAGER_HLEN, seg->segment_ptr,
+			len);
 	/* Kept until acknowledged (msg_keep's, for a completed send). */
 	mxd_txrec_small(rec, seq, len, match);
 	p->a->inflight[seq & (MXD_WIN - 1)] = rec;
 	mxd_timer_watch(p);
 	/* Complete: what the application reads (msg_taken's; a send done
-	 * at once keeps no partner, sequence number or length). */
+	 * at once keeps no partner, sequence number or length).  All of it
+	 * before the calls below (the check, the PMD's burst), which then
+	 * keep few values across them. */
 	r->status.code = MX_STATUS_SUCCESS;
 	mxd_partner_addr_act(p, &r->status.source);
 	r->status.match_info = match;
@@ -75,6 +76,13 @@ mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 	r->status.context = context;
 	mxd_list_add_tail(&ep->done, &r->done);
 	mxd_count(ep->board, MXD_C_TX_MSGS);
+	mxd_partner_small_seal(p, f, len);
+	if (l == NULL)
+		mxd_partner_xmit_now(p, (unsigned)p->port, f);
+	else if (l->ops->tx_burst(l, f, 1) == 1)	/* nothing before it */
+		mxd_count(ep->board, MXD_C_TX_FRAMES);
+	else
+		mxd_txq_push(ep->board, (unsigned)p->port, f, 1);
 	return r;
 }
 

@@ -139,14 +139,61 @@ mxd_copy_short(uint8_t *dst, const uint8_t *src, uint32_t n)
 	else
 		memcpy(dst, src, n);
 }
+/* The same to two places (a message kept and sent): each part of src
+ * read once, written to both. */
+static inline void
+mxd_copy_short2(uint8_t *d1, uint8_t *d2, const uint8_t *src, uint32_t n)
+{
+	if (n > 16) {
+		memcpy(d1, src, n);
+		memcpy(d2, d1, n);
+	} else if (n >= 8) {
+		uint64_t a, b;
+
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(d1, &a, 8);
+		memcpy(d1 + n - 8, &b, 8);
+		memcpy(d2, &a, 8);
+		memcpy(d2 + n - 8, &b, 8);
+	} else {
+		mxd_copy_upto16(d1, src, n);
+		mxd_copy_upto16(d2, d1, n);
+	}
+}
 
 /*
  * The EAGER frame of a message of one fragment to p, written into f
  * (allocated) and sealed: headers from p's template with header flags
  * MXD_F_ACK_VALID | 'flags' and the cumulative ack 'ack', sequence seq,
  * 'match', and the len bytes at data.  A small record's message is sent,
- * and sent again, so (endpoint.h).
+ * and sent again, so (endpoint.h).  Its two halves apart, for a message
+ * sent the first time (engine/send.h: mxd_send_frame): the headers
+ * (mxd_partner_small_hdrs), then, its bytes written, the length and the
+ * check (mxd_partner_small_seal).
  */
+static inline void
+mxd_partner_small_hdrs(struct mxd_partner *p, uint8_t *d, uint32_t seq,
+		uint8_t flags, uint64_t match, uint32_t len, uint32_t ack)
+{
+	uint8_t *e = d + MXD_HDRS_LEN;
+
+	mxd_partner_eager_hdr(p, d, flags,
+			(uint16_t)(sizeof(struct mxd_eager_hdr) + len), ack);
+	mxd_put32(e + offsetof(struct mxd_eager_hdr, seq), seq);
+	mxd_put32(e + offsetof(struct mxd_eager_hdr, msg_len), len);
+	mxd_put64(e + offsetof(struct mxd_eager_hdr, match), match);
+}
+
+static inline void
+mxd_partner_small_seal(const struct mxd_partner *p, struct mxd_frame *f,
+		uint32_t len)
+{
+	f->len = (uint32_t)MXD_EAGER_HLEN + len;	/* >= 60: no padding */
+	f->to = p->slot;	/* it may go to the port straight (send.h) */
+	mxd_wire_seal_crc(f->data, mxd_crc_frame(f->data, f->len));
+}
+
 static inline void
 mxd_partner_small_frame(struct mxd_partner *p, struct mxd_frame *f,
 		uint32_t seq, uint8_t flags, uint64_t match, const uint8_t *data,
@@ -154,18 +201,12 @@ mxd_partner_small_frame(struct mxd_partner *p, struct mxd_frame *f,
 {
 	uint8_t *d = f->data, *e = d + MXD_HDRS_LEN;
 
-	mxd_partner_eager_hdr(p, d, flags,
-			(uint16_t)(sizeof(struct mxd_eager_hdr) + len), ack);
-	mxd_put32(e + offsetof(struct mxd_eager_hdr, seq), seq);
-	mxd_put32(e + offsetof(struct mxd_eager_hdr, msg_len), len);
-	mxd_put64(e + offsetof(struct mxd_eager_hdr, match), match);
+	mxd_partner_small_hdrs(p, d, seq, flags, match, len, ack);
 	if (len > p->frag_max)	/* sent again after the MTU dropped */
 		mxd_put16(e + offsetof(struct mxd_eager_hdr, frag_max),
 				(uint16_t)len);
 	mxd_copy_short(d + MXD_EAGER_HLEN, data, len);
-	f->len = (uint32_t)MXD_EAGER_HLEN + len;	/* >= 60: no padding */
-	f->to = p->slot;	/* it may go to the port straight (send.h) */
-	mxd_wire_seal_crc(d, mxd_crc_frame(d, f->len));
+	mxd_partner_small_seal(p, f, len);
 }
 
 /* Writes the headers of a frame to p (by 'port', to MAC 'dst') into an

@@ -191,7 +191,8 @@ mxd_req_put(struct mx_request *r)
 {
 	struct mxd_reqpool *p = r->pool;
 
-	mxd_list_del(&r->link);
+	if (r->link.next != &r->link)	/* most are on no list by now */
+		mxd_list_del(&r->link);
 	mxd_list_del(&r->done);
 	if (r->segs != r->seg_inline)
 		mxd_req_free_segs(r);
