@@ -23,9 +23,12 @@
 # converted).  Per figure the median over rounds is printed, and each
 # ratio as the median of the rounds' own ratios (a pair of runs seconds
 # apart shares the machine's phase), against its target:
-#   mx 8-byte half round trip <= 1.3 x raw flag
+#   mx 8-byte half round trip <= 1.3 x raw flag, and x raw ring (the
+#                             two raw ping-pongs: a cache-line flag is the
+#                             harder one)
 #   mx_bw 1 MiB              >= 0.8 x stream (like for like: stream-D for -D)
 #   mx ahead of ucx: latency <= 1.0 x ucx, bandwidth >= 1.0 x ucx_bw
+#                             (UCX's one buffer: mx_bw's, and -D's too)
 # The MX processes join a host segment made by shm_raw (standing for the
 # board service: MX_HOST_SEGMENT), each over a net_null port of its own
 # (--no-huge): no frame between them.  A round starts once the CPUs were
@@ -203,11 +206,14 @@ for name, unit in (("raw flag", "ns"), ("raw ring", "ns"), ("raw hring", "ns"),
 def ratio(a, b):
     return st.median(x / y for x, y in zip(fig[a], fig[b]))
 checks = [("mx 8 B half round trip / raw flag", "mx", "raw flag", "<=", 1.3),
+          ("mx 8 B half round trip / raw ring", "mx", "raw ring", "<=", 1.3),
           ("mx_bw 1 MiB / stream", "mx_bw", "stream", ">=", 0.8),
           ("mx_bw -D 1 MiB / stream-D", "mx_bw -D", "stream-D", ">=", 0.8)]
 if ucx:
     checks += [("mx 8 B half round trip / ucx tag_lat", "mx", "ucx", "<=", 1.0),
-               ("mx_bw 1 MiB / ucx tag_bw", "mx_bw", "ucx_bw", ">=", 1.0)]
+               ("mx_bw 1 MiB / ucx tag_bw", "mx_bw", "ucx_bw", ">=", 1.0),
+               ("mx_bw -D 1 MiB / ucx tag_bw", "mx_bw -D", "ucx_bw", ">=",
+                1.0)]
 print("ratios (median of the rounds' ratios), target:")
 lines = []
 for label, a, b, op, t in checks:
