@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The rings of a host segment: set-up and attachment (the protocol is
- * hring.h's opening comment).  Slow paths only: a ring is set up once
- * per pair of owners.
+ * hring.h's opening comment), and a producer's room when its copy of
+ * the consumer's count says none or the ring wraps.  Slow paths only: a
+ * ring is set up once per pair of owners.
  */
 #include <string.h>
 
@@ -57,4 +58,35 @@ mxd_hring_attach(struct mxd_hring *r, struct mxd_hring_rx *c)
 	c->published = 0;
 	__atomic_store_n(&r->c.attached, pe, __ATOMIC_RELAXED);
 	return pe;
+}
+
+/* Whether 'need' cells (and the one kept free) fit, reading the
+ * consumer's count again when the copy says no. */
+static int
+room(struct mxd_hring_tx *t, uint32_t need)
+{
+	if (t->head + need + 1 - t->tail <= t->n)
+		return 1;
+	t->tail = __atomic_load_n(&t->r->c.tail, __ATOMIC_ACQUIRE);
+	return t->head + need + 1 - t->tail <= t->n;
+}
+
+struct mxd_hrec *
+mxd_hring_reserve_slow(struct mxd_hring_tx *t, uint32_t cells)
+{
+	uint32_t left = t->n - t->off;
+	struct mxd_hrec *pad;
+
+	if (cells <= left)
+		return room(t, cells) ? mxd_hring_cell(t->cells, t->off) :
+			NULL;
+	if (!room(t, left + cells))
+		return NULL;
+	pad = mxd_hring_cell(t->cells, t->off);
+	memset((uint8_t *)pad + 4, 0, MXD_HREC_HLEN - 4);
+	pad->kind = MXD_HREC_PAD_KIND;
+	pad->cells = (uint16_t)(left > 0xffff ? 0xffff : left);
+	pad->len = left;		/* the cells it covers, exactly */
+	mxd_hring_commit(t, pad, left);
+	return mxd_hring_cell(t->cells, 0);
 }

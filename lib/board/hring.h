@@ -230,17 +230,6 @@ mxd_hring_cell(uint8_t *cells, uint32_t off)
 	return (struct mxd_hrec *)(void *)(cells + (size_t)off * MXD_HRING_CELL);
 }
 
-/* Whether 'need' cells (and the one kept free) fit, reading the
- * consumer's count again only when the copy says no. */
-static inline int
-mxd_hring_room(struct mxd_hring_tx *t, uint32_t need)
-{
-	if (t->head + need + 1 - t->tail <= t->n)
-		return 1;
-	t->tail = __atomic_load_n(&t->r->c.tail, __ATOMIC_ACQUIRE);
-	return t->head + need + 1 - t->tail <= t->n;
-}
-
 /* Makes a record whole: the cell after it cleared (see the top), then
  * its seq, released.  'cells' as in its header. */
 static inline void
@@ -257,29 +246,26 @@ mxd_hring_commit(struct mxd_hring_tx *t, struct mxd_hrec *rec, uint32_t cells)
 	t->off = next;
 }
 
+/* mxd_hring_reserve's other cases (hring.c): the ring full by the
+ * producer's copy of the consumer's count, or the record past its end. */
+struct mxd_hrec *mxd_hring_reserve_slow(struct mxd_hring_tx *t,
+		uint32_t cells);
+
 /*
  * The first cell of a record of 'cells' cells, or NULL when the ring
  * has no room: at the head, or at cell 0 after a PAD record over the
- * cells left before the end.  The caller fills it and commits it.
+ * cells left before the end.  The caller fills it and commits it.  The
+ * usual case inline (room by the producer's copy of the consumer's
+ * count, no wrap), the others out of line: the fast path of a send
+ * keeps its registers.
  */
 static inline struct mxd_hrec *
 mxd_hring_reserve(struct mxd_hring_tx *t, uint32_t cells)
 {
-	uint32_t left = t->n - t->off;
-	struct mxd_hrec *pad;
-
-	if (cells <= left)
-		return mxd_hring_room(t, cells) ?
-			mxd_hring_cell(t->cells, t->off) : NULL;
-	if (!mxd_hring_room(t, left + cells))
-		return NULL;
-	pad = mxd_hring_cell(t->cells, t->off);
-	memset((uint8_t *)pad + 4, 0, MXD_HREC_HLEN - 4);
-	pad->kind = MXD_HREC_PAD_KIND;
-	pad->cells = (uint16_t)(left > 0xffff ? 0xffff : left);
-	pad->len = left;		/* the cells it covers, exactly */
-	mxd_hring_commit(t, pad, left);
-	return mxd_hring_cell(t->cells, 0);
+	if (__builtin_expect(cells <= t->n - t->off &&
+				t->head + cells + 1 - t->tail <= t->n, 1))
+		return mxd_hring_cell(t->cells, t->off);
+	return mxd_hring_reserve_slow(t, cells);
 }
 
 /* ---- the consumer ------------------------------------------------------- */
