@@ -703,6 +703,16 @@ ring_read(struct mxd_shm *shm, unsigned s, int force)
 	return work;
 }
 
+unsigned
+mxd_shm_read(struct mxd_shm *shm, uint32_t m)
+{
+	unsigned work = 0;
+
+	for (; m != 0; m &= m - 1)
+		work += ring_read(shm, (unsigned)__builtin_ctz(m), 0);
+	return work;
+}
+
 /* Starts reading the ring that slot s set up to us. */
 static void
 ring_attach(struct mxd_shm *shm, unsigned s)
@@ -756,7 +766,6 @@ unsigned
 mxd_shm_poll_any(struct mxd_board *b)
 {
 	struct mxd_shm *shm = b->shm;
-	unsigned work = 0;
 
 	for (uint32_t m = shm->work; m != 0; m &= m - 1)
 		mxd_shm_pump(shm, (unsigned)__builtin_ctz(m));
@@ -764,9 +773,7 @@ mxd_shm_poll_any(struct mxd_board *b)
 		mxd_shm_splits(shm);
 	if (shm->scan || __atomic_load_n(shm->mail, __ATOMIC_RELAXED) != 0)
 		rings_attach(shm);
-	for (uint32_t m = shm->rx_mask; m != 0; m &= m - 1)
-		work += ring_read(shm, (unsigned)__builtin_ctz(m), 0);
-	return work;
+	return mxd_shm_read(shm, shm->rx_mask);
 }
 
 /* ---- peers' lives ------------------------------------------------------- */

@@ -15,8 +15,11 @@
  * ring room, rings newly set up to us, and the records of every ring we
  * read.  Returns the records taken.  Inline, the look that finds nothing:
  * a few words, and the next record's seq word of each ring read;
- * mxd_shm_poll_any when anything is there. */
+ * mxd_shm_poll_any when anything but records is there; when only
+ * records are, mxd_shm_read: the rings of the slots of mask m (the one
+ * found first and those after it), as mxd_shm_poll_any reads them. */
 unsigned mxd_shm_poll_any(struct mxd_board *b);
+unsigned mxd_shm_read(struct mxd_shm *shm, uint32_t m);
 
 static inline unsigned
 mxd_shm_poll(struct mxd_board *b)
@@ -30,7 +33,7 @@ mxd_shm_poll(struct mxd_board *b)
 		const struct mxd_shm_peer *pe = &shm->peer[__builtin_ctz(m)];
 
 		if (pe->held != 0 || mxd_hring_peek(&pe->rx) != NULL)
-			return mxd_shm_poll_any(b);
+			return mxd_shm_read(shm, m);
 	}
 	return 0;
 }
