@@ -540,14 +540,15 @@ pass_shm(struct mxd_board *own)
  * others) runs, the general pass otherwise.
  */
 static __attribute__((noinline)) unsigned
-pass_call_shm(struct mxd_board *own, unsigned period)
+pass_call_shm(struct mxd_board *own)
 {
-	unsigned work;
+	unsigned period, work;
 
 	own->pass_left = 1;
 	if (own->due == MXD_DUE_PORTS && own->nports == 1 &&
 			--own->shm->passes != 0)
 		return pass_shm(own);
+	period = mxd_lib.nboards > 1 ? MXD_OTHERS_PASSES : MXD_ACK_PASSES;
 	own->shm->passes = period;
 	watch_pass += period;
 	if (own->ep_busy)
@@ -560,13 +561,13 @@ pass_call_shm(struct mxd_board *own, unsigned period)
 static __attribute__((noinline)) unsigned
 pass_call(struct mxd_board *own)
 {
-	unsigned period = mxd_lib.nboards > 1 ? MXD_OTHERS_PASSES :
-		MXD_ACK_PASSES, work;
+	unsigned period, work;
 	int all = 0;
 
+	if (own->pass_left == 0 && own->shm != NULL)
+		return pass_call_shm(own);
+	period = mxd_lib.nboards > 1 ? MXD_OTHERS_PASSES : MXD_ACK_PASSES;
 	if (own->pass_left == 0) {
-		if (own->shm != NULL)
-			return pass_call_shm(own, period);
 		own->pass_left = period;
 		watch_pass += period;
 		if (own->ep_busy)
