@@ -823,6 +823,35 @@ mxd_wire_plain(const uint8_t *frame, size_t len, struct mxd_plain *m)
 	return 1;
 }
 
+/*
+ * A bare ACK: an ACK frame whose flags are ACK_VALID alone (no SACK,
+ * fragments, BYE or PING) and whose body is empty, the usual answer to a
+ * stream of messages.  mxd_wire_bare_ack() checks it as mxd_wire_parse()
+ * does (Ethernet type, version, length, the integrity check) and returns
+ * 1 if it is one, intact; 0 for any other frame, or one that breaks a
+ * rule, which mxd_wire_parse_lazy() then takes (and counts).  The ack is
+ * the common header's (mxd_get32 at offsetof(struct mxd_hdr, ack)).
+ */
+static inline int
+mxd_wire_bare_ack(const uint8_t *frame, size_t len)
+{
+	const uint8_t *h = frame + MXD_ETH_HLEN;
+	const size_t csum_off = MXD_ETH_HLEN + offsetof(struct mxd_hdr, csum);
+	uint32_t head;
+
+	if (len < MXD_HDRS_LEN ||
+			mxd_get16(frame + offsetof(struct mxd_eth_hdr,
+					ethertype)) != MXD_ETHERTYPE)
+		return 0;
+	memcpy(&head, h, 4);
+	return (head & 0x00ffffffu) == (MXD_WIRE_VERSION |
+				(uint32_t)MXD_T_ACK << 8 |
+				(uint32_t)MXD_F_ACK_VALID << 16) &&
+		mxd_get16(h + offsetof(struct mxd_hdr, length)) == 0 &&
+		~mxd_crc_frame(frame, MXD_HDRS_LEN) ==
+		mxd_get32(frame + csum_off);
+}
+
 /* Human-readable name of a drop reason (counter label). */
 const char *mxd_drop_name(enum mxd_drop d);
 

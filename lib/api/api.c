@@ -348,8 +348,9 @@ do_isend(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 			 segs[0].segment_length == 0) &&
 			(p = mxd_addr_partner_now(ep, &dest)) != NULL &&
 			mxd_send_small_ok(ep, p, segs[0].segment_length) &&
-			(r = mxd_send_now(ep, p, segs, match, context)) !=
-			NULL) {
+			(r = p->a->open == NULL ?
+			 mxd_send_now(ep, p, segs, match, context) :
+			 mxd_send_small(ep, p, segs, match, context)) != NULL) {
 		send_posted(ep);
 		*request = r;
 		return MX_SUCCESS;
@@ -741,12 +742,16 @@ isend_in(mx_endpoint_t ep, mx_segment_t *segs, uint32_t nseg,
 }
 
 /* mx_isend's common case with its partner found (mx_isend), entered
- * already: sent now, or the general way. */
-static __attribute__((noinline)) mx_return_t
-isend_small(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
-		uint64_t match, void *context, mx_request_t *request)
+ * already: sent now, or the general way.  p has no open PACK frame
+ * (isend_small: mxd_send_now looks no more), or has one that could not
+ * take the message (isend_behind: mxd_send_small, behind it). */
+static inline __attribute__((always_inline)) mx_return_t
+isend_r(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
+		uint64_t match, void *context, mx_request_t *request, int open)
 {
-	struct mx_request *r = mxd_send_now(ep, p, segs, match, context);
+	struct mx_request *r = open ?
+		mxd_send_small(ep, p, segs, match, context) :
+		mxd_send_now(ep, p, segs, match, context);
 	mx_return_t rc = MX_SUCCESS;
 
 	if (r != NULL) {
@@ -760,8 +765,22 @@ isend_small(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
 	return rc;
 }
 
+static __attribute__((noinline)) mx_return_t
+isend_small(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
+		uint64_t match, void *context, mx_request_t *request)
+{
+	return isend_r(ep, p, segs, match, context, request, 0);
+}
+
+static __attribute__((noinline)) mx_return_t
+isend_behind(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
+		uint64_t match, void *context, mx_request_t *request)
+{
+	return isend_r(ep, p, segs, match, context, request, 1);
+}
+
 /* The same when p has an open PACK frame: the message goes into it (no
- * call out: mxd_send_open) if it may, else as isend_small sends it. */
+ * call out: mxd_send_open) if it may, else behind it (isend_behind). */
 static __attribute__((noinline)) mx_return_t
 isend_open(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
 		uint64_t match, void *context, mx_request_t *request)
@@ -769,7 +788,7 @@ isend_open(mx_endpoint_t ep, struct mxd_partner *p, mx_segment_t *segs,
 	struct mx_request *r = mxd_send_open(ep, p, segs, match, context);
 
 	if (r == NULL)
-		return isend_small(ep, p, segs, match, context, request);
+		return isend_behind(ep, p, segs, match, context, request);
 	*request = r;
 	mxd_leave_owner();
 	return MX_SUCCESS;

@@ -144,6 +144,35 @@ mxd_rx_plain(struct mxd_board *b, unsigned port, const struct mxd_plain *m)
 	mxd_rx_ack_schedule(p);
 	return 1;
 }
+
+/*
+ * A bare ACK of board b by 'port' (proto's mxd_wire_bare_ack accepted
+ * it; h its common header): from a partner known and active, by its
+ * port, applied at once as the general way (mxd_rx_partner, the acks
+ * held applied first, mxd_send_acked) would.  Returns 1 if taken, 0
+ * (nothing done) otherwise.
+ */
+static inline int
+mxd_rx_bare_ack(struct mxd_board *b, unsigned port, const uint8_t *h)
+{
+	struct mx_endpoint *ep = mxd_ep_of(b, h[offsetof(struct mxd_hdr,
+				dst_ep)]);
+	uint32_t idx = mxd_get16(h + offsetof(struct mxd_hdr, dst_peer));
+	struct mxd_partner *p;
+
+	if (ep == NULL || idx >= ep->npartners)
+		return 0;
+	p = ep->partners[idx];
+	if (!mxd_partner_rx_ok(p, h) || (!p->local && (int)port != p->port) ||
+			p->a == NULL)
+		return 0;
+	mxd_rx_heard(p, port);
+	p->used = 1;
+	mxd_send_ack_settle(p);
+	mxd_send_acked(p, mxd_get32(h + offsetof(struct mxd_hdr, ack)));
+	return 1;
+}
+
 /* An EAGER fragment (or notice) from p. */
 void mxd_rx_eager(struct mxd_partner *p, const struct mxd_pkt *pkt);
 /* A PACK frame of p: its messages, one by one, as EAGER frames of one

@@ -879,8 +879,45 @@ pack_acked(struct mxd_partner *p, struct mxd_txrec *rec, uint32_t s,
 	return n;
 }
 
-void
-mxd_send_acked(struct mxd_partner *p, uint32_t ack)
+/*
+ * The records of messages from..ack, acked, that need no close look (no
+ * request, sample or resend): each slot emptied, each record whose last
+ * slot that was back to its pool.  The small ones (a message each, the
+ * common case) are chained here and go back in one splice at the end:
+ * no load or store of the pool's head per record.
+ */
+static __attribute__((noinline)) void
+acked_quiet(struct mxd_partner *p, uint32_t from, uint32_t ack)
+{
+	struct mxd_txrec **in = p->a->inflight;
+	struct mx_endpoint *ep = p->ep;
+	struct mxd_txrec *head = NULL, **tail = &head;
+
+	for (uint32_t s = from; s != ack + 1; s++) {
+		struct mxd_txrec *rec = in[s & (MXD_WIN - 1)];
+
+		if (rec == NULL)
+			continue;
+		in[s & (MXD_WIN - 1)] = NULL;
+		if (--rec->refs != 0) {
+			if (rec->seq == s)	/* a PACK frame's first */
+				s += pack_acked(p, rec, s, ack);
+			continue;
+		}
+		if (!rec->small) {
+			mxd_txrec_put(ep, rec);
+			continue;
+		}
+		*tail = rec;
+		tail = &rec->pool_next;
+	}
+	*tail = ep->free_txsmall;
+	ep->free_txsmall = head;
+}
+
+/* mxd_send_acked's every case. */
+static __attribute__((noinline)) void
+send_acked_any(struct mxd_partner *p, uint32_t ack)
 {
 	uint32_t first;
 	int n = mxd_txwin_ack(&p->tx, ack, &first), close = n;
@@ -898,18 +935,8 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 		close = 0;
 	else if (mxd_seq_lt(p->a->note_hi, ack))
 		close = (int)(p->a->note_hi - first + 1);
-	for (uint32_t s = first + (uint32_t)close; s != ack + 1; s++) {
-		struct mxd_txrec **in = p->a->inflight;
-		struct mxd_txrec *rec = in[s & (MXD_WIN - 1)];
-
-		if (rec == NULL)
-			continue;
-		in[s & (MXD_WIN - 1)] = NULL;
-		if (--rec->refs == 0)
-			mxd_txrec_put(p->ep, rec);
-		else if (rec->seq == s)		/* a PACK frame's first */
-			s += pack_acked(p, rec, s, ack);
-	}
+	if (close != (int)n)
+		acked_quiet(p, first + (uint32_t)close, ack);
 	for (int i = 0; i < close; i++) {
 		struct mxd_txrec **slot =
 			&p->a->inflight[(first + (uint32_t)i) & (MXD_WIN - 1)];
@@ -943,6 +970,32 @@ mxd_send_acked(struct mxd_partner *p, uint32_t ack)
 	 * endpoint (mx_disable_progression) has no send step. */
 	if (!mxd_list_empty(&p->a->sendq) && p->ep->progression_off)
 		mxd_send_pump(p);
+}
+
+/*
+ * The usual ack: of messages none of which is looked at closely
+ * (p->a->note_hi behind them), no synchronous send or queued one
+ * waiting: the window moves and its records go back, with nothing else
+ * to do; one no newer than the last, nothing at all (send_acked_any
+ * does every other case).
+ */
+void
+mxd_send_acked(struct mxd_partner *p, uint32_t ack)
+{
+	struct mxd_peer_act *a = p->a;
+	uint32_t acked = p->tx.acked;
+
+	if (!mxd_seq_lt(acked, ack))
+		return;
+	if (!mxd_seq_lt(ack, p->tx.next_seq) || mxd_seq_lt(acked, a->note_hi) ||
+			!mxd_list_empty(&a->syncq) ||
+			!mxd_list_empty(&a->sendq)) {
+		send_acked_any(p, ack);
+		return;
+	}
+	p->tx.acked = ack;
+	a->backoff = 0;
+	acked_quiet(p, acked + 1, ack);
 }
 
 void

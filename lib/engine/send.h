@@ -94,7 +94,7 @@ mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
  * sent when it is closed.  mxd_send_open: the same, inline in
  * mx_isend, for a message of at most 16 bytes whose case is that one
  * (nothing queued, the window not full, room in the frame), with
- * nothing that calls out; NULL otherwise (mxd_send_now then).
+ * nothing that calls out; NULL otherwise (mxd_send_small then).
  */
 static inline struct mx_request *
 mxd_send_open_write(struct mx_endpoint *ep, struct mxd_partner *p,
@@ -148,6 +148,9 @@ mxd_send_open(struct mx_endpoint *ep, struct mxd_partner *p,
 	return mxd_send_open_write(ep, p, seg, len, match, context);
 }
 
+/* mxd_send_small's case of a partner with no open PACK frame (the
+ * caller's look: any other is mxd_send_small's), the message out at once
+ * when nothing is ahead of it. */
 static inline struct mx_request *
 mxd_send_now(struct mx_endpoint *ep, struct mxd_partner *p,
 		const mx_segment_t *seg, uint64_t match, void *context)
@@ -157,7 +160,7 @@ mxd_send_now(struct mx_endpoint *ep, struct mxd_partner *p,
 	struct mxd_link *l;
 	struct mxd_frame f;
 
-	if (!mxd_list_empty(&p->a->sendq) || p->a->open != NULL || p->local ||
+	if (!mxd_list_empty(&p->a->sendq) || p->local ||
 			mxd_txwin_in_flight(&p->tx) >= p->fly_max ||
 			b->txq[port].head != b->txq[port].tail ||
 			ep->reqs.free == NULL || ep->free_txsmall == NULL)

@@ -129,13 +129,25 @@ rx_plain(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	mxd_rx_eager(p, pkt);
 }
 
+/* A frame that says it is an ACK (rx_one): a bare one of a partner in the
+ * usual state taken (1), else nothing done (0).  Out of line: the loop
+ * over a burst keeps its registers. */
+static __attribute__((noinline)) int
+rx_ack(struct mxd_board *b, unsigned port, const struct mxd_frame *f)
+{
+	return mxd_wire_bare_ack(f->data, f->len) &&
+		mxd_rx_bare_ack(b, port, f->data + MXD_ETH_HLEN);
+}
+
 /*
  * A frame: a plain message, the most common, is checked and taken the
  * shortest way (mxd_wire_plain, mxd_rx_plain: rx_one, inline in the loop
  * over a burst); if it is not one it may take there (not the next
  * message, no receive posted...), it comes here already checked
  * ('plain' 1), or found broken (-1).  Any other frame (0) is checked
- * by the parser, then acted on by type.
+ * by the parser, then acted on by type; but a bare ACK of a partner in
+ * the usual state, the next most common, is checked and applied the
+ * shortest way first (rx_ack: mxd_wire_bare_ack, mxd_rx_bare_ack).
  */
 static __attribute__((noinline)) void
 rx_frame_any(struct mxd_board *b, unsigned port, struct mxd_frame *f,
@@ -199,6 +211,10 @@ rx_one(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 	int plain = mxd_wire_plain(f->data, f->len, &m);
 
 	if (plain > 0 && mxd_rx_plain(b, port, &m))
+		return;
+	if (plain == 0 && f->len >= MXD_HDRS_LEN && f->data[MXD_ETH_HLEN +
+			offsetof(struct mxd_hdr, type)] == MXD_T_ACK &&
+			rx_ack(b, port, f))
 		return;
 	rx_frame_any(b, port, f, plain);
 }

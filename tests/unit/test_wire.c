@@ -832,6 +832,53 @@ fixed_size_types(void **state)
 	assert_int_equal(mxd_wire_parse(f, n + 100, &pkt), MXD_DROP_LENGTH);
 }
 
+/* mxd_wire_bare_ack takes exactly the frames the parser accepts as an
+ * ACK of flags ACK_VALID alone and no body, and nothing else. */
+static void
+bare_ack_as_parsed(void **state)
+{
+	static const struct {
+		uint8_t type, flags;
+		uint16_t body;		/* the header's length field */
+		size_t extra;		/* bytes after the header, given */
+		int corrupt;		/* a byte of the header changed */
+		int bare;
+	} t[] = {
+		{ MXD_T_ACK, MXD_F_ACK_VALID, 0, 0, 0, 1 },
+		{ MXD_T_ACK, MXD_F_ACK_VALID, 0, 60, 0, 1 },	/* padded */
+		{ MXD_T_ACK, MXD_F_ACK_VALID, 0, 0, 1, 0 },
+		{ MXD_T_ACK, MXD_F_ACK_VALID, 8, 8, 0, 0 },
+		{ MXD_T_ACK, MXD_F_ACK_VALID | MXD_F_PING, 0, 0, 0, 0 },
+		{ MXD_T_ACK, MXD_F_ACK_VALID | MXD_F_BYE, 0, 0, 0, 0 },
+		{ MXD_T_ACK, MXD_F_ACK_VALID | MXD_F_SACK, 8, 8, 0, 0 },
+		{ MXD_T_ACK, 0, 0, 0, 0, 0 },
+		{ MXD_T_NACK, MXD_F_ACK_VALID, 0, 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint8_t f[256] = { 0 };
+		struct mxd_hdr_args a = args;
+		struct mxd_pkt pkt;
+		size_t n;
+		int parsed;
+
+		a.type = t[i].type;
+		a.flags = t[i].flags;
+		n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, t[i].body);
+		mxd_wire_seal(f);
+		if (t[i].corrupt)
+			f[H(offsetof(struct mxd_hdr, ack))] ^= 1;
+		n += t[i].extra;
+		parsed = mxd_wire_parse(f, n, &pkt) == MXD_DROP_NONE &&
+			pkt.h.type == MXD_T_ACK &&
+			pkt.h.flags == MXD_F_ACK_VALID;
+		assert_int_equal(mxd_wire_bare_ack(f, n), t[i].bare);
+		assert_int_equal(parsed, t[i].bare);
+		assert_int_equal(mxd_wire_bare_ack(f, MXD_HDRS_LEN - 1), 0);
+	}
+}
+
 static void
 random_bytes_never_accepted_blindly(void **state)
 {
@@ -912,6 +959,7 @@ main(void)
 		cmocka_unit_test(lazy_pull_reply),
 		cmocka_unit_test(fixed_size_types),
 		cmocka_unit_test(ack_frags_roundtrip),
+		cmocka_unit_test(bare_ack_as_parsed),
 		cmocka_unit_test(random_bytes_never_accepted_blindly),
 		cmocka_unit_test(seq_compare_wraps),
 		cmocka_unit_test(nic_mac_roundtrip),
