@@ -21,6 +21,8 @@ cleanup() {
 	echo "$old" > $nr
 }
 trap cleanup EXIT
+# A timeout (meson sends SIGTERM) puts things back too.
+trap 'exit 143' TERM INT HUP
 if [ "$old" -lt "$want" ]; then
 	echo "$want" > $nr 2>/dev/null
 fi
