@@ -15,6 +15,9 @@
 #             a process that opens an endpoint another holds (MX_BUSY)
 #   loss      the same under MX_FAULTS loss, reordering, duplicates and
 #             corruption in every process
+#   failover  the same with port 1 of every process losing everything
+#             from the first round on: its partners suspect it (counted),
+#             striping leaves it, everything goes by port 0
 #   kill      a process of host B killed (SIGKILL) in mid-run: the others
 #             finish, their requests to it failed with the documented
 #             status; then a new process opens its endpoint again and
@@ -174,6 +177,26 @@ loss)
 	start_services
 	export MX_FAULTS="drop=5%,reorder=3%,dup=1%,corrupt=1%,seed=$$"
 	exchange -R 3
+	;;
+failover)
+	start_services
+	# Port 1 of every process loses everything once it carried 300
+	# frames, in the first round: its partners suspect it, striping
+	# leaves it, and everything goes by port 0.
+	export MX_FAULTS="port=1,dead=1,after=300"
+	for r in 0 1 2 3 4 5 6 7; do rank "$r" -R 4; done
+	wait_line "$dir/rank0.log" "round 2" 120 || fail "rank 0 made no round 2"
+	suspected=0
+	for h in "$A" "$B"; do
+		mx_counters "$h" >"$dir/counters.$h" 2>&1
+		grep -q "ports suspected" "$dir/counters.$h" && suspected=1
+	done
+	[ "$suspected" = 1 ] || fail "no process suspected the dead port"
+	for r in 0 1 2 3 4 5 6 7; do
+		wait_rank "$r" || fail "rank $r"
+	done
+	for r in 0 1 2 3 4 5 6 7; do grep -h "ok:" "$dir/rank$r.log"; done
+	grep -h "ports suspected" "$dir"/counters.*
 	;;
 kill)
 	start_services
