@@ -30,6 +30,7 @@
 #include "board/host.h"
 #include "board/service.h"
 #include "service.h"
+#include "../apps/segments.h"	/* seg_command */
 
 static void
 usage(int rc)
@@ -200,22 +201,6 @@ cmd_stop(int force)
 /* ---- status ------------------------------------------------------------- */
 
 static void
-command_of(int pid, char *buf, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(buf, len, "?");
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return;
-	if (fgets(buf, (int)len, f) != NULL)
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-}
-
-static void
 show_ports(const struct mxd_host *h)
 {
 	for (unsigned p = 0; p < h->nports; p++) {
@@ -244,7 +229,7 @@ show_slots(const struct mxd_host *h)
 
 		if (hs->state == MXD_HOST_SLOT_FREE)
 			continue;
-		command_of(hs->pid, comm, sizeof(comm));
+		seg_command((uint32_t)hs->pid, comm, sizeof(comm));
 		for (unsigned e = 0; e < MXD_HOST_ENDPOINTS; e++)
 			if (h->ep_slot[e] == s)
 				len += snprintf(eps + len, sizeof(eps) -
