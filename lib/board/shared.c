@@ -39,6 +39,7 @@
 #include "board/board.h"
 #include "board/service.h"
 #include "board/shared.h"
+#include "util/clock.h"
 
 extern char **environ;
 
@@ -60,15 +61,6 @@ static struct {
 	char spec[64];		/* MX_BOARDS of the boards of our links */
 	char host[MX_MAX_HOSTNAME_LEN];
 } sh = { .fd = -1 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void
 nap_ms(unsigned ms)
@@ -145,7 +137,7 @@ svc_spawn(void)
 static int
 svc_find(void)
 {
-	uint64_t until = now_ms() + START_WAIT_MS;
+	uint64_t until = mxd_now_ns() / 1000000 + START_WAIT_MS;
 
 	for (;;) {
 		int s = svc_connect(sh.host), lk;
@@ -166,7 +158,7 @@ svc_find(void)
 						sh.host);
 			return s;
 		}
-		if (now_ms() >= until) {
+		if (mxd_now_ns() / 1000000 >= until) {
 			MXD_LOG(ERR, init, "MX_BOARD_SHARED=1: another process "
 					"has been starting the board service "
 					"of host %s for %u s: see mx_board "
