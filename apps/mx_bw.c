@@ -157,6 +157,10 @@ usage(int rc)
 static void
 parse_one(int c, const char *arg, struct opts *o)
 {
+	if (tool_len_opt(&o->len, c, arg)) {
+		o->have_start |= c == 'S';
+		return;
+	}
 	switch (c) {
 	case 'b': o->board = tool_u32(arg, 'b'); break;
 	case 'n': o->nic_id = tool_hex64(arg, 'n'); o->have_nic = 1; break;
@@ -164,19 +168,6 @@ parse_one(int c, const char *arg, struct opts *o)
 	case 'r': o->remote_ep = tool_u32(arg, 'r'); break;
 	case 'd': o->dest = arg; break;
 	case 'f': o->filter = tool_u32(arg, 'f'); break;
-	case 'S': o->len.start = tool_u32(arg, 'S'); o->have_start = 1; break;
-	case 'E': o->len.end = tool_u32(arg, 'E'); break;
-	case 'I': o->len.inc = tool_u32(arg, 'I'); break;
-	case 'M':
-		o->len.mult = strtod(arg, NULL);
-		o->len.inc = 0;
-		if (!(o->len.mult > 1.0) || o->len.mult > 1e6) {
-			fprintf(stderr, "mx_bw: -M wants a multiplier "
-					"above 1\n");
-			exit(2);
-		}
-		break;
-	case 'L': o->len.file = arg; break;
 	case 'N': o->count = tool_u32(arg, 'N'); o->have_count = 1; break;
 	case 'W': o->warmup = tool_u32(arg, 'W'); o->have_warmup = 1; break;
 	case 'Q': o->window = tool_u32(arg, 'Q'); break;

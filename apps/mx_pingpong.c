@@ -206,6 +206,8 @@ parse(int argc, char **argv, struct opts *o)
 	o->len.mult = 2.0;
 	while ((c = getopt_long(argc, argv, "b:n:e:r:d:f:S:E:I:M:L:N:W:Vwsh",
 				longs, NULL)) != -1) {
+		if (tool_len_opt(&o->len, c, optarg))
+			continue;
 		switch (c) {
 		case 'b': o->board = tool_u32(optarg, 'b'); break;
 		case 'n':
@@ -216,19 +218,6 @@ parse(int argc, char **argv, struct opts *o)
 		case 'r': o->remote_ep = tool_u32(optarg, 'r'); break;
 		case 'd': o->dest = optarg; break;
 		case 'f': o->filter = tool_u32(optarg, 'f'); break;
-		case 'S': o->len.start = tool_u32(optarg, 'S'); break;
-		case 'E': o->len.end = tool_u32(optarg, 'E'); break;
-		case 'I': o->len.inc = tool_u32(optarg, 'I'); break;
-		case 'M':
-			o->len.mult = strtod(optarg, NULL);
-			o->len.inc = 0;
-			if (!(o->len.mult > 1.0) || o->len.mult > 1e6) {
-				fprintf(stderr, "mx_pingpong: -M wants a "
-						"multiplier above 1\n");
-				exit(2);
-			}
-			break;
-		case 'L': o->len.file = optarg; break;
 		case 'N': o->iters = tool_u32(optarg, 'N'); break;
 		case 'W': o->warmup = tool_u32(optarg, 'W'); break;
 		case 'V': o->verify = 1; break;

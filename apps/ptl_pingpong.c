@@ -111,6 +111,8 @@ parse(int argc, char **argv, struct opts *o)
 	o->len.mult = 2.0;
 	while ((c = getopt_long(argc, argv, "b:p:d:n:r:S:E:I:M:L:N:W:agVwh",
 				longs, NULL)) != -1) {
+		if (tool_len_opt(&o->len, c, optarg))
+			continue;
 		switch (c) {
 		case 'b': o->board = tool_u32(optarg, 'b'); break;
 		case 'p':
@@ -120,19 +122,6 @@ parse(int argc, char **argv, struct opts *o)
 		case 'd': o->dest = optarg; break;
 		case 'n': o->nid = tool_hex64(optarg, 'n'); break;
 		case 'r': o->remote_pid = tool_u32(optarg, 'r'); break;
-		case 'S': o->len.start = tool_u32(optarg, 'S'); break;
-		case 'E': o->len.end = tool_u32(optarg, 'E'); break;
-		case 'I': o->len.inc = tool_u32(optarg, 'I'); break;
-		case 'M':
-			o->len.mult = strtod(optarg, NULL);
-			o->len.inc = 0;
-			if (!(o->len.mult > 1.0) || o->len.mult > 1e6) {
-				fprintf(stderr, "ptl_pingpong: -M wants a "
-						"multiplier above 1\n");
-				exit(2);
-			}
-			break;
-		case 'L': o->len.file = optarg; break;
 		case 'N': o->iters = tool_u32(optarg, 'N'); break;
 		case 'W': o->warmup = tool_u32(optarg, 'W'); break;
 		case 'a': o->flags |= F_ACK; break;

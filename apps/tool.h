@@ -168,6 +168,29 @@ struct tool_lengths {
 	uint32_t len[TOOL_MAX_LENGTHS];
 };
 
+/* Option c (-S, -E, -I, -M or -L) with its argument into o: 1, or 0 if
+ * c is not one of them. */
+static inline int
+tool_len_opt(struct tool_len_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'S': o->start = tool_u32(arg, 'S'); return 1;
+	case 'E': o->end = tool_u32(arg, 'E'); return 1;
+	case 'I': o->inc = tool_u32(arg, 'I'); return 1;
+	case 'M':
+		o->mult = strtod(arg, NULL);
+		o->inc = 0;
+		if (!(o->mult > 1.0) || o->mult > 1e6) {
+			fprintf(stderr, "%s: -M wants a multiplier above 1\n",
+					tool_name);
+			exit(2);
+		}
+		return 1;
+	case 'L': o->file = arg; return 1;
+	}
+	return 0;
+}
+
 static inline int
 tool_len_add(struct tool_lengths *l, unsigned long long len)
 {
