@@ -2,9 +2,10 @@
 /*
  * The link of a process of a shared board: one port of the board, driven
  * without DPDK (shport.h tells the design).  The process in slot a sends
- * on its row of the queue matrix (queue a * S + b to the peer board's
- * slot b, chosen by the frame's 'to') and receives on its column (queue
- * b * S + a from the peer's slot b), plus the frames the board service
+ * on its row of the queue matrix (queue (a, b) to the peer board's slot
+ * b, chosen by the frame's 'to') and receives on its column (queue
+ * (b, a) from the peer's slot b), each queue in the memif region of its
+ * lane (one region per lane), plus the frames the board service
  * forwards to it (its forward ring).  It is the only writer of its row
  * and the only reader of its column: no lock, no atomic read-modify-write.
  *
@@ -61,12 +62,13 @@ struct shlink {
 	struct mxd_link l;
 	const struct mxd_shport *sp;
 	struct mxd_fwd *fwd;		/* the service's frames for us */
-	unsigned slot, nslots;
-	uint32_t gen;			/* of the region mapped, 0: none */
-	uint8_t *base;
-	uint64_t len;
+	unsigned slot, nslots, nlanes;
+	uint32_t gen;			/* of the regions mapped, 0: none */
+	uint32_t lgen[MXD_SHPORT_LANES];	/* of each lane's region */
+	uint8_t *base[MXD_SHPORT_LANES];
+	uint64_t len[MXD_SHPORT_LANES];
 	int dead;			/* the service is gone */
-	uint32_t active;		/* columns read in every burst */
+	uint64_t active;		/* columns read in every burst */
 	unsigned sweep, next;
 	uint32_t fwd_tail;
 	uint64_t tx_n, rx_n;
@@ -244,7 +246,7 @@ static uint16_t
 sh_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 {
 	struct shlink *s = sh(l);
-	uint32_t cols = s->active;
+	uint64_t cols = s->active;
 	uint16_t got;
 
 	if (__builtin_expect(!sh_ready(s), 0))
@@ -252,13 +254,13 @@ sh_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 	got = fwd_rx(s, f, n);
 	if (++s->sweep >= SWEEP) {
 		s->sweep = 0;
-		cols = (1u << s->nslots) - 1;
+		cols = (1ull << s->nslots) - 1;
 	}
 	for (unsigned i = 0; i < s->nslots && got < n; i++) {
 		unsigned b = s->next + i < s->nslots ? s->next + i :
 			s->next + i - s->nslots;
 
-		if (cols & (1u << b))
+		if (cols & (1ull << b))
 			got += ring_rx(s, &s->rx[b], f + got, n - got);
 	}
 	if (++s->next >= s->nslots)
@@ -277,7 +279,7 @@ static uint16_t
 sh_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 {
 	struct shlink *s = sh(l);
-	uint32_t dirty = 0;
+	uint64_t dirty = 0;
 	uint16_t i;
 
 	if (__builtin_expect(!sh_ready(s), 0)) {
@@ -292,10 +294,10 @@ sh_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 			break;
 		if (mxd_mring_put(r, f[i].data, f[i].len) < 0)
 			sh_drop(s);
-		dirty |= 1u << b;
+		dirty |= 1ull << b;
 	}
-	for (uint32_t m = dirty; m != 0; m &= m - 1)
-		mxd_mring_publish(&s->tx[__builtin_ctz(m)]);
+	for (uint64_t m = dirty; m != 0; m &= m - 1)
+		mxd_mring_publish(&s->tx[__builtin_ctzll(m)]);
 	s->active |= dirty;
 	s->tx_n += i;
 	sh_free(f, i);
@@ -343,9 +345,12 @@ mxd_glue_shlink_new(const struct mxd_shport *sp, struct mxd_fwd *fwd,
 	struct shlink *s;
 
 	if (sp->nslots == 0 || sp->nslots > MXD_SHPORT_SLOTS ||
-			slot >= sp->nslots) {
-		mxd_glue_set_error("shared port %s: slot %u of %u slots",
-				sp->name, slot, sp->nslots);
+			slot >= sp->nslots || sp->nlanes !=
+			mxd_shport_lanes(sp->nslots) || sp->lane_q !=
+			mxd_shport_lane_q(sp->nslots)) {
+		mxd_glue_set_error("shared port %s: slot %u of %u slots, %u "
+				"lanes of %u queue pairs", sp->name, slot,
+				sp->nslots, sp->nlanes, sp->lane_q);
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
@@ -360,6 +365,7 @@ mxd_glue_shlink_new(const struct mxd_shport *sp, struct mxd_fwd *fwd,
 	s->fwd_tail = __atomic_load_n(&fwd->tail, __ATOMIC_ACQUIRE);
 	s->slot = slot;
 	s->nslots = sp->nslots;
+	s->nlanes = sp->nlanes;
 	s->active = 1;			/* the peer's service answers us */
 	s->l.ops = &shlink_ops;
 	memcpy(s->l.mac, sp->mac, 6);
@@ -382,64 +388,84 @@ mxd_glue_shlink_gen(const struct mxd_link *l)
 	return ((const struct shlink *)(const void *)l)->gen;
 }
 
+/* The rings, and lane k's region (all of them: k < 0), let go of. */
 static void
-unmap(struct shlink *s)
+unmap(struct shlink *s, int k)
 {
-	if (s->base != NULL)
-		munmap(s->base, s->len);
-	s->base = NULL;
+	for (unsigned i = 0; i < s->nlanes; i++) {
+		if (k >= 0 && i != (unsigned)k)
+			continue;
+		if (s->base[i] != NULL)
+			munmap(s->base[i], s->len[i]);
+		s->base[i] = NULL;
+		s->lgen[i] = 0;
+	}
 	s->gen = 0;
 	memset(s->tx, 0, sizeof(s->tx));
 	memset(s->rx, 0, sizeof(s->rx));
 }
 
-/* Our row and column in the region, rings and indexes read from it. */
+/* Our row and column, each queue in its lane's region. */
 static int
 attach_rings(struct shlink *s, unsigned log2, uint32_t bsize, int server)
 {
-	unsigned S = s->nslots, Q = S * S;
+	unsigned S = s->nslots, Q = s->sp->lane_q;
 
 	for (unsigned b = 0; b < S; b++) {
-		unsigned qt = s->slot * S + b, qr = b * S + s->slot;
+		unsigned lt, lr, qt = mxd_shport_at(S, s->slot, b, &lt),
+			 qr = mxd_shport_at(S, b, s->slot, &lr);
 
 		/* The service as memif client writes the C2S rings. */
-		if (mxd_mring_attach(&s->tx[b], s->base, s->len, Q, qt,
-					!server, log2, bsize) < 0 ||
-				mxd_mring_attach(&s->rx[b], s->base, s->len, Q,
-					qr, server, log2, bsize) < 0)
+		if (mxd_mring_attach(&s->tx[b], s->base[lt], s->len[lt], Q,
+					qt, !server, log2, bsize) < 0 ||
+				mxd_mring_attach(&s->rx[b], s->base[lr],
+					s->len[lr], Q, qr, server, log2,
+					bsize) < 0)
 			return -1;
 	}
 	return 0;
 }
 
 int
-mxd_glue_shlink_map(struct mxd_link *l, int fd, uint32_t gen, uint64_t len)
+mxd_glue_shlink_map(struct mxd_link *l, unsigned lane, int fd, uint32_t gen,
+		uint64_t len)
 {
 	struct shlink *s = sh(l);
 	const struct mxd_shport *sp = s->sp;
-	unsigned Q = s->nslots * s->nslots;
+	unsigned Q = sp->lane_q;
 	void *m;
 
-	unmap(s);
+	if (lane >= s->nlanes) {
+		mxd_glue_set_error("port %s: lane %u of %u", sp->name, lane,
+				s->nlanes);
+		return -EINVAL;
+	}
+	unmap(s, (int)lane);
 	if (len < mxd_mring_region_len(Q, sp->log2_ring, sp->bsize)) {
-		mxd_glue_set_error("port %s: memif region of %llu bytes, "
-				"less than %u queue pairs of 2^%u buffers of "
-				"%u bytes", sp->name, (unsigned long long)len,
-				Q, sp->log2_ring, sp->bsize);
+		mxd_glue_set_error("port %s: memif region of lane %u of %llu "
+				"bytes, less than %u queue pairs of 2^%u "
+				"buffers of %u bytes", sp->name, lane,
+				(unsigned long long)len, Q, sp->log2_ring,
+				sp->bsize);
 		return -EINVAL;
 	}
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
-		mxd_glue_set_error("port %s: cannot map its memif region: %s",
-				sp->name, strerror(errno));
+		mxd_glue_set_error("port %s: cannot map the memif region of "
+				"lane %u: %s", sp->name, lane, strerror(errno));
 		return -errno;
 	}
-	s->base = m;
-	s->len = len;
+	s->base[lane] = m;
+	s->len[lane] = len;
+	s->lgen[lane] = gen;
+	for (unsigned k = 0; k < s->nlanes; k++)
+		if (s->lgen[k] != gen)
+			return 0;	/* the other lanes' regions next */
 	if (attach_rings(s, sp->log2_ring, sp->bsize, sp->server != 0) < 0) {
-		unmap(s);
-		mxd_glue_set_error("port %s: its memif region does not hold "
-				"the rings of %u queue pairs", sp->name, Q);
+		unmap(s, -1);
+		mxd_glue_set_error("port %s: its memif regions do not hold "
+				"the rings of %u lanes of %u queue pairs",
+				sp->name, s->nlanes, Q);
 		return -EINVAL;
 	}
 	/* Our rings' descriptors now, not at the first frames. */
@@ -465,7 +491,7 @@ mxd_glue_shlink_free(struct mxd_link *l)
 
 	if (l == NULL)
 		return;
-	unmap(s);
+	unmap(s, -1);
 	if (s->pool.mem != NULL)
 		munmap(s->pool.mem, s->pool.stride * s->pool.n);
 	free(s->pool.free);

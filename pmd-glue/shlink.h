@@ -3,8 +3,8 @@
  * The link of a process of a shared board (shlink.c; shport.h tells the
  * design): one port of the board, driven in memif's shared memory without
  * DPDK.  The board layer makes one per port from the host segment, maps
- * the port's region when the service gives it (at start and after each
- * link-up), and says when the service is gone.
+ * the port's regions (one per lane) when the service gives them (at
+ * start and after each link-up), and says when the service is gone.
  */
 #ifndef MXD_SHLINK_H
 #define MXD_SHLINK_H
@@ -19,12 +19,13 @@
  * mxd_glue_error()) if it cannot be made.  Down until mapped. */
 struct mxd_link *mxd_glue_shlink_new(const struct mxd_shport *sp,
 		struct mxd_fwd *fwd, unsigned slot, uint32_t nb_bufs);
-/* Maps the port's memif region of generation gen (len bytes) from fd,
- * in place of the one before; 0 or a negative errno (reason set).  The
- * caller closes fd. */
-int mxd_glue_shlink_map(struct mxd_link *l, int fd, uint32_t gen,
-		uint64_t len);
-/* The generation of the region mapped (0: none). */
+/* Maps the memif region of the port's lane 'lane' of generation gen (len
+ * bytes) from fd, in place of the one before; 0 or a negative errno
+ * (reason set).  The link is ready once every lane's region of one
+ * generation is mapped.  The caller closes fd. */
+int mxd_glue_shlink_map(struct mxd_link *l, unsigned lane, int fd,
+		uint32_t gen, uint64_t len);
+/* The generation of the regions mapped (0: none, or not all lanes). */
 uint32_t mxd_glue_shlink_gen(const struct mxd_link *l);
 /* The board service is gone: down for good. */
 void mxd_glue_shlink_kill(struct mxd_link *l);

@@ -11,10 +11,17 @@
  * region mapped from a file descriptor the service hands it.
  *
  * Steering is the queue matrix: a board of S slots (slot 0 the service's,
- * slots 1 to S-1 one process each) configures S * S queue pairs; the tx
- * queue a * S + b of the process in slot a carries its frames to slot b
- * of the peer board, whose rx queue a * S + b only slot b reads.  So each
- * ring has one producer and one consumer, and nothing is locked.  A frame
+ * slots 1 to S-1 one process each) has S * S queues; the tx queue (a, b)
+ * of the process in slot a carries its frames to slot b of the peer
+ * board, whose rx queue (a, b) only slot b reads.  So each ring has one
+ * producer and one consumer, and nothing is locked.  A memif interface
+ * has at most 255 queue pairs, so the matrix is cut into lanes: each
+ * port of the board is one memif interface per lane, lane k (memif id
+ * id + k on the port's socket) carrying the rows of R = min(S, 255 / S)
+ * slots, queue (a, b) at lane a / R, index (a % R) * S + b
+ * (mxd_shport_at()).  Up to 15 slots the matrix is one lane, and queue
+ * (a, b) is a * S + b; 33 slots (the service and 32 processes) take 5
+ * lanes of 231 queue pairs.  A frame
  * for a slot not known yet (a name query, a connect request) goes to
  * slot 0; the peer's service hands it to the process that holds its
  * endpoint through that process's forward ring (struct mxd_fwd, below).
@@ -31,16 +38,52 @@
 
 #define MXD_SHPORT_UP		1u	/* state: the link is up */
 #define MXD_SHPORT_FWD		32u	/* frames of a forward ring, 2^n */
-#define MXD_SHPORT_SLOTS	15u	/* memif's 255 queue pairs: 15 * 15 */
+#define MXD_SHPORT_SLOTS	33u	/* the service and 32 processes */
+#define MXD_SHPORT_QPAIRS	255u	/* memif's queue pairs per interface */
+#define MXD_SHPORT_LANES	5u	/* memif interfaces per port, at most */
+
+/* Rows of the queue matrix a lane carries, with S slots. */
+static inline unsigned
+mxd_shport_rows(unsigned S)
+{
+	return S * S <= MXD_SHPORT_QPAIRS ? S : MXD_SHPORT_QPAIRS / S;
+}
+
+/* Lanes (memif interfaces per port) of S slots. */
+static inline unsigned
+mxd_shport_lanes(unsigned S)
+{
+	unsigned R = mxd_shport_rows(S);
+
+	return (S + R - 1) / R;
+}
+
+/* Queue pairs of each lane, with S slots. */
+static inline unsigned
+mxd_shport_lane_q(unsigned S)
+{
+	return mxd_shport_rows(S) * S;
+}
+
+/* Where queue (a, b) is: its lane, and its index there (returned). */
+static inline unsigned
+mxd_shport_at(unsigned S, unsigned a, unsigned b, unsigned *lane)
+{
+	unsigned R = mxd_shport_rows(S);
+
+	*lane = a / R;
+	return (a % R) * S + b;
+}
 
 struct mxd_shport {
 	uint32_t state;		/* MXD_SHPORT_UP or 0 (service: atomic) */
-	uint32_t gen;		/* raised at each link-up: a new region */
+	uint32_t gen;		/* raised at each link-up: new regions */
 	uint32_t nslots;	/* S: the queue matrix is S * S */
 	uint32_t log2_ring;	/* descriptors per ring, log2 (rsize) */
 	uint32_t bsize;		/* bytes of one memif buffer */
 	uint32_t server;	/* the service is memif's server */
-	uint64_t region_len;	/* bytes of the region (this gen) */
+	uint32_t nlanes;	/* memif interfaces (mxd_shport_lanes) */
+	uint32_t lane_q;	/* queue pairs of each (mxd_shport_lane_q) */
 	uint32_t mtu;		/* bytes after the Ethernet header */
 	uint32_t room;		/* the largest frame a buffer holds */
 	uint8_t mac[6];		/* the port's */

@@ -364,6 +364,8 @@ parse_pack(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 static enum mxd_drop
 parse_conn(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 {
+	uint16_t raw;
+
 	if (len != sizeof(struct mxd_conn_hdr))
 		return MXD_DROP_LENGTH;
 	pkt->u.conn.src_nic = mxd_get64(b + O(mxd_conn_hdr, src_nic));
@@ -371,7 +373,11 @@ parse_conn(const uint8_t *b, uint32_t len, struct mxd_pkt *pkt)
 	pkt->u.conn.src_filter = mxd_get32(b + O(mxd_conn_hdr, src_filter));
 	pkt->u.conn.status = b[O(mxd_conn_hdr, status)];
 	pkt->u.conn.caps = b[O(mxd_conn_hdr, caps)];
-	pkt->u.conn.mtu = mxd_get16(b + O(mxd_conn_hdr, mtu));
+	raw = mxd_get16(b + O(mxd_conn_hdr, mtu));
+	pkt->u.conn.mtu = (uint16_t)(raw & MXD_CONN_MTU_MASK);
+	pkt->u.conn.slot = (pkt->u.conn.caps & MXD_CAP_SLOT) ? (uint8_t)(
+			pkt->u.conn.caps >> MXD_CAP_SLOT_SHIFT |
+			(raw >> MXD_CONN_SLOT_HI) << 4) : 0;
 	pkt->u.conn.epoch = mxd_get32(b + O(mxd_conn_hdr, epoch));
 	pkt->u.conn.dst_nic = mxd_get64(b + O(mxd_conn_hdr, dst_nic));
 	return MXD_DROP_NONE;

@@ -202,33 +202,42 @@ _Static_assert(offsetof(struct mxd_conn_hdr, caps) == 17, "conn caps offset");
 				 * those of an earlier one */
 /*
  * The sender's endpoint is held by slot N of a shared board (one of the
- * processes of its host; slot 0 is the board's service): N is the caps
- * byte's high nibble.  Frames to the endpoint go to that slot's queues
- * of the peer board's ports (pmd-glue/shport.h); without the bit they go
- * to slot 0, whose service hands each to the endpoint's process.  Bits
- * that were zero padding: an older receiver ignores them.
+ * processes of its host; slot 0 is the board's service): N's low four
+ * bits are the caps byte's high nibble, its bits 4 and 5 the mtu field's
+ * two high bits (an MTU is below 16384).  Frames to the endpoint go to
+ * that slot's queues of the peer board's ports (pmd-glue/shport.h);
+ * without the bit they go to slot 0, whose service hands each to the
+ * endpoint's process.  Bits that were zero padding: an older receiver
+ * ignores them.
  *
  *     7   6   5   4   3   2   1   0
  *   +---------------+---+---+---+---+
- *   |     slot      |SLT|EPO|FRG|PCK|
+ *   |  slot & 15    |SLT|EPO|FRG|PCK|     caps
  *   +---------------+---+---+---+---+
+ *    15  14  13 ... 0
+ *   +-------+-------------------+
+ *   |slot>>4|        MTU        |         mtu
+ *   +-------+-------------------+
  */
 #define MXD_CAP_SLOT	0x08
 #define MXD_CAP_SLOT_SHIFT	4
-
-/* The caps byte's slot (0 if it says none). */
-static inline unsigned
-mxd_caps_slot(uint8_t caps)
-{
-	return (caps & MXD_CAP_SLOT) ? (unsigned)caps >> MXD_CAP_SLOT_SHIFT : 0;
-}
+#define MXD_CONN_MTU_MASK	0x3fffu	/* mtu: the MTU's bits */
+#define MXD_CONN_SLOT_HI	14	/* mtu: slot bits 4 and 5 from here */
 
 /* The caps bits that say slot 'slot' (none for slot 0 of no board). */
 static inline uint8_t
 mxd_caps_of_slot(unsigned slot, int shared)
 {
 	return shared ? (uint8_t)(MXD_CAP_SLOT |
-			(slot << MXD_CAP_SLOT_SHIFT)) : 0;
+			((slot & 15u) << MXD_CAP_SLOT_SHIFT)) : 0;
+}
+
+/* The mtu field that says MTU 'mtu' and slot 'slot''s high bits. */
+static inline uint16_t
+mxd_conn_mtu(uint32_t mtu, unsigned slot)
+{
+	return (uint16_t)((mtu & MXD_CONN_MTU_MASK) |
+			((slot >> 4) & 3u) << MXD_CONN_SLOT_HI);
 }
 
 /* ACK flagged MXD_F_FRAGS: one record per message received in part (the
@@ -420,9 +429,10 @@ struct mxd_pkt {
 			uint32_t src_filter;
 			uint8_t status;
 			uint8_t caps;
-			uint16_t mtu;
+			uint16_t mtu;	/* the MTU's bits only */
 			uint32_t epoch;
 			uint64_t dst_nic;
+			uint8_t slot;	/* the sender's (0: none said) */
 		} conn;
 		struct {
 			uint64_t src_nic;

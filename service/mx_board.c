@@ -206,13 +206,13 @@ show_ports(const struct mxd_host *h)
 	for (unsigned p = 0; p < h->nports; p++) {
 		const struct mxd_shport *sp = &h->port[p];
 
-		printf("  port %u %s: %s (region %u), memif %s, %u queue "
-				"pairs (%u x %u), %u buffers of %u bytes per "
-				"ring, MTU %u\n", p, sp->name, sp->state ==
-				MXD_SHPORT_UP ? "up" : "down", sp->gen,
-				sp->server ? "server" : "client",
-				sp->nslots * sp->nslots, sp->nslots,
-				sp->nslots, 1u << sp->log2_ring, sp->bsize,
+		printf("  port %u %s: %s (regions %u), memif %s, queue "
+				"matrix %u x %u in %u lane(s) of %u queue "
+				"pairs, %u buffers of %u bytes per ring, MTU "
+				"%u\n", p, sp->name, sp->state == MXD_SHPORT_UP ?
+				"up" : "down", sp->gen, sp->server ? "server" :
+				"client", sp->nslots, sp->nslots, sp->nlanes,
+				sp->lane_q, 1u << sp->log2_ring, sp->bsize,
 				sp->mtu);
 	}
 }

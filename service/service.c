@@ -4,11 +4,13 @@
  * boards it serves (pmd-glue/shport.h tells the design).
  *
  * It initialises the EAL and brings the ports of MX_DPDK_ARGS up, memif
- * ports all of them, each with S * S queue pairs (S = MX_BOARD_SLOTS):
+ * ports all of them, each with the S * S queues (S = MX_BOARD_SLOTS) of
  * the queue matrix by which each process of the host drives its own
- * queues.  It makes a host segment per board (board/host.h), listens on
- * its socket (board/service.h) and gives each process that connects a
- * slot, the segments and each port's memif region; a process's
+ * queues: one memif interface per lane of the matrix, lane 0 the one
+ * MX_DPDK_ARGS names, lanes 1 and up added here (the same socket, ids
+ * id + 1 and up).  It makes a host segment per board (board/host.h),
+ * listens on its socket (board/service.h) and gives each process that
+ * connects a slot, the segments and each port's memif regions; a process's
  * connection and pidfd tell it when the process is gone.  Then, in one
  * thread, it loops: its own queues (slot 0's column: name queries, which
  * it answers, and connect requests and frames for a slot their sender did
@@ -54,14 +56,20 @@
 #define GONE_WAIT_MS	5000	/* for a process gone from its slot to exit */
 #define BURST		32
 
-struct sport {
+/* A lane of a port: one memif interface, its region. */
+struct slane {
 	struct mxd_link *l;
-	struct mxd_shport *sp;
-	int up;			/* as handed to the processes */
 	int fd;			/* the region's (our own descriptor) */
 	uint8_t *base;		/* our own mapping of it */
 	uint64_t len;
-	uint64_t next_try;	/* ms: the next look for the region */
+};
+
+struct sport {
+	struct mxd_link *l;	/* lane 0's: the port's MAC, row 0 */
+	struct mxd_shport *sp;
+	int up;			/* as handed to the processes */
+	struct slane lane[MXD_SHPORT_LANES];
+	uint64_t next_try;	/* ms: the next look for the regions */
 	int said;		/* a wrong region, said once */
 };
 
@@ -80,9 +88,11 @@ struct client {
 };
 
 static struct {
-	unsigned S, Q, log2;
+	unsigned S, Q, L, log2;	/* slots, queue pairs of a lane, lanes */
 	uint32_t bsize;
 	int server[MXD_GLUE_MAX_PORTS];
+	/* Each port's lanes, lane 0 the port's own interface. */
+	struct mxd_link *lanes[MXD_GLUE_MAX_PORTS][MXD_SHPORT_LANES];
 	struct sboard board[MXD_HOST_PORTS];
 	unsigned nboards;
 	struct client cl[CLIENTS_MAX];
@@ -182,10 +192,41 @@ vdev_fix(const char *w, char *out, size_t len, int rmax)
 	return 0;
 }
 
+/* The memif interface of lane k (k >= 1) of the port that memif --vdev
+ * word w names: its name the port's with "_lane<k>" after it, its id the
+ * port's plus k, its other arguments the port's. */
+static int
+lane_vdev(const char *w, unsigned k, char *out, size_t len)
+{
+	const char *spec = strstr(w, "net_memif"), *args;
+	char v[32];
+	long id = 0;
+	int n;
+
+	if (spec == NULL)
+		return -1;
+	args = strchr(spec, ',');
+	if (memif_arg(w, "id", v, sizeof(v)))
+		id = strtol(v, NULL, 0);
+	n = snprintf(out, len, "--vdev=%.*s_lane%u,id=%ld", (int)(args != NULL ?
+				args - spec : (ptrdiff_t)strlen(spec)), spec, k,
+			id + (long)k);
+	for (const char *a = args; a != NULL && *a; a = strchr(a + 1, ',')) {
+		size_t al = strcspn(a + 1, ",");
+
+		if (!strncmp(a + 1, "id=", 3) || al == 0)
+			continue;
+		n += snprintf(out + n, len > (size_t)n ? len - (size_t)n : 0,
+				",%.*s", (int)al, a + 1);
+	}
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
 static char *
 args_fix(const char *args)
 {
-	size_t cap = strlen(args != NULL ? args : "") * 2 + 64;
+	size_t cap = (strlen(args != NULL ? args : "") + 64) * 2 *
+		(MXD_SHPORT_LANES + 1);
 	char *out = calloc(1, cap), *copy = strdup(args != NULL ? args : "");
 	char *save = NULL, w[512];
 	int rmax = rsize_max(svc.Q);
@@ -200,6 +241,16 @@ args_fix(const char *args)
 			goto fail;
 		strcat(out, *out ? " " : "");
 		strcat(out, w);
+		for (unsigned k = 1; k < svc.L && strstr(w, "net_memif") !=
+				NULL; k++) {
+			char lw[600];
+
+			if (lane_vdev(w, k, lw, sizeof(lw)) < 0 ||
+					strlen(out) + strlen(lw) + 2 > cap)
+				goto fail;
+			strcat(out, " ");
+			strcat(out, lw);
+		}
 	}
 	free(copy);
 	return out;
@@ -235,6 +286,8 @@ shport_fill(struct mxd_shport *sp, const struct mxd_link *l, int server,
 		uint32_t fwd_frame, uint64_t fwd_off)
 {
 	sp->nslots = svc.S;
+	sp->nlanes = svc.L;
+	sp->lane_q = svc.Q;
 	sp->log2_ring = svc.log2;
 	sp->bsize = svc.bsize;
 	sp->server = (uint32_t)server;
@@ -292,7 +345,10 @@ board_make(struct sboard *B, unsigned idx, const char *host,
 
 		P->l = links[ports[p]];
 		P->sp = &h->port[p];
-		P->fd = -1;
+		for (unsigned k = 0; k < svc.L; k++) {
+			P->lane[k].l = svc.lanes[ports[p]][k];
+			P->lane[k].fd = -1;
+		}
 		shport_fill(P->sp, P->l, svc.server[ports[p]], fwd_frame,
 				fwd_off + (size_t)p * svc.S *
 				mxd_fwd_bytes(fwd_frame));
@@ -303,20 +359,20 @@ board_make(struct sboard *B, unsigned idx, const char *host,
 
 /* ---- frames of our own -------------------------------------------------- */
 
-/* A frame on queue q of port P: header (to dst) and 'body' bytes written
- * by fill; 0 or -1. */
+/* A frame on queue q of port P's lane k: header (to dst) and 'body'
+ * bytes written by fill; 0 or -1. */
 static int
-frame_send(struct sport *P, uint16_t q, const uint8_t *dst,
+frame_send(struct sport *P, unsigned k, uint16_t q, const uint8_t *dst,
 		const struct mxd_hdr_args *a, uint16_t body,
 		void (*fill)(uint8_t *p, const void *arg), const void *arg,
 		uint8_t *copy, uint32_t *copy_len)
 {
-	struct mxd_link *l = P->l;
+	struct mxd_link *l = P->lane[k].l;
 	struct mxd_frame f;
 
 	if (l->ops->alloc(l, &f, 1) != 0)
 		return -1;
-	mxd_wire_put_hdr(f.data, dst, l->mac, a, body);
+	mxd_wire_put_hdr(f.data, dst, P->l->mac, a, body);
 	fill(f.data + MXD_HDRS_LEN, arg);
 	f.len = (uint32_t)MXD_HDRS_LEN + body;
 	if (f.len < 60) {
@@ -352,14 +408,23 @@ disc_fill(uint8_t *p, const void *arg)
 static const uint8_t bcast[MXD_ETH_ALEN] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
-/* The board announced on port P (slot 0's queue to the peer's slot 0). */
+/*
+ * The board announced on lane k of port P, on the lane's queue 0 (slot
+ * 0's queue to the peer's slot 0 on lane 0; on lane k, before any
+ * process drives it, that of the first slot of the lane's rows): the
+ * frame by which mxd_glue_memif_region() finds the lane's region, its
+ * src_peer the lane, so that no two lanes' frames look alike.  The
+ * peer's service reads it on its column and lets it be.
+ */
 static int
-announce(struct sboard *B, struct sport *P, uint8_t *copy, uint32_t *len)
+announce(struct sboard *B, struct sport *P, unsigned k, uint8_t *copy,
+		uint32_t *len)
 {
-	struct mxd_hdr_args a = { .type = MXD_T_DISCOVER };
+	struct mxd_hdr_args a = { .type = MXD_T_DISCOVER,
+		.src_peer = (uint16_t)k };
 	struct disc_arg d = { B->h, 0 };
 
-	return frame_send(P, 0, bcast, &a, sizeof(struct mxd_disc_hdr),
+	return frame_send(P, k, 0, bcast, &a, sizeof(struct mxd_disc_hdr),
 			disc_fill, &d, copy, len);
 }
 
@@ -370,7 +435,7 @@ answer_disc(struct sboard *B, struct sport *P, unsigned from,
 	struct mxd_hdr_args a = { .type = MXD_T_DISCOVER };
 	struct disc_arg d = { B->h, 0 };
 
-	frame_send(P, (uint16_t)from, pkt->eth->src, &a,
+	frame_send(P, 0, (uint16_t)from, pkt->eth->src, &a,
 			sizeof(struct mxd_disc_hdr), disc_fill, &d, NULL, NULL);
 }
 
@@ -404,7 +469,7 @@ refuse_conn(struct sboard *B, struct sport *P, unsigned from,
 	};
 	struct refuse_arg r = { B->h, pkt, (uint16_t)P->l->mtu };
 
-	frame_send(P, (uint16_t)from, pkt->eth->src, &a,
+	frame_send(P, 0, (uint16_t)from, pkt->eth->src, &a,
 			sizeof(struct mxd_conn_hdr), refuse_fill, &r, NULL, NULL);
 }
 
@@ -485,13 +550,13 @@ serve(struct sboard *B, unsigned p, unsigned from, struct mxd_frame *f)
 static unsigned
 column0(struct sboard *B, unsigned p)
 {
-	struct mxd_link *l = B->port[p].l;
 	struct mxd_frame f[BURST];
 	unsigned work = 0;
 
 	for (unsigned a = 0; a < svc.S; a++) {
-		uint16_t n = mxd_glue_queue_rx(l, (uint16_t)(a * svc.S), f,
-				BURST);
+		unsigned k, q = mxd_shport_at(svc.S, a, 0, &k);
+		struct mxd_link *l = B->port[p].lane[k].l;
+		uint16_t n = mxd_glue_queue_rx(l, (uint16_t)q, f, BURST);
 
 		for (uint16_t i = 0; i < n; i++)
 			serve(B, p, a, &f[i]);
@@ -514,11 +579,12 @@ drain(struct sboard *B, unsigned p)
 		if (slot_live(B->h, b))
 			continue;
 		for (unsigned a = 0; a < svc.S; a++) {
+			unsigned k, q = mxd_shport_at(svc.S, a, b, &k);
 			struct mxd_mring r;
 
-			if (mxd_mring_attach(&r, P->base, P->len, svc.Q,
-						a * svc.S + b, server, svc.log2,
-						svc.bsize) == 0)
+			if (mxd_mring_attach(&r, P->lane[k].base,
+						P->lane[k].len, svc.Q, q, server,
+						svc.log2, svc.bsize) == 0)
 				work += mxd_mring_drain(&r);
 		}
 	}
@@ -531,15 +597,13 @@ drain(struct sboard *B, unsigned p)
  * (memif's client does so at its first receive; the processes read from
  * head - size, which this makes true from the start). */
 static void
-prime(struct sport *P)
+prime(struct slane *L)
 {
-	if (P->sp->server)
-		return;
 	for (unsigned q = 0; q < svc.Q; q++) {
 		struct mxd_mring r;
 		uint16_t *head;
 
-		if (mxd_mring_attach(&r, P->base, P->len, svc.Q, q, 0, svc.log2,
+		if (mxd_mring_attach(&r, L->base, L->len, svc.Q, q, 0, svc.log2,
 					svc.bsize) < 0)
 			continue;
 		head = mxd_mring_idx(&r, MXD_MEMIF_HEAD);
@@ -550,29 +614,38 @@ prime(struct sport *P)
 	}
 }
 
+/* Lane k's region let go of. */
+static void
+lane_unmap(struct slane *L)
+{
+	if (L->base != NULL)
+		munmap(L->base, L->len);
+	if (L->fd >= 0)
+		close(L->fd);
+	L->base = NULL;
+	L->fd = -1;
+}
+
 static void
 port_down(struct sboard *B, unsigned p)
 {
 	struct sport *P = &B->port[p];
 
 	__atomic_store_n(&P->sp->state, 0, __ATOMIC_RELEASE);
-	if (P->base != NULL)
-		munmap(P->base, P->len);
-	if (P->fd >= 0)
-		close(P->fd);
-	P->base = NULL;
-	P->fd = -1;
+	for (unsigned k = 0; k < svc.L; k++)
+		lane_unmap(&P->lane[k]);
 	P->up = 0;
 	MXD_LOG(WARNING, port, "board %s port %u (%s): link down",
 			B->h->board_name, p, P->l->name);
 }
 
-/* The link is up: find its region (the one our announcement was just
- * written into), map it, prime it, and hand it on. */
-static void
-port_up(struct sboard *B, unsigned p)
+/* Lane k is up: find its region (the one our announcement was just
+ * written into) and map it; 0 or -1. */
+static int
+lane_up(struct sboard *B, unsigned p, unsigned k)
 {
 	struct sport *P = &B->port[p];
+	struct slane *L = &P->lane[k];
 	uint64_t want = mxd_mring_region_len(svc.Q, svc.log2, svc.bsize);
 	uint8_t sent[64];
 	uint32_t len = 0;
@@ -580,13 +653,10 @@ port_up(struct sboard *B, unsigned p)
 	int fd;
 	void *m;
 
-	if (now_ms() < P->next_try)
-		return;
-	P->next_try = now_ms() + 50;
-	if (announce(B, P, sent, &len) < 0 ||
-			mxd_glue_memif_region(P->l, svc.Q, sent, len, &fd,
+	if (announce(B, P, k, sent, &len) < 0 ||
+			mxd_glue_memif_region(L->l, svc.Q, sent, len, &fd,
 				&size) < 0)
-		return;
+		return -1;
 	if (size < want) {
 		if (!P->said++)
 			MXD_LOG(ERR, port, "board %s port %u (%s): its memif "
@@ -594,25 +664,58 @@ port_up(struct sboard *B, unsigned p)
 					"MX_BOARD_SLOTS=%u: both ends of a memif "
 					"pair are board services with the same "
 					"MX_BOARD_SLOTS", B->h->board_name, p,
-					P->l->name, svc.Q, svc.S);
+					L->l->name, svc.Q, svc.S);
 		close(fd);
-		return;
+		return -1;
 	}
 	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
 		close(fd);
-		return;
+		return -1;
 	}
-	P->fd = fd;
-	P->base = m;
-	P->len = size;
-	prime(P);
-	P->sp->region_len = size;
+	L->fd = fd;
+	L->base = m;
+	L->len = size;
+	if (!P->sp->server)
+		prime(L);
+	return 0;
+}
+
+/* Every lane of the port is up: their regions found, mapped, primed and
+ * handed on under a new generation. */
+static void
+port_up(struct sboard *B, unsigned p)
+{
+	struct sport *P = &B->port[p];
+
+	if (now_ms() < P->next_try)
+		return;
+	P->next_try = now_ms() + 50;
+	for (unsigned k = 0; k < svc.L; k++)
+		if (lane_up(B, p, k) < 0) {
+			while (k-- > 0)
+				lane_unmap(&P->lane[k]);
+			return;
+		}
 	__atomic_fetch_add(&P->sp->gen, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&P->sp->state, MXD_SHPORT_UP, __ATOMIC_RELEASE);
 	P->up = 1;
-	MXD_LOG(NOTICE, port, "board %s port %u (%s): link up (region %u)",
-			B->h->board_name, p, P->l->name, P->sp->gen);
+	MXD_LOG(NOTICE, port, "board %s port %u (%s): link up (regions %u, "
+			"%u lane(s))", B->h->board_name, p, P->l->name,
+			P->sp->gen, svc.L);
+}
+
+/* A port is up when each of its lanes is. */
+static int
+port_link_up(const struct sport *P)
+{
+	for (unsigned k = 0; k < svc.L; k++) {
+		struct mxd_link *l = P->lane[k].l;
+
+		if (!l->started || !l->ops->link_up(l))
+			return 0;
+	}
+	return 1;
 }
 
 static void
@@ -623,15 +726,19 @@ links_watch(void)
 	for (unsigned b = 0; b < svc.nboards; b++)
 		for (unsigned p = 0; p < svc.board[b].nports; p++) {
 			struct sport *P = &svc.board[b].port[p];
-			struct mxd_link *l = P->l;
-			int up = l->started && l->ops->link_up(l);
+			int up = port_link_up(P);
 
 			if (up && !P->up)
 				port_up(&svc.board[b], p);
 			else if (!up && P->up)
 				port_down(&svc.board[b], p);
-			if (!up && revive && l->ops->revive != NULL)
-				l->ops->revive(l);
+			for (unsigned k = 0; k < svc.L && !up && revive; k++) {
+				struct mxd_link *l = P->lane[k].l;
+
+				if (l->ops->revive != NULL && !(l->started &&
+							l->ops->link_up(l)))
+					l->ops->revive(l);
+			}
 		}
 	if (revive)
 		svc.next_revive = now_ms() + REVIVE_MS;
@@ -716,7 +823,7 @@ static void
 slots_reclaim(void)
 {
 	for (unsigned s = 1; s < svc.S; s++) {
-		uint32_t live = 0, done = ~0u;
+		uint64_t live = 0, done = ~0ull;
 
 		for (unsigned b = 0; b < svc.nboards; b++) {
 			struct mxd_host *h = svc.board[b].h;
@@ -724,7 +831,7 @@ slots_reclaim(void)
 			if (h->slot[s].state != MXD_HOST_SLOT_DEAD)
 				goto next;
 			for (unsigned o = 1; o < svc.S; o++)
-				live |= (uint32_t)slot_live(h, o) << o;
+				live |= (uint64_t)slot_live(h, o) << o;
 			done &= __atomic_load_n(&h->slot[s].let_go,
 					__ATOMIC_ACQUIRE);
 		}
@@ -900,14 +1007,15 @@ region(struct client *c, const struct mxd_svc_msg *in)
 		return;
 	}
 	P = &svc.board[in->board].port[in->port];
-	if (!P->up) {
-		m.status = -EAGAIN;
+	m.lane = in->lane;
+	if (!P->up || in->lane >= svc.L) {
+		m.status = P->up ? -EINVAL : -EAGAIN;
 		mxd_svc_send(c->fd, &m, -1);
 		return;
 	}
 	m.gen = P->sp->gen;
-	m.len = P->len;
-	mxd_svc_send(c->fd, &m, P->fd);
+	m.len = P->lane[in->lane].len;
+	mxd_svc_send(c->fd, &m, P->lane[in->lane].fd);
 }
 
 static int
@@ -1052,11 +1160,73 @@ listen_on(const char *host)
 	return s;
 }
 
+/* The lane of the interface named 'name', the port's name in *port_len
+ * bytes of it; 0 for a port's own interface. */
+static unsigned
+lane_of(const char *name, size_t *port_len)
+{
+	const char *t = strstr(name, "_lane");
+
+	*port_len = t != NULL ? (size_t)(t - name) : strlen(name);
+	return t != NULL ? (unsigned)atoi(t + 5) : 0;
+}
+
+/* The n interfaces DPDK opened, as ports (*n of them, in links) each
+ * with its lanes (svc.lanes); -1 (said) if a lane is missing. */
+static int
+lanes_group(struct mxd_link *ports, unsigned *n, struct mxd_link **links)
+{
+	unsigned np = 0;
+
+	for (unsigned i = 0; i < *n; i++) {
+		size_t len;
+
+		if (lane_of(ports[i].name, &len) != 0)
+			continue;
+		links[np] = &ports[i];
+		svc.lanes[np][0] = &ports[i];
+		if (port_check(&ports[i], np) < 0)
+			return -1;
+		for (unsigned j = 0; j < *n; j++) {
+			size_t lj;
+			unsigned k = lane_of(ports[j].name, &lj);
+
+			if (k != 0 && k < svc.L && lj == len &&
+					!strncmp(ports[j].name, ports[i].name,
+						len))
+				svc.lanes[np][k] = &ports[j];
+		}
+		for (unsigned k = 1; k < svc.L; k++) {
+			int server;
+			unsigned log2;
+			uint32_t bsize;
+
+			if (svc.lanes[np][k] == NULL ||
+					mxd_glue_memif_geometry(svc.lanes[np][k],
+						&log2, &bsize, &server) < 0 ||
+					log2 != svc.log2 || bsize != svc.bsize ||
+					server != svc.server[np]) {
+				fprintf(stderr, "mx_board: port %u (%s): its "
+						"lane %u (%s_lane%u) is missing "
+						"or unlike the port\n", np,
+						ports[i].name, k, ports[i].name,
+						k);
+				return -1;
+			}
+		}
+		np++;
+	}
+	*n = np;
+	return 0;
+}
+
 static int
 ports_start(struct mxd_link **links, unsigned *n)
 {
 	struct mxd_glue_conf gc = {
-		.mtu = mxd_conf.mtu, .nb_mbufs = mxd_conf.nb_mbufs,
+		/* Its own frames only: the processes' are theirs. */
+		.mtu = mxd_conf.mtu, .nb_mbufs = mxd_conf.nb_mbufs < 4095 ?
+			mxd_conf.nb_mbufs : 4095,
 		.nb_rxd = 1024, .nb_txd = 1024, .keep_affinity = 1,
 		.verbose = mxd_conf.verbose != 0,
 		.keep_pmd_mac = mxd_conf.keep_mac != 0,
@@ -1081,12 +1251,7 @@ ports_start(struct mxd_link **links, unsigned *n)
 				"ports (--vdev=net_memif0,...)\n", gc.eal_args);
 		return -1;
 	}
-	for (unsigned i = 0; i < *n; i++) {
-		links[i] = &ports[i];
-		if (port_check(links[i], i) < 0)
-			return -1;
-	}
-	return 0;
+	return lanes_group(ports, n, links);
 }
 
 static int
@@ -1181,7 +1346,8 @@ mxd_svc_run(int notify, const char *log)
 		return 1;
 	}
 	svc.S = mxd_conf.board_slots;
-	svc.Q = svc.S * svc.S;
+	svc.Q = mxd_shport_lane_q(svc.S);
+	svc.L = mxd_shport_lanes(svc.S);
 	svc.lfd = listen_on(mxd_conf.hostname);
 	if (svc.lfd < 0) {
 		notify_say(&notify, "running already\n");
@@ -1194,9 +1360,10 @@ mxd_svc_run(int notify, const char *log)
 	notify_say(&notify, "ok %d\n", (int)getpid());
 	log_to(log);
 	MXD_LOG(NOTICE, init, "board service of host %s: %u board(s), %u "
-			"slots (%u processes), memif queue matrix %u x %u",
-			mxd_conf.hostname, svc.nboards, svc.S, svc.S - 1,
-			svc.S, svc.S);
+			"slots (%u processes), memif queue matrix %u x %u in "
+			"%u lane(s) of %u queue pairs", mxd_conf.hostname,
+			svc.nboards, svc.S, svc.S - 1, svc.S, svc.S, svc.L,
+			svc.Q);
 	serve_loop();
 	while (svc.ncl > 0) {
 		svc.cl[svc.ncl - 1].slot = 0;	/* no bookkeeping now */

@@ -823,13 +823,14 @@ local function dissect_conn(tvb, tree, h)
 	local caps = tvb(o + 17, 1):uint()
 	local slot = nil
 	if band(caps, 0x08) ~= 0 then	-- MXD_CAP_SLOT
-		slot = rshift(caps, 4)
-		t:add(pf.conn_slot, tvb(o + 17, 1), slot)
+		-- bits 4 and 5 of the slot: the mtu field's two high bits
+		slot = rshift(caps, 4) + rshift(tvb(o + 18, 2):uint(), 14) * 16
+		t:add(pf.conn_slot, tvb(o + 17, 3), slot)
 	end
 	-- The sender's MTU; 0 (not said) from the first version-2 senders,
 	-- for which these two bytes were padding.
-	local mtu = tvb(o + 18, 2):uint()
-	local mi = t:add(pf.conn_mtu, tvb(o + 18, 2))
+	local mtu = band(tvb(o + 18, 2):uint(), 0x3fff)
+	local mi = t:add(pf.conn_mtu, tvb(o + 18, 2), mtu)
 	if mtu == 0 then
 		mi:append_text(" (not said)")
 	end

@@ -105,7 +105,7 @@ struct mxd_board {
 	/* Bit per slot of the host whose same-host rings this process
 	 * still uses: a dead slot is let go (shared.c) once its bit is
 	 * clear. */
-	uint32_t rings_held;
+	uint64_t rings_held;
 	/* The board service is gone (shared.c): 1 when the watch found it,
 	 * 2 once the endpoints were told (progress/timers_run.c). */
 	uint8_t orphan;

@@ -48,8 +48,8 @@
 #include "shport.h"
 
 #define MXD_HOST_MAGIC		0x4d584448u	/* "MXDH" */
-#define MXD_HOST_VERSION	1u
-#define MXD_HOST_SLOTS_MAX	16	/* slot 0: the service */
+#define MXD_HOST_VERSION	2u
+#define MXD_HOST_SLOTS_MAX	MXD_SHPORT_SLOTS	/* slot 0: the service */
 #define MXD_HOST_ENDPOINTS	32	/* = MX_MAX_ENDPOINTS */
 #define MXD_HOST_NO_SLOT	0xffu	/* ep_slot: endpoint id free */
 #define MXD_HOST_PORTS		8	/* = MXD_BOARD_PORTS */
@@ -66,7 +66,8 @@ struct mxd_host_slot {
 	uint32_t state;			/* enum mxd_host_slot_state */
 	uint32_t epoch;			/* raised at each new owner */
 	int32_t pid;			/* its process, 0 when free */
-	uint32_t let_go;		/* DEAD: bit per live slot that holds
+	uint32_t pad;
+	uint64_t let_go;		/* DEAD: bit per live slot that holds
 					 * nothing of its rings any more
 					 * (atomic or, by each process) */
 	uint64_t since_ns;		/* CLOCK_MONOTONIC: owner since */

@@ -35,7 +35,7 @@ mxd_hring_setup(struct mxd_host *h, unsigned a, unsigned b,
 	r->p.cells = n;
 	__atomic_store_n(&r->p.cons_epoch, cons_epoch, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->p.prod_epoch, prod_epoch, __ATOMIC_RELEASE);
-	__atomic_or_fetch(mxd_hring_mailbox(h, b), 1u << a, __ATOMIC_RELEASE);
+	__atomic_or_fetch(mxd_hring_mailbox(h, b), 1ull << a, __ATOMIC_RELEASE);
 	t->r = r;
 	t->cells = cells;
 	t->n = n;

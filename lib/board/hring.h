@@ -116,7 +116,7 @@ struct mxd_hring_cons {
 } __attribute__((aligned(64)));
 
 struct mxd_hring_mail {
-	uint32_t attention;		/* bit per slot: a ring set up to us */
+	uint64_t attention;		/* bit per slot: a ring set up to us */
 } __attribute__((aligned(64)));
 
 #define MXD_HRING_CLAIMS	32	/* claim words of a ring */
@@ -179,7 +179,7 @@ mxd_hring_of(const struct mxd_host *h, unsigned a, unsigned b)
 }
 
 /* Slot b's mailbox: in its own area (b, b), which carries no ring. */
-static inline uint32_t *
+static inline uint64_t *
 mxd_hring_mailbox(const struct mxd_host *h, unsigned b)
 {
 	return &mxd_hring_of(h, b, b)->m.attention;

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #define MXD_SVC_MAGIC		0x4d585342u	/* "MXSB" */
-#define MXD_SVC_VERSION		1u
+#define MXD_SVC_VERSION		2u
 #define MXD_SVC_F_OBSERVER	1u
 #define MXD_SVC_F_FORCE		2u
 
@@ -64,6 +64,8 @@ struct mxd_svc_msg {
 	uint32_t nboards;
 	uint32_t port;
 	uint32_t gen;
+	uint32_t lane;		/* REGION: which of the port's lanes */
+	uint32_t pad;
 	uint64_t len;		/* bytes of the segment or region */
 	char text[256];
 };

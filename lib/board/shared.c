@@ -246,26 +246,34 @@ hello(void)
 	return 0;
 }
 
-/* The port's current memif region, mapped into its link (nothing while
- * the link is down).  0, or -1 when the service is gone. */
+/* The port's current memif regions, one per lane, mapped into its link
+ * (nothing while the link is down).  0, or -1 when the service is gone. */
 static int
 region_fetch(unsigned b, unsigned p)
 {
-	struct mxd_svc_msg m;
-	int fd, ret;
+	unsigned lanes = sh.seg[b].h->port[p].nlanes;
 
-	mxd_svc_msg_init(&m, MXD_SVC_REGION_REQ);
-	m.board = b;
-	m.port = p;
-	if (mxd_svc_send(sh.fd, &m, -1) < 0 || reply(&m, &fd) < 0)
-		return -1;
-	if (m.type != MXD_SVC_REGION || fd < 0)
-		return 0;
-	ret = mxd_glue_shlink_map(sh.seg[b].link[p], fd, m.gen, m.len);
-	close(fd);
-	if (ret < 0)
-		MXD_LOG(ERR, port, "board %u port %u: %s", b, p,
-				mxd_glue_error());
+	for (unsigned k = 0; k < lanes; k++) {
+		struct mxd_svc_msg m;
+		int fd, ret;
+
+		mxd_svc_msg_init(&m, MXD_SVC_REGION_REQ);
+		m.board = b;
+		m.port = p;
+		m.lane = k;
+		if (mxd_svc_send(sh.fd, &m, -1) < 0 || reply(&m, &fd) < 0)
+			return -1;
+		if (m.type != MXD_SVC_REGION || fd < 0)
+			return 0;
+		ret = mxd_glue_shlink_map(sh.seg[b].link[p], k, fd, m.gen,
+				m.len);
+		close(fd);
+		if (ret < 0) {
+			MXD_LOG(ERR, port, "board %u port %u: %s", b, p,
+					mxd_glue_error());
+			return 0;
+		}
+	}
 	return 0;
 }
 
@@ -450,7 +458,7 @@ static void
 let_go(struct mxd_board *b)
 {
 	struct mxd_host *h = b->host;
-	uint32_t me = 1u << b->slot;
+	uint64_t me = 1ull << b->slot;
 
 	for (unsigned s = 1; s < MXD_HOST_SLOTS_MAX; s++) {
 		struct mxd_host_slot *hs = &h->slot[s];
@@ -458,7 +466,7 @@ let_go(struct mxd_board *b)
 		if (__atomic_load_n(&hs->state, __ATOMIC_ACQUIRE) ==
 				MXD_HOST_SLOT_DEAD &&
 				!(__atomic_load_n(&hs->let_go, __ATOMIC_RELAXED) &
-					me) && !(b->rings_held & (1u << s)))
+					me) && !(b->rings_held & (1ull << s)))
 			__atomic_fetch_or(&hs->let_go, me, __ATOMIC_RELEASE);
 	}
 }

@@ -75,7 +75,7 @@ conn_req_send(struct mx_endpoint *ep, struct mxd_partner *p, unsigned port,
 		return;
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id, p->nic_id,
 			p->a->hs.id, ep->filter, MXD_CONN_OK, p->epoch,
-			(uint16_t)b->mtu, CAPS | mxd_caps_of_slot(b->slot,
+			mxd_conn_mtu(b->mtu, b->slot), CAPS | mxd_caps_of_slot(b->slot,
 				b->host != NULL));
 	mxd_xmit_send(b, port, p->local, &f);
 	mxd_count(b, MXD_C_CONN_REQ);
@@ -246,7 +246,7 @@ conn_reply(struct mxd_board *b, unsigned port, const struct mxd_pkt *pkt,
 	mxd_wire_put_conn(f.data + MXD_HDRS_LEN, b->nic_id,
 			pkt->u.conn.src_nic, pkt->u.conn.conn_id,
 			ep ? ep->filter : 0, status, p != NULL ? p->epoch : 0,
-			(uint16_t)b->mtu, CAPS | mxd_caps_of_slot(b->slot,
+			mxd_conn_mtu(b->mtu, b->slot), CAPS | mxd_caps_of_slot(b->slot,
 				b->host != NULL));
 	mxd_answer_send(b, port, local, &f);
 }
@@ -314,7 +314,7 @@ partner_learn(struct mxd_partner *p, unsigned port, const struct mxd_pkt *pkt)
 	p->pack = (pkt->u.conn.caps & MXD_CAP_PACK) != 0;
 	p->frags = (pkt->u.conn.caps & MXD_CAP_FRAGS) != 0;
 	p->epoch_hdr = (pkt->u.conn.caps & MXD_CAP_EPOCH) != 0;
-	p->slot = (uint8_t)mxd_caps_slot(pkt->u.conn.caps);
+	p->slot = pkt->u.conn.slot;
 	if (!p->local) {
 		p->port = (int)port;
 		memcpy(p->mac, pkt->eth->src, MXD_ETH_ALEN);

@@ -453,7 +453,7 @@ take_get(struct mxd_shm *shm, unsigned s, const struct mxd_partner *p,
 	j->id = (uint32_t)(rec->match >> 32);
 	j->off = 0;
 	j->end = (uint32_t)rec->match;
-	shm->work |= 1u << s;
+	shm->work |= 1ull << s;
 }
 
 /* DATA: a part of a large message copied for a receive of ours. */
@@ -673,7 +673,7 @@ ring_read(struct mxd_shm *shm, unsigned s, int force)
 					"ring from slot %u (pid %d): it is "
 					"read no more", shm->b->name, s,
 					(int)pe->pid);
-			shm->rx_mask &= ~(1u << s);
+			shm->rx_mask &= ~(1ull << s);
 			break;
 		}
 		if (pe->held == 0 && !force && take_plain(shm, s, rec)) {
@@ -704,12 +704,12 @@ ring_read(struct mxd_shm *shm, unsigned s, int force)
 }
 
 unsigned
-mxd_shm_read(struct mxd_shm *shm, uint32_t m)
+mxd_shm_read(struct mxd_shm *shm, uint64_t m)
 {
 	unsigned work = 0;
 
 	for (; m != 0; m &= m - 1)
-		work += ring_read(shm, (unsigned)__builtin_ctz(m), 0);
+		work += ring_read(shm, (unsigned)__builtin_ctzll(m), 0);
 	return work;
 }
 
@@ -740,26 +740,26 @@ ring_attach(struct mxd_shm *shm, unsigned s)
 		mxd_shm_peer_know(shm, s, e);
 	pe->rx_epoch = mxd_hring_attach(r, &pe->rx);
 	pe->rx_on = 1;
-	shm->b->rings_held |= 1u << s;	/* board/shared.c: not let go */
+	shm->b->rings_held |= 1ull << s;	/* board/shared.c: not let go */
 	pe->tail = 0;
 	pe->tail_off = 0;
 	pe->held = 0;
-	shm->rx_mask |= 1u << s;
+	shm->rx_mask |= 1ull << s;
 }
 
 /* The rings our mailbox says were set up to us (all of them: 'scan'). */
 static void
 rings_attach(struct mxd_shm *shm)
 {
-	uint32_t m = __atomic_exchange_n(shm->mail, 0, __ATOMIC_ACQUIRE);
+	uint64_t m = __atomic_exchange_n(shm->mail, 0, __ATOMIC_ACQUIRE);
 
 	if (shm->scan) {
 		shm->scan = 0;
-		m = (1u << shm->nslots) - 1;
+		m = shm->nslots >= 64 ? ~0ull : (1ull << shm->nslots) - 1;
 	}
-	m &= ~(1u << shm->slot);
+	m &= ~(1ull << shm->slot);
 	for (; m != 0; m &= m - 1)
-		ring_attach(shm, (unsigned)__builtin_ctz(m));
+		ring_attach(shm, (unsigned)__builtin_ctzll(m));
 }
 
 unsigned
@@ -767,8 +767,8 @@ mxd_shm_poll_any(struct mxd_board *b)
 {
 	struct mxd_shm *shm = b->shm;
 
-	for (uint32_t m = shm->work; m != 0; m &= m - 1)
-		mxd_shm_pump(shm, (unsigned)__builtin_ctz(m));
+	for (uint64_t m = shm->work; m != 0; m &= m - 1)
+		mxd_shm_pump(shm, (unsigned)__builtin_ctzll(m));
 	if (shm->splits != 0)
 		mxd_shm_splits(shm);
 	if (shm->scan || __atomic_load_n(shm->mail, __ATOMIC_RELAXED) != 0)
@@ -795,9 +795,9 @@ peer_gone(struct mxd_shm *shm, unsigned s)
 		mxd_hring_let_go_of(pe->rx.r, pe->rx_epoch);
 		pe->let_go = pe->rx_epoch;
 		pe->rx_on = 0;
-		b->rings_held &= ~(1u << s);
+		b->rings_held &= ~(1ull << s);
 		pe->held = 0;
-		shm->rx_mask &= ~(1u << s);
+		shm->rx_mask &= ~(1ull << s);
 		memset(pe->taken, 0, (shm->ncells + 63) / 64 *
 				sizeof(uint64_t));
 	}
@@ -825,7 +825,7 @@ peer_gone(struct mxd_shm *shm, unsigned s)
 	pe->tx_ok = 0;
 	pe->notes_n = 0;
 	pe->jobs_n = 0;
-	shm->work &= ~(1u << s);
+	shm->work &= ~(1ull << s);
 	if (pe->pidfd >= 0)
 		close(pe->pidfd);
 	pe->pidfd = -1;

@@ -19,7 +19,7 @@
  * records are, mxd_shm_read: the rings of the slots of mask m (the one
  * found first and those after it), as mxd_shm_poll_any reads them. */
 unsigned mxd_shm_poll_any(struct mxd_board *b);
-unsigned mxd_shm_read(struct mxd_shm *shm, uint32_t m);
+unsigned mxd_shm_read(struct mxd_shm *shm, uint64_t m);
 
 static inline unsigned
 mxd_shm_poll(struct mxd_board *b)
@@ -29,8 +29,8 @@ mxd_shm_poll(struct mxd_board *b)
 	if ((shm->work | shm->scan | shm->splits |
 				__atomic_load_n(shm->mail, __ATOMIC_RELAXED)) != 0)
 		return mxd_shm_poll_any(b);
-	for (uint32_t m = shm->rx_mask; m != 0; m &= m - 1) {
-		const struct mxd_shm_peer *pe = &shm->peer[__builtin_ctz(m)];
+	for (uint64_t m = shm->rx_mask; m != 0; m &= m - 1) {
+		const struct mxd_shm_peer *pe = &shm->peer[__builtin_ctzll(m)];
 
 		if (pe->held != 0 || mxd_hring_peek(&pe->rx) != NULL)
 			return mxd_shm_read(shm, m);

@@ -358,7 +358,7 @@ note_queue(struct mxd_partner *p, uint8_t kind, uint32_t aux,
 	n->kind = kind;
 	n->aux = aux;
 	n->match = match;
-	shm->work |= 1u << p->shm_slot;
+	shm->work |= 1ull << p->shm_slot;
 }
 
 /* Sends a record now, or when room comes (after those waiting). */
@@ -545,7 +545,7 @@ mxd_shm_send(struct mx_request *r)
 	mxd_list_add_tail(&p->a->sendq, &r->link);
 	if (mxd_list_empty(&p->a->sending))
 		mxd_list_add_tail(&pe->sending, &p->a->sending);
-	shm->work |= 1u << p->shm_slot;
+	shm->work |= 1ull << p->shm_slot;
 	mxd_count(shm->b, MXD_C_SHM_FULL);
 }
 
@@ -1093,5 +1093,5 @@ mxd_shm_pump(struct mxd_shm *shm, unsigned s)
 		return;		/* not yet: the next pass */
 	if (notes_pump(shm, s) && sends_pump(shm, s, t) &&
 			jobs_pump(shm, s, t))
-		shm->work &= ~(1u << s);
+		shm->work &= ~(1ull << s);
 }

@@ -167,12 +167,12 @@ struct mxd_shm {
 	struct mxd_host *h;
 	unsigned slot, nslots;
 	uint32_t epoch;			/* our slot's */
-	uint32_t rx_mask;		/* slots whose ring to us is read */
-	uint32_t work;			/* slots with something waiting */
+	uint64_t rx_mask;		/* slots whose ring to us is read */
+	uint64_t work;			/* slots with something waiting */
 	uint32_t eager_max;		/* largest eager message */
 	uint32_t rec_max;		/* cells of the largest record */
 	uint32_t ncells;		/* of every ring */
-	uint32_t *mail;			/* our mailbox */
+	uint64_t *mail;			/* our mailbox */
 	uint32_t pulls_cap, pull_gen;
 	uint32_t splits;		/* split reads waiting for their
 					 * second half (mxd_shm_splits) */

@@ -57,7 +57,7 @@ mxd_answer_start(struct mxd_board *b, unsigned port,
 	if (mxd_xmit_start(b, port, local, pkt->eth->src, a, body, f) < 0)
 		return -1;	/* the sender retries */
 	if (pkt->h.type == MXD_T_CONN_REQ)
-		f->to = (uint16_t)mxd_caps_slot(pkt->u.conn.caps);
+		f->to = pkt->u.conn.slot;
 	return local;
 }
 

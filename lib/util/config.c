@@ -93,9 +93,12 @@ static const struct num_setting nums[] = {
 		"1: the processes of this host share the boards of one board "
 		"service (mx_board), started by the first that needs it; "
 		"0: this process owns the ports of MX_DPDK_ARGS"),
-	NUM("MX_BOARD_SLOTS", board_slots, 8, 2, 15,
+	NUM("MX_BOARD_SLOTS", board_slots, 8, 2, 33,
 		"the board service: slots of a shared board, its own and one "
-		"per process (memif: slots * slots queue pairs)"),
+		"per process; memif carries the slots * slots queues in "
+		"lanes of at most 255 queue pairs, each lane a memif "
+		"interface (above 15 slots, ids id to id + lanes - 1 on the "
+		"port's socket)"),
 	NUM("MX_VERBOSE", verbose, 0, 0, 3,
 		"1: print the boards at mx_init, DPDK's own messages too"),
 };

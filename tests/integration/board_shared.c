@@ -5,13 +5,16 @@
  * its own with -l) messages of every size class each round and receives
  * theirs, every byte checked.
  *
- *   board_shared -r RANK -n NPROCS -p PER_HOST [-R rounds] [-l]
+ *   board_shared -r RANK -n NPROCS -p PER_HOST [-R rounds] [-l] [-N]
  *                [-d DEADLY] [-s] [-o]
  *
  * Rank r runs on host "<MXT_HOSTS's r / PER_HOST-th name>" (MXT_HOSTS:
- * "nodeA,nodeB"), endpoint 1 + r % PER_HOST of its board 0, and must be
- * started with that MX_HOSTNAME and MX_BOARD_SHARED=1.  Ranks of the
- * same host talk only with -l (the same-host path).
+ * "nodeA,nodeB"), endpoint (1 + r % PER_HOST) % 32 of its board 0, and
+ * must be started with that MX_HOSTNAME and MX_BOARD_SHARED=1.  Ranks of
+ * the same host talk only with -l (the same-host path).
+ *
+ * -N: only with its neighbours: the ranks next to it on its host (with
+ *    -l) and the one in its place on the other host (many processes).
  *
  * -d DEADLY: those ranks (a comma list) may die: a request to or from one
  *    may fail with MX_STATUS_ENDPOINT_UNREACHABLE or _CLOSED (the
@@ -36,7 +39,8 @@
 #include <myriexpress.h>
 #include <mx_extensions.h>
 
-#define MAXP		16
+#define MAXP		64
+#define EP_OF(r)	((uint32_t)(1 + (r) % t.per) % 32)	/* MX's 32 ids */
 #define FILTER		0x5ead
 #define WAIT_MS		60000	/* a round, at the most */
 #define CONNECT_MS	30000
@@ -49,9 +53,9 @@ static const uint32_t sizes[] = {
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 static struct {
-	int rank, n, per, rounds, local, service_may_die, once;
-	uint32_t deadly;		/* bit per rank */
-	uint32_t dead;			/* ranks found gone */
+	int rank, n, per, rounds, local, service_may_die, once, near;
+	uint64_t deadly;		/* bit per rank */
+	uint64_t dead;			/* ranks found gone */
 	char host[2][64];
 	mx_endpoint_t ep;
 	mx_endpoint_addr_t addr[MAXP];
@@ -104,10 +108,18 @@ host_of(int r)
 static int
 talks(int q)
 {
-	if (q == t.rank || (t.dead & (1u << q)))
+	if (q == t.rank || (t.dead & (1ull << q)))
 		return 0;
-	if (t.once && !(t.deadly & (1u << q)))
+	if (t.once && !(t.deadly & (1ull << q)))
 		return 0;
+	if (t.near) {
+		int d = (q - t.rank + t.n) % t.per;
+
+		if (host_of(q) != host_of(t.rank))
+			return d == 0;
+		if (d != 1 && d != t.per - 1)
+			return 0;
+	}
 	return t.local || host_of(q) != host_of(t.rank);
 }
 
@@ -121,7 +133,7 @@ setup(void)
 	rc = mx_init();
 	if (rc != MX_SUCCESS)
 		die("mx_init", rc);
-	rc = mx_open_endpoint(0, (uint32_t)(1 + t.rank % t.per), FILTER, NULL,
+	rc = mx_open_endpoint(0, EP_OF(t.rank), FILTER, NULL,
 			0, &t.ep);
 	if (rc != MX_SUCCESS)
 		die("mx_open_endpoint", rc);
@@ -144,7 +156,7 @@ setup(void)
 			continue;
 		do {
 			rc = mx_connect(t.ep, nic[host_of(q)],
-					(uint32_t)(1 + q % t.per), FILTER, 2000,
+					EP_OF(q), FILTER, 2000,
 					&t.addr[q]);
 			if (rc != MX_SUCCESS)
 				usleep(100000);
@@ -166,7 +178,7 @@ failed(int q, mx_status_code_t code, const char *what)
 	 * closed). */
 	if (t.service_may_die && (code == MX_STATUS_ENDPOINT_UNREACHABLE ||
 				code == MX_STATUS_ENDPOINT_CLOSED) &&
-			!(t.deadly & (1u << q))) {
+			!(t.deadly & (1ull << q))) {
 		printf("rank %d: board service gone: %s rank %d: %s\n",
 				t.rank, what, q, mx_strstatus(code));
 		fflush(stdout);
@@ -184,7 +196,7 @@ failed(int q, mx_status_code_t code, const char *what)
 	}
 	/* A connect that no one answered (a board whose service died)
 	 * times out, as mx_iconnect documents. */
-	if (!(t.deadly & (1u << q)) ||
+	if (!(t.deadly & (1ull << q)) ||
 			(code != MX_STATUS_ENDPOINT_UNREACHABLE &&
 			 code != MX_STATUS_ENDPOINT_CLOSED &&
 			 !(code == MX_STATUS_TIMEOUT &&
@@ -193,11 +205,11 @@ failed(int q, mx_status_code_t code, const char *what)
 				what, q, mx_strstatus(code));
 		exit(1);
 	}
-	if (!(t.dead & (1u << q)))
+	if (!(t.dead & (1ull << q)))
 		printf("rank %d: rank %d gone (%s, %s), %.2f s after the "
 				"first failure\n", t.rank, q, what,
 				mx_strstatus(code), now_s() - t.first_fail);
-	t.dead |= 1u << q;
+	t.dead |= 1ull << q;
 }
 
 static void
@@ -239,10 +251,10 @@ probe(const struct pending *p, unsigned n)
 	for (unsigned k = 0; k < n; k++) {
 		int q = p[k].q;
 
-		if (p[k].r == NULL || !(t.deadly & (1u << q)) ||
+		if (p[k].r == NULL || !(t.deadly & (1ull << q)) ||
 				t.probe[q] != NULL)
 			continue;
-		mx_iconnect(t.ep, t.nic[host_of(q)], (uint32_t)(1 + q % t.per),
+		mx_iconnect(t.ep, t.nic[host_of(q)], EP_OF(q),
 				FILTER, 0, &t.probe[q], &t.probe[q]);
 	}
 }
@@ -270,7 +282,7 @@ only_deadly(const struct pending *p, unsigned n)
 {
 	for (unsigned k = 0; k < n; k++)
 		if (p[k].r != NULL && (!p[k].recv ||
-					!(t.deadly & (1u << p[k].q))))
+					!(t.deadly & (1ull << p[k].q))))
 			return 0;
 	return 1;
 }
@@ -293,7 +305,7 @@ round_wait(struct pending *p, unsigned n, int round)
 			uint32_t ok = 0;
 
 			if (p[j].r == NULL || !p[j].recv ||
-					!(t.dead & (1u << p[j].q)))
+					!(t.dead & (1ull << p[j].q)))
 				continue;
 			mx_cancel(t.ep, &p[j].r, &ok);
 			if (ok) {
@@ -374,22 +386,23 @@ args(int argc, char **argv)
 	int c;
 
 	t.rounds = 4;
-	while ((c = getopt(argc, argv, "r:n:p:R:ld:so")) != -1) {
+	while ((c = getopt(argc, argv, "r:n:p:R:lNd:so")) != -1) {
 		switch (c) {
 		case 'r': t.rank = atoi(optarg); break;
 		case 'n': t.n = atoi(optarg); break;
 		case 'p': t.per = atoi(optarg); break;
 		case 'R': t.rounds = atoi(optarg); break;
 		case 'l': t.local = 1; break;
+		case 'N': t.near = 1; break;
 		case 's': t.service_may_die = 1; break;
 		case 'o': t.once = 1; break;
 		case 'd':
 			for (char *s = optarg; *s; s += *s == ',')
-				t.deadly |= 1u << strtoul(s, &s, 10);
+				t.deadly |= 1ull << strtoul(s, &s, 10);
 			break;
 		default:
 			fprintf(stderr, "usage: board_shared -r RANK -n NPROCS "
-					"-p PER_HOST [-R rounds] [-l] [-d DEADLY] "
+					"-p PER_HOST [-R rounds] [-l] [-N] [-d DEADLY] "
 					"[-s] [-o]\n");
 			exit(2);
 		}
@@ -408,7 +421,7 @@ main(int argc, char **argv)
 {
 	args(argc, argv);
 	for (int q = 0; q < t.n; q++)
-		for (unsigned i = 0; i < NSIZES; i++) {
+		for (unsigned i = 0; talks(q) && i < NSIZES; i++) {
 			t.sbuf[q][i] = malloc(sizes[i] + 1);
 			t.rbuf[q][i] = malloc(sizes[i] + 1);
 			if (t.sbuf[q][i] == NULL || t.rbuf[q][i] == NULL)
@@ -420,7 +433,7 @@ main(int argc, char **argv)
 	for (int k = 0; k < (t.once ? 1 : t.rounds); k++)
 		one_round(k);
 	printf("rank %d: ok: %" PRIu64 " messages, %" PRIu64 " bytes checked, "
-			"gone: 0x%x\n", t.rank, t.msgs, t.bytes, t.dead);
+			"gone: 0x%" PRIx64 "\n", t.rank, t.msgs, t.bytes, t.dead);
 	fflush(stdout);
 	mx_close_endpoint(t.ep);
 	mx_finalize();

@@ -24,6 +24,10 @@
 #             exchanges with a process of host A; its slot was freed
 #   service   host B's board service killed (SIGKILL) in mid-run: each of
 #             its processes reports it (exit 3), host A's finish
+#   many      32 processes on each board (MX_BOARD_SLOTS=33: the board's
+#             32 endpoints, the memif queue matrix in 5 lanes), each
+#             exchanging every size class with its neighbours on its host
+#             and the process in its place on the other host
 #   wait-any  one receiver and two sender processes in mx_wait_any
 #             (wait_any), all of host A with the same-host path, else the
 #             senders of host B; host A's service started by the first
@@ -34,11 +38,14 @@ case=$2
 export PATH=$build/service:$build/tests:$build/apps:$PATH
 dir=$(mktemp -d /tmp/mxd-board-shared.XXXXXX)
 A=sba$$ B=sbb$$
-export MXT_HOSTS=$A,$B MX_BOARD_SLOTS=7 MX_BOARDS=0+1 MX_PEER_TIMEOUT_MS=3000
-eal="--no-huge -m 256 --no-shconf --no-pci --log-level=error"
+slots=7 rs=8 mem=256
+# 33 slots: 5 lanes of 231 queue pairs (rsize 7), 10 memif interfaces
+[ "$case" = many ] && slots=33 rs=7 mem=512
+export MXT_HOSTS=$A,$B MX_BOARD_SLOTS=$slots MX_BOARDS=0+1 MX_PEER_TIMEOUT_MS=3000
+eal="--no-huge -m $mem --no-shconf --no-pci --log-level=error"
 m=$(printf '%02x:%02x' $(( $$ >> 8 & 255 )) $(( $$ & 255 )))
-args_a="$eal --vdev=net_memif0,role=server,socket=$dir/p0,rsize=8,mac=02:5b:$m:00:0a --vdev=net_memif1,role=server,socket=$dir/p1,rsize=8,mac=02:5b:$m:01:0a"
-args_b="$eal --vdev=net_memif0,role=client,socket=$dir/p0,rsize=8,mac=02:5b:$m:00:0b --vdev=net_memif1,role=client,socket=$dir/p1,rsize=8,mac=02:5b:$m:01:0b"
+args_a="$eal --vdev=net_memif0,role=server,socket=$dir/p0,rsize=$rs,mac=02:5b:$m:00:0a --vdev=net_memif1,role=server,socket=$dir/p1,rsize=$rs,mac=02:5b:$m:01:0a"
+args_b="$eal --vdev=net_memif0,role=client,socket=$dir/p0,rsize=$rs,mac=02:5b:$m:00:0b --vdev=net_memif1,role=client,socket=$dir/p1,rsize=$rs,mac=02:5b:$m:01:0b"
 same=${MXT_SAME_HOST:-0}
 pids=()
 
@@ -243,6 +250,31 @@ service)
 	done
 	grep -h "board service gone\|ok:" "$dir"/rank*.log
 	grep -h "is gone" "$dir/rank4.log" | head -1
+	;;
+many)
+	start_services
+	MX_HOSTNAME=$A mx_board status | grep "queue matrix" | head -1
+	MX_HOSTNAME=$A mx_board status | grep -q "matrix 33 x 33 in 5 lane(s)" ||
+		fail "host A's ports are not 5 lanes"
+	per=${MXT_MANY:-32} n=$(( 2 * ${MXT_MANY:-32} ))
+	for r in $(seq 0 $(( n - 1 ))); do
+		h=$A; [ "$r" -ge $per ] && h=$B
+		l=; [ "$same" = 1 ] && l=-l
+		MX_HOSTNAME=$h MX_BOARD_SHARED=1 MX_SPIN_US=20 timeout 240 board_shared \
+			-r "$r" -n $n -p $per -N $l -R 2 >"$dir/rank$r.log" 2>&1 &
+		pids[$r]=$!
+	done
+	wait_line "$dir/rank0.log" "connected" 120 || fail "rank 0 did not connect"
+	for h in "$A" "$B"; do
+		live=$(MX_HOSTNAME=$h mx_board status | grep -c "slot [0-9]*: live")
+		echo "host $h: $live processes hold a slot"
+	done
+	for r in $(seq 0 $(( n - 1 ))); do
+		wait "${pids[$r]}" || fail "rank $r"
+	done
+	grep -h "ok:" "$dir"/rank*.log | wc -l | sed 's/$/ processes passed/'
+	grep -h "ok:" "$dir/rank0.log" "$dir/rank$(( n - 1 )).log"
+	slots_clean "$A"; slots_clean "$B"
 	;;
 wait-any)
 	# Host A's service is started by the first mx_init that wants it

@@ -189,6 +189,21 @@ conn_and_disc_roundtrip(void **state)
 	assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
 	assert_int_equal(pkt.u.conn.mtu, 0);
 	assert_int_equal(pkt.u.conn.epoch, 0x01020304);
+	assert_int_equal(pkt.u.conn.slot, 0);
+	/* A shared board's slot: its low nibble in caps, bits 4 and 5 in
+	 * the mtu field's two high bits, the MTU below them. */
+	for (unsigned slot = 0; slot <= 33; slot += 11) {
+		n = mxd_wire_put_hdr(f, mac_b, mac_a, &a,
+				sizeof(struct mxd_conn_hdr));
+		n += mxd_wire_put_conn(f + n, 1, 2, 3, 4, MXD_CONN_OK, 5,
+				mxd_conn_mtu(9000, slot), MXD_CAP_PACK |
+				mxd_caps_of_slot(slot, 1));
+		mxd_wire_seal(f);
+		assert_int_equal(mxd_wire_parse(f, n, &pkt), MXD_DROP_NONE);
+		assert_int_equal(pkt.u.conn.mtu, 9000);
+		assert_int_equal(pkt.u.conn.slot, slot);
+		assert_true(pkt.u.conn.caps & MXD_CAP_PACK);
+	}
 
 	a.type = MXD_T_DISCOVER;
 	n = mxd_wire_put_hdr(f, mac_b, mac_a, &a, sizeof(struct mxd_disc_hdr));
