@@ -55,6 +55,8 @@
 #define CLIENTS_MAX	128
 #define GONE_WAIT_MS	5000	/* for a process gone from its slot to exit */
 #define BURST		32
+#define DRAIN_MS	8	/* between looks at the columns nobody holds:
+				 * a ring (128 frames or more) fills slower */
 
 /* A lane of a port: one memif interface, its region. */
 struct slane {
@@ -105,6 +107,7 @@ static struct {
 	unsigned ngone;
 	int lfd;
 	uint64_t next_revive;
+	uint64_t next_drain;	/* ms: the next look at the idle columns */
 } svc;
 
 static volatile sig_atomic_t stop_now;
@@ -1124,14 +1127,19 @@ serve_loop(void)
 
 	while (!stop_now) {
 		unsigned work = 0;
+		int dr;
 
 		sockets_wait(busy);
 		links_watch();
+		dr = now_ms() >= svc.next_drain;
+		if (dr)
+			svc.next_drain = now_ms() + DRAIN_MS;
 		for (unsigned b = 0; b < svc.nboards; b++)
 			for (unsigned p = 0; p < svc.board[b].nports; p++)
 				if (svc.board[b].port[p].up)
 					work += column0(&svc.board[b], p) +
-						drain(&svc.board[b], p);
+						(dr ? drain(&svc.board[b], p) :
+						 0);
 		slots_reclaim();
 		if (svc.ngone != 0)
 			gone_sweep();
