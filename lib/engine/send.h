@@ -6,6 +6,7 @@
 #ifndef MXD_SEND_H
 #define MXD_SEND_H
 
+#include <assert.h>
 #include <stdint.h>
 
 #include "partners/endpoint.h"
@@ -201,6 +202,11 @@ void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
  * ack is looked at closely (a send request waits for it, a round-trip
  * sample, a message sent again: p->a->note_hi), a notice, queued sends,
  * a paused endpoint.
+ * Those conditions are looked at in full when a hold starts; while it
+ * lasts, ep->ack_fast says none of them changed since (whatever changes
+ * one of them clears it: mxd_ep_hold_changed), so that each newer ack
+ * of the same partner, a ping-pong's every frame, is taken with a look
+ * at the window alone.
  * A reset of p's windows drops it.
  */
 #define MXD_ACKS_HOLD	16
@@ -232,6 +238,16 @@ mxd_send_ack_in(struct mxd_partner *p, uint32_t ack)
 {
 	struct mx_endpoint *ep = p->ep;
 
+	if (ep->ack_fast == p) {	/* held, and nothing else changed */
+		if (!mxd_seq_lt(p->a->ack_in, ack))
+			return;		/* no newer than the one held */
+		if (ack - p->tx.acked < MXD_ACKS_HOLD &&
+				mxd_seq_lt(ack, p->tx.next_seq)) {
+			assert(mxd_send_ack_may_hold(p, ack));
+			p->a->ack_in = ack;
+			return;
+		}
+	}
 	if (!mxd_seq_lt(p->tx.acked, ack))
 		return;
 	if (ep->ack_held == p && !mxd_seq_lt(p->a->ack_in, ack))
@@ -239,6 +255,7 @@ mxd_send_ack_in(struct mxd_partner *p, uint32_t ack)
 	if ((ep->ack_held == NULL || ep->ack_held == p) &&
 			mxd_send_ack_may_hold(p, ack)) {
 		ep->ack_held = p;	/* the usual case, inline */
+		ep->ack_fast = p;
 		p->a->ack_in = ack;
 		return;
 	}
