@@ -158,7 +158,6 @@ mxd_send_now(struct mx_endpoint *ep, struct mxd_partner *p,
 {
 	struct mxd_board *b = ep->board;
 	unsigned port = (unsigned)p->port;
-	struct mxd_link *l;
 	struct mxd_frame f;
 
 	if (!mxd_list_empty(&p->a->sendq) || p->local ||
@@ -166,10 +165,9 @@ mxd_send_now(struct mx_endpoint *ep, struct mxd_partner *p,
 			b->txq[port].head != b->txq[port].tail ||
 			ep->reqs.free == NULL || ep->free_txsmall == NULL)
 		return mxd_send_small(ep, p, seg, match, context);
-	l = b->port[port];
-	if (l->ops->alloc(l, &f, 1) != 0)
+	if (mxd_board_alloc(b, port, &f) != 0)
 		return NULL;
-	return mxd_send_frame(ep, p, &f, seg, match, context, l);
+	return mxd_send_frame(ep, p, &f, seg, match, context, b->port[port]);
 }
 static inline int
 mxd_send_small_ok(const struct mx_endpoint *ep, const struct mxd_partner *p,

@@ -221,21 +221,21 @@ rx_one(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 
 /* ---- the pass ----------------------------------------------------------- */
 
-/* Each burst's frames are freed before the next burst, the last one's
- * at the next pass (b->rx_done): not between a message's frame and the
- * application. */
+/* Each burst's frames are kept after those of the bursts before it
+ * (b->rx_done), freed together later (mxd_board_rx_at): not between a
+ * message's frame and the application. */
 /* The loopback ring's frames queued when it starts (handlers may queue
  * more, for the next pass). */
 static __attribute__((noinline)) unsigned
 rx_loop(struct mxd_board *b)
 {
-	struct mxd_frame *f = b->rx_done;
 	unsigned work = 0, n;
 
 	for (unsigned left = mxd_loop_queued(b); left > 0; left -= n) {
-		mxd_board_rx_done(b);
+		struct mxd_frame *f = mxd_board_rx_at(b);
+
 		n = mxd_board_loop_rx(b, f, left < MXD_BURST ? left : MXD_BURST);
-		b->rx_done_n = n;
+		b->rx_done_n += n;
 		for (unsigned i = 0; i < n; i++)
 			rx_one(b, 0, &f[i]);
 		work += n;
@@ -243,14 +243,17 @@ rx_loop(struct mxd_board *b)
 	return work;
 }
 
-/* A burst's n frames (in b->rx_done) from 'port', dispatched. */
+/* A burst's n frames (in b->rx_done, after those kept) from 'port',
+ * dispatched. */
 static inline __attribute__((always_inline)) void
 rx_frames(struct mxd_board *b, unsigned port, unsigned n)
 {
+	struct mxd_frame *f = &b->rx_done[b->rx_done_n];
+
 	b->counters[MXD_C_RX_FRAMES] += n;
-	b->rx_done_n = n;
+	b->rx_done_n += n;
 	for (unsigned i = 0; i < n; i++)
-		rx_one(b, port, &b->rx_done[i]);
+		rx_one(b, port, &f[i]);
 }
 
 /* The board's rx bursts and their frames (rx_frames).  Inline: an idle
@@ -263,11 +266,7 @@ rx_board(struct mxd_board *b)
 	for (unsigned port = 0; port < b->nports; port++) {
 		unsigned n;
 
-		if (b->rx_done_n != 0) {
-			mxd_board_free(b, b->rx_done, b->rx_done_n);
-			b->rx_done_n = 0;
-		}
-		n = mxd_board_rx(b, port, b->rx_done, MXD_BURST);
+		n = mxd_board_rx(b, port, mxd_board_rx_at(b), MXD_BURST);
 		if (n != 0) {
 			rx_frames(b, port, n);
 			work += n;
@@ -448,11 +447,7 @@ board_pass(struct mxd_board *b)
 	if ((b->tx_queued | b->pass_any) != 0)
 		return board_pass_any(b);
 	l = b->port[0];
-	if (b->rx_done_n != 0) {	/* the last burst's frames */
-		l->ops->free(b->rx_done, b->rx_done_n);
-		b->rx_done_n = 0;
-	}
-	n = l->ops->rx_burst(l, b->rx_done, MXD_BURST);
+	n = l->ops->rx_burst(l, mxd_board_rx_at(b), MXD_BURST);
 	if ((n | (l->news != b->news_seen[0]) | mxd_loop_queued(b) |
 				b->nt_stores) != 0)
 		return board_rx(b, n);
@@ -534,11 +529,7 @@ pass_shm(struct mxd_board *own)
 	in_pass = 1;
 	work = mxd_shm_poll(own);
 	if (work == 0) {
-		if (own->rx_done_n != 0) {
-			l->ops->free(own->rx_done, own->rx_done_n);
-			own->rx_done_n = 0;
-		}
-		n = l->ops->rx_burst(l, own->rx_done, MXD_BURST);
+		n = l->ops->rx_burst(l, mxd_board_rx_at(own), MXD_BURST);
 		if ((n | (l->news != own->news_seen[0])) != 0)
 			work = board_rx(own, n);
 		else
@@ -616,11 +607,7 @@ mxd_progress(struct mx_endpoint *ep)
 		return pass_call(own);
 	in_pass = 1;
 	l = own->port[0];
-	if (own->rx_done_n != 0) {	/* the last burst's frames */
-		l->ops->free(own->rx_done, own->rx_done_n);
-		own->rx_done_n = 0;
-	}
-	n = l->ops->rx_burst(l, own->rx_done, MXD_BURST);
+	n = l->ops->rx_burst(l, mxd_board_rx_at(own), MXD_BURST);
 	if ((n | (l->news != own->news_seen[0])) != 0)
 		work = board_rx(own, n);
 	in_pass = 0;
