@@ -420,15 +420,21 @@ board_pass_any(struct mxd_board *b)
 }
 
 /* What a one-port board's burst brought (n frames, or news), and what
- * follows (board_pass). */
-static __attribute__((noinline)) unsigned
-board_rx(struct mxd_board *b, unsigned n)
+ * follows (board_pass, a call's pass); board_rx out of line. */
+static inline __attribute__((always_inline)) unsigned
+board_rx_in(struct mxd_board *b, unsigned n)
 {
 	if (b->port[0]->news != b->news_seen[0])
 		mxd_board_rx_news(b, 0);
 	if (n != 0)
 		rx_frames(b, 0, n);
 	return rx_after(b, n);
+}
+
+static __attribute__((noinline)) unsigned
+board_rx(struct mxd_board *b, unsigned n)
+{
+	return board_rx_in(b, n);
 }
 
 /* The one port's burst (the usual board), and what it brought
@@ -592,10 +598,11 @@ pass_call(struct mxd_board *own)
  * The usual pass of a call: its own board's burst alone, what the burst
  * brought (board_rx), nothing else due (own->due) and the countdown to
  * the timers' look, the watch and the other boards not at its end; a
- * pass that finds nothing costs the burst and a few tests.
+ * pass that finds nothing costs the burst and a few tests.  'in' (a
+ * constant) says whether what the burst brought is taken inline.
  */
-unsigned
-mxd_progress(struct mx_endpoint *ep)
+static inline __attribute__((always_inline)) unsigned
+progress_call(struct mx_endpoint *ep, int in)
 {
 	struct mxd_board *own = ep->board;
 	struct mxd_link *l;
@@ -609,9 +616,25 @@ mxd_progress(struct mx_endpoint *ep)
 	l = own->port[0];
 	n = l->ops->rx_burst(l, mxd_board_rx_at(own), MXD_BURST);
 	if ((n | (l->news != own->news_seen[0])) != 0)
-		work = board_rx(own, n);
+		work = in ? board_rx_in(own, n) : board_rx(own, n);
 	in_pass = 0;
 	return work;
+}
+
+/* A pass that most often finds nothing (a poll): what the burst brought
+ * out of line, so that an empty burst saves no registers but a few. */
+unsigned
+mxd_progress(struct mx_endpoint *ep)
+{
+	return progress_call(ep, 0);
+}
+
+/* A pass for a request that is not done (mx_test): one function with
+ * what the burst brought, whose frames most often end the request. */
+unsigned
+mxd_progress_for(struct mx_endpoint *ep)
+{
+	return progress_call(ep, 1);
 }
 
 unsigned
