@@ -334,6 +334,27 @@ mxd_frame_start(struct mxd_board *b, unsigned port,
 
 /* ---- receive ------------------------------------------------------------ */
 
+/* A ping-pong's replies go in the buffers its requests came in: a reset
+ * of each rather than a free and an alloc (and the same few buffers in
+ * turn). */
+void
+mxd_board_rx_release(struct mxd_board *b)
+{
+	struct mxd_link *l = b->port[0];
+	struct mxd_txstock *s = &b->stock[0];
+	unsigned n = b->rx_done_n, k = 0;
+
+	if (l->ops->recycle != NULL && s->n < MXD_TX_STOCK) {
+		unsigned room = MXD_TX_STOCK - s->n;
+
+		k = l->ops->recycle(l, b->rx_done, n < room ? n : room);
+		memcpy(&s->f[s->n], b->rx_done, k * sizeof(*b->rx_done));
+		s->n += k;
+	}
+	mxd_board_free(b, b->rx_done + k, n - k);
+	b->rx_done_n = 0;
+}
+
 /*
  * Frames the port dropped for being longer than its buffers: counted as
  * received and dropped ("drop: frame too long"), and said once per port.

@@ -26,7 +26,10 @@
 #define MXD_TXQ_SIZE		1024	/* frames queued per link, 2^n */
 #define MXD_LOOP_SIZE		1024	/* loopback ring, 2^n */
 #define MXD_BURST		32
-#define MXD_RX_HOLD		(2 * MXD_BURST)	/* received frames kept */
+/* Received frames are let go MXD_RX_FREE or more at a time (rx_done):
+ * few, so that the buffers in turn stay few (and in cache). */
+#define MXD_RX_FREE		8
+#define MXD_RX_HOLD		(MXD_RX_FREE - 1 + MXD_BURST)
 
 struct mx_endpoint;
 struct mxd_shm;
@@ -38,8 +41,9 @@ struct mxd_txq {
 
 /* Frames a port's link allocated at once, for the frames of one buffer
  * that the engine fills one at a time (mxd_board_alloc): a call to the
- * link per MXD_TX_STOCK of them, not per message. */
-#define MXD_TX_STOCK	16
+ * link per MXD_TX_STOCK of them, not per message (and few of them, as
+ * MXD_RX_FREE). */
+#define MXD_TX_STOCK	8
 
 struct mxd_txstock {
 	unsigned n;
@@ -95,12 +99,12 @@ struct mxd_board {
 					 * frames: flush looks at no other */
 	uint32_t loop_head, loop_tail;
 	struct mxd_frame loop[MXD_LOOP_SIZE];
-	/* The frames of the last rx bursts, dispatched, freed together
-	 * once a burst might not fit after them (mxd_board_rx_at) or at
-	 * fini: their free comes after the application has its message and
-	 * has answered it, not on the way from the frame to the
-	 * application, and is one call to the link for many frames, not
-	 * one per pass. */
+	/* The frames of the last rx bursts, dispatched, let go together
+	 * (recycled into port 0's stock, or freed) once MXD_RX_FREE or more
+	 * wait (mxd_board_rx_at), or freed at fini: that comes after the
+	 * application has its message and has answered it, not on the way
+	 * from the frame to the application, and is one call to the link
+	 * for several frames, not one per pass. */
 	struct mxd_frame rx_done[MXD_RX_HOLD];
 	unsigned rx_done_n;
 	uint8_t nt_stores;		/* this pass wrote pull replies around
@@ -363,13 +367,19 @@ mxd_board_rx_done(struct mxd_board *b)
 	b->rx_done_n = 0;
 }
 
-/* Where the next burst's frames go, after those kept (b->rx_done), once
- * those are freed if a whole burst might not fit. */
+/* The frames of the last bursts (b->rx_done), at least one, let go: into
+ * port 0's stock of frames to send, as many as it has room for and its
+ * link makes such frames of (recycle), the others freed. */
+void mxd_board_rx_release(struct mxd_board *b);
+
+/* Where the next burst's frames go: after those kept (b->rx_done), once
+ * those are let go if MXD_RX_FREE or more wait (a whole burst fits after
+ * fewer). */
 static inline struct mxd_frame *
 mxd_board_rx_at(struct mxd_board *b)
 {
-	if (b->rx_done_n > MXD_RX_HOLD - MXD_BURST)
-		mxd_board_rx_done(b);
+	if (b->rx_done_n >= MXD_RX_FREE)
+		mxd_board_rx_release(b);
 	return &b->rx_done[b->rx_done_n];
 }
 /* One more reference on each of n frames (kept for retransmission). */

@@ -222,7 +222,7 @@ rx_one(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 /* ---- the pass ----------------------------------------------------------- */
 
 /* Each burst's frames are kept after those of the bursts before it
- * (b->rx_done), freed together later (mxd_board_rx_at): not between a
+ * (b->rx_done), let go together later (mxd_board_rx_at): not between a
  * message's frame and the application. */
 /* The loopback ring's frames queued when it starts (handlers may queue
  * more, for the next pass). */
