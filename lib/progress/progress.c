@@ -595,30 +595,48 @@ pass_call(struct mxd_board *own)
 }
 
 /*
- * The usual pass of a call: its own board's burst alone, what the burst
- * brought (board_rx), nothing else due (own->due) and the countdown to
- * the timers' look, the watch and the other boards not at its end; a
- * pass that finds nothing costs the burst and a few tests.  'in' (a
- * constant) says whether what the burst brought is taken inline.
+ * The usual pass of a call (progress_call): own's burst alone, and what
+ * it brought (board_rx), out of line when 'in' (a constant) is 0.
  */
 static inline __attribute__((always_inline)) unsigned
-progress_call(struct mx_endpoint *ep, int in)
+burst_call(struct mxd_board *own, int in)
 {
-	struct mxd_board *own = ep->board;
-	struct mxd_link *l;
+	struct mxd_link *l = own->port[0];
 	unsigned n, work = 0;
 
-	if (ep->progression_off || in_pass)
-		return 0;
-	if (--own->pass_left == 0 || own->due != 0)
-		return pass_call(own);
 	in_pass = 1;
-	l = own->port[0];
 	n = l->ops->rx_burst(l, mxd_board_rx_at(own), MXD_BURST);
 	if ((n | (l->news != own->news_seen[0])) != 0)
 		work = in ? board_rx_in(own, n) : board_rx(own, n);
 	in_pass = 0;
 	return work;
+}
+
+/* burst_call with what the burst brought inline: one function for a
+ * pass whose frames most often end a request waited for. */
+static __attribute__((noinline)) unsigned
+burst_call_in(struct mxd_board *own)
+{
+	return burst_call(own, 1);
+}
+
+/*
+ * The usual pass of a call: its own board's burst alone, what the burst
+ * brought (board_rx), nothing else due (own->due) and the countdown to
+ * the timers' look, the watch and the other boards not at its end; a
+ * pass that finds nothing costs the burst and a few tests.  'in' (a
+ * constant): the burst by burst_call_in.
+ */
+static inline __attribute__((always_inline)) unsigned
+progress_call(struct mx_endpoint *ep, int in)
+{
+	struct mxd_board *own = ep->board;
+
+	if (ep->progression_off || in_pass)
+		return 0;
+	if (--own->pass_left == 0 || own->due != 0)
+		return pass_call(own);
+	return in ? burst_call_in(own) : burst_call(own, 0);
 }
 
 /* A pass that most often finds nothing (a poll): what the burst brought
@@ -629,8 +647,10 @@ mxd_progress(struct mx_endpoint *ep)
 	return progress_call(ep, 0);
 }
 
-/* A pass for a request that is not done (mx_test): one function with
- * what the burst brought, whose frames most often end the request. */
+/* A pass for a request that is not done (mx_test): its burst and what
+ * that brought in one function (burst_call_in), whose frames most often
+ * end the request; no register saved before the look at what is due (a
+ * board with a host segment: every pass). */
 unsigned
 mxd_progress_for(struct mx_endpoint *ep)
 {
