@@ -288,6 +288,14 @@ fault_alloc(struct mxd_link *l, struct mxd_frame *f, unsigned n)
 	return fl->inner->ops->alloc(fl->inner, f, n);
 }
 
+static unsigned
+fault_recycle(struct mxd_link *l, struct mxd_frame *f, unsigned n)
+{
+	struct fault_link *fl = fl_of(l);
+
+	return fl->inner->ops->recycle(fl->inner, f, n);
+}
+
 static int
 fault_link_up(struct mxd_link *l)
 {
@@ -451,6 +459,7 @@ wrap_one(struct mxd_link *inner, const struct fault_conf *c, unsigned idx)
 	fl->ops.rx_burst = fault_rx;
 	fl->ops.tx_burst = fault_tx;
 	fl->ops.alloc = fault_alloc;
+	fl->ops.recycle = inner->ops->recycle != NULL ? fault_recycle : NULL;
 	fl->ops.link_up = fault_link_up;
 	fl->ops.speed_mbps = fault_speed;
 	fl->ops.stats = fault_port_stats;

@@ -45,6 +45,14 @@ struct mxd_link_ops {
 	int (*alloc)(struct mxd_link *l, struct mxd_frame *f, unsigned n);
 	void (*ref)(struct mxd_frame *f, unsigned n);
 	void (*free)(struct mxd_frame *f, unsigned n);
+	/* Of n received frames, each the caller's one reference, makes
+	 * as many as it can, from the first on, frames to fill and send as
+	 * alloc() gives them (the buffer's room, 'to' 0), in place of a
+	 * free() and an alloc(); returns how many.  The first it cannot
+	 * (a buffer held elsewhere too, or another pool's) and those after
+	 * it are left as they were.  NULL: none can. */
+	unsigned (*recycle)(struct mxd_link *l, struct mxd_frame *f,
+			unsigned n);
 	/* Control path. */
 	int (*link_up)(struct mxd_link *l);
 	uint32_t (*speed_mbps)(struct mxd_link *l);

@@ -689,6 +689,7 @@ static const struct mxd_link_ops memif_ops = {
 	.tx_burst = memif_tx,
 	.alloc = mxd_glue_port_alloc,
 	.ref = mxd_glue_port_ref,
+	.recycle = mxd_glue_port_recycle,
 	.free = port_free,
 	.link_up = port_link_up,
 	.speed_mbps = mxd_glue_port_speed,

@@ -57,6 +57,29 @@ mxd_glue_port_alloc(struct mxd_link *l, struct mxd_frame *f, unsigned n)
 	return 0;
 }
 
+/* A received mbuf is as one allocated once reset (rte_pktmbuf_alloc is
+ * a get from the pool and a reset): one of the port's pool, direct, of
+ * one segment, and ours alone. */
+unsigned
+mxd_glue_port_recycle(struct mxd_link *l, struct mxd_frame *f, unsigned n)
+{
+	struct port_priv *pp = l->priv;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = f[i].h;
+
+		if (m->pool != pp->mp || !RTE_MBUF_DIRECT(m) ||
+				m->next != NULL || rte_mbuf_refcnt_read(m) != 1)
+			break;
+		rte_pktmbuf_reset(m);
+		f[i].data = rte_pktmbuf_mtod(m, uint8_t *);
+		f[i].len = rte_pktmbuf_tailroom(m);
+		f[i].to = 0;
+	}
+	return i;
+}
+
 void
 mxd_glue_port_ref(struct mxd_frame *f, unsigned n)
 {
@@ -144,6 +167,7 @@ const struct mxd_link_ops mxd_glue_port_ops = {
 	.alloc = mxd_glue_port_alloc,
 	.ref = mxd_glue_port_ref,
 	.free = port_free,
+	.recycle = mxd_glue_port_recycle,
 	.link_up = port_link_up,
 	.speed_mbps = mxd_glue_port_speed,
 	.stats = mxd_glue_port_stats,

@@ -208,6 +208,8 @@ port_link_up(struct mxd_link *l)
 
 extern const struct mxd_link_ops mxd_glue_port_ops;
 int mxd_glue_port_alloc(struct mxd_link *l, struct mxd_frame *f, unsigned n);
+unsigned mxd_glue_port_recycle(struct mxd_link *l, struct mxd_frame *f,
+		unsigned n);
 void mxd_glue_port_ref(struct mxd_frame *f, unsigned n);
 uint32_t mxd_glue_port_speed(struct mxd_link *l);
 void mxd_glue_port_stats(struct mxd_link *l, uint64_t *tx, uint64_t *rx);

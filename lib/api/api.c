@@ -938,7 +938,7 @@ test_checked(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
 		uint32_t *result)
 {
 	if ((*request)->state != MXD_RS_COMPLETE)
-		mxd_progress(ep);
+		mxd_progress_for(ep);
 	*result = (*request)->state == MXD_RS_COMPLETE;
 	if (*result)
 		req_finish(request, status);

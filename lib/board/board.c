@@ -186,8 +186,11 @@ mxd_boards_fini(struct mxd_lib *lib)
 
 		mxd_board_flush(b);
 		mxd_board_rx_done(b);
-		for (unsigned p = 0; p < b->nports; p++)
+		for (unsigned p = 0; p < b->nports; p++) {
 			txq_drain(b, p);
+			mxd_board_free(b, b->stock[p].f, b->stock[p].n);
+			b->stock[p].n = 0;
+		}
 		for (; b->loop_head != b->loop_tail; b->loop_head++)
 			b->port[0]->ops->free(&b->loop[b->loop_head &
 					(MXD_LOOP_SIZE - 1)], 1);
@@ -213,15 +216,19 @@ mxd_board_port_up(struct mxd_board *b, unsigned port)
 	return b->port[port]->ops->link_up(b->port[port]);
 }
 
+/* Not those the board keeps as good as free: its stocks of frames to
+ * send and the received frames it has not freed yet. */
 void
 mxd_board_in_use(struct mxd_board *b)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, idle = b->rx_done_n;
 
 	for (unsigned i = 0; i < b->nports; i++)
-		if (b->port[i]->ops->in_use != NULL)
+		if (b->port[i]->ops->in_use != NULL) {
 			n += b->port[i]->ops->in_use(b->port[i]);
-	b->counters[MXD_C_BUFS_IN_USE] = n;
+			idle += b->stock[i].n;
+		}
+	b->counters[MXD_C_BUFS_IN_USE] = n > idle ? n - idle : 0;
 }
 
 void
@@ -298,13 +305,26 @@ mxd_board_tx_pending(const struct mxd_board *b)
 }
 
 int
+mxd_board_restock(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+{
+	struct mxd_link *l = b->port[port];
+	struct mxd_txstock *s = &b->stock[port];
+
+	if (l->ops->alloc(l, s->f, MXD_TX_STOCK) != 0)
+		return l->ops->alloc(l, f, 1);	/* the last ones, one each */
+	s->n = MXD_TX_STOCK - 1;
+	*f = s->f[MXD_TX_STOCK - 1];
+	return 0;
+}
+
+int
 mxd_frame_start(struct mxd_board *b, unsigned port,
 		const uint8_t dst[MXD_ETH_ALEN], const struct mxd_hdr_args *a,
 		uint16_t body, struct mxd_frame *f)
 {
 	struct mxd_link *l = b->port[port];
 
-	if (l->ops->alloc(l, f, 1) != 0)
+	if (mxd_board_alloc(b, port, f) != 0)
 		return -MX_NO_RESOURCES;
 	mxd_wire_put_hdr(f->data, dst, l->mac, a, body);
 	f->len = (uint32_t)MXD_HDRS_LEN + body;
@@ -313,6 +333,27 @@ mxd_frame_start(struct mxd_board *b, unsigned port,
 }
 
 /* ---- receive ------------------------------------------------------------ */
+
+/* A ping-pong's replies go in the buffers its requests came in: a reset
+ * of each rather than a free and an alloc (and the same few buffers in
+ * turn). */
+void
+mxd_board_rx_release(struct mxd_board *b)
+{
+	struct mxd_link *l = b->port[0];
+	struct mxd_txstock *s = &b->stock[0];
+	unsigned n = b->rx_done_n, k = 0;
+
+	if (l->ops->recycle != NULL && s->n < MXD_TX_STOCK) {
+		unsigned room = MXD_TX_STOCK - s->n;
+
+		k = l->ops->recycle(l, b->rx_done, n < room ? n : room);
+		memcpy(&s->f[s->n], b->rx_done, k * sizeof(*b->rx_done));
+		s->n += k;
+	}
+	mxd_board_free(b, b->rx_done + k, n - k);
+	b->rx_done_n = 0;
+}
 
 /*
  * Frames the port dropped for being longer than its buffers: counted as

@@ -26,6 +26,10 @@
 #define MXD_TXQ_SIZE		1024	/* frames queued per link, 2^n */
 #define MXD_LOOP_SIZE		1024	/* loopback ring, 2^n */
 #define MXD_BURST		32
+/* Received frames are let go MXD_RX_FREE or more at a time (rx_done):
+ * few, so that the buffers in turn stay few (and in cache). */
+#define MXD_RX_FREE		8
+#define MXD_RX_HOLD		(MXD_RX_FREE - 1 + MXD_BURST)
 
 struct mx_endpoint;
 struct mxd_shm;
@@ -33,6 +37,17 @@ struct mxd_shm;
 struct mxd_txq {
 	uint32_t head, tail;		/* free-running */
 	struct mxd_frame f[MXD_TXQ_SIZE];
+};
+
+/* Frames a port's link allocated at once, for the frames of one buffer
+ * that the engine fills one at a time (mxd_board_alloc): a call to the
+ * link per MXD_TX_STOCK of them, not per message (and few of them, as
+ * MXD_RX_FREE). */
+#define MXD_TX_STOCK	8
+
+struct mxd_txstock {
+	unsigned n;
+	struct mxd_frame f[MXD_TX_STOCK];
 };
 
 /* Bits of mxd_board.due: work beyond the rx burst may wait. */
@@ -79,15 +94,18 @@ struct mxd_board {
 	uint32_t due;
 	uint32_t pass_left;
 	struct mxd_txq txq[MXD_BOARD_PORTS];
+	struct mxd_txstock stock[MXD_BOARD_PORTS];
 	uint32_t tx_queued;		/* bit per port whose queue holds
 					 * frames: flush looks at no other */
 	uint32_t loop_head, loop_tail;
 	struct mxd_frame loop[MXD_LOOP_SIZE];
-	/* The last rx burst's frames, dispatched, freed before the next
-	 * burst (mxd_board_rx_done) or at fini: their free comes after the
+	/* The frames of the last rx bursts, dispatched, let go together
+	 * (recycled into port 0's stock, or freed) once MXD_RX_FREE or more
+	 * wait (mxd_board_rx_at), or freed at fini: that comes after the
 	 * application has its message and has answered it, not on the way
-	 * from the frame to the application. */
-	struct mxd_frame rx_done[MXD_BURST];
+	 * from the frame to the application, and is one call to the link
+	 * for several frames, not one per pass. */
+	struct mxd_frame rx_done[MXD_RX_HOLD];
 	unsigned rx_done_n;
 	uint8_t nt_stores;		/* this pass wrote pull replies around
 					 * the caches (rndv.c): fenced before
@@ -282,6 +300,28 @@ mxd_frame_pad(struct mxd_frame *f)
 	}
 }
 
+/* The stock of 'port' is empty: refilled, and one frame of it in *f; or
+ * the one frame the link has left; 0, or -1 when out of buffers. */
+int mxd_board_restock(struct mxd_board *b, unsigned port,
+		struct mxd_frame *f);
+
+/*
+ * One frame for the caller to fill and send (or free) on 'port', as the
+ * link's alloc() of one would give: from the port's stock, which the
+ * link fills MXD_TX_STOCK at a time; 0, or -1 when out of buffers.
+ * Inline: every small message's frame comes from here.
+ */
+static inline int
+mxd_board_alloc(struct mxd_board *b, unsigned port, struct mxd_frame *f)
+{
+	struct mxd_txstock *s = &b->stock[port];
+
+	if (s->n == 0)
+		return mxd_board_restock(b, port, f);
+	*f = s->f[--s->n];
+	return 0;
+}
+
 /* ---- receive: the progress layer's bursts ------------------------------ */
 
 /* What a port said since we last looked: bursts cut short, frames too
@@ -319,12 +359,28 @@ mxd_board_free(struct mxd_board *b, struct mxd_frame *f, unsigned n)
 	if (n)
 		b->port[0]->ops->free(f, n);
 }
-/* Frees the last burst's frames (b->rx_done), if any. */
+/* Frees the frames of the last bursts (b->rx_done), if any. */
 static inline void
 mxd_board_rx_done(struct mxd_board *b)
 {
 	mxd_board_free(b, b->rx_done, b->rx_done_n);
 	b->rx_done_n = 0;
+}
+
+/* The frames of the last bursts (b->rx_done), at least one, let go: into
+ * port 0's stock of frames to send, as many as it has room for and its
+ * link makes such frames of (recycle), the others freed. */
+void mxd_board_rx_release(struct mxd_board *b);
+
+/* Where the next burst's frames go: after those kept (b->rx_done), once
+ * those are let go if MXD_RX_FREE or more wait (a whole burst fits after
+ * fewer). */
+static inline struct mxd_frame *
+mxd_board_rx_at(struct mxd_board *b)
+{
+	if (b->rx_done_n >= MXD_RX_FREE)
+		mxd_board_rx_release(b);
+	return &b->rx_done[b->rx_done_n];
 }
 /* One more reference on each of n frames (kept for retransmission). */
 static inline void

@@ -65,6 +65,7 @@ mxd_notice(struct mxd_partner *p, uint8_t kind, uint32_t value)
 		p->a->notify_cap = cap;
 		mxd_count(p->ep->board, MXD_C_NOTICE_GROW);
 	}
+	mxd_ep_hold_changed(p->ep);
 	p->a->notify[p->a->notify_n++] = note;
 	mxd_timer_ack(p, 0);
 }

@@ -425,6 +425,7 @@ pack_send(struct mxd_partner *p, unsigned n, uint32_t bytes)
 		mxd_list_del(&r->link);
 		if (r->sync) {
 			mxd_req_set_state(r, MXD_RS_BUFFERED);
+			mxd_ep_hold_changed(p->ep);
 			mxd_list_add_tail(&p->a->syncq, &r->link);
 			continue;
 		}
@@ -450,8 +451,10 @@ send_delivered(struct mxd_partner *p, struct mx_request *r)
 		return;			/* completes on NOTIFY */
 	if (!r->sync || r->matched)
 		mxd_req_complete(r, MX_STATUS_SUCCESS);
-	else
+	else {
+		mxd_ep_hold_changed(p->ep);
 		mxd_list_add_tail(&p->a->syncq, &r->link);
+	}
 }
 
 /* The synchronous sends of PACK frames that p's ack 'ack' covers (on
@@ -696,6 +699,7 @@ open_start(struct mxd_partner *p)
 	p->a->open_used = sizeof(struct mxd_pack_hdr);
 	p->a->open_left = pack_room(p) - p->a->open_used;
 	if (mxd_list_empty(&p->a->sending)) {	/* the send step closes it */
+		mxd_ep_hold_changed(ep);
 		mxd_list_add_tail(&ep->sending, &p->a->sending);
 		mxd_ep_busy(ep, MXD_EW_SENDS);
 	}
@@ -737,6 +741,7 @@ queue_send(struct mxd_partner *p, struct mx_request *r)
 	mxd_list_add_tail(&p->a->sendq, &r->link);
 	p->a->open_left = 0;		/* mx_isend's sends queue behind */
 	if (mxd_list_empty(&p->a->sending)) {
+		mxd_ep_hold_changed(p->ep);
 		mxd_list_add_tail(&p->ep->sending, &p->a->sending);
 		mxd_ep_busy(p->ep, MXD_EW_SENDS);
 	}
@@ -1009,6 +1014,7 @@ mxd_send_ack_hold(struct mxd_partner *p, uint32_t ack)
 		mxd_send_acks_apply(ep);
 	if (mxd_seq_lt(p->tx.acked, ack) && mxd_send_ack_may_hold(p, ack)) {
 		ep->ack_held = p;
+		ep->ack_fast = p;
 		p->a->ack_in = ack;
 		return;
 	}
@@ -1021,6 +1027,7 @@ mxd_send_acks_apply(struct mx_endpoint *ep)
 	struct mxd_partner *p = ep->ack_held;
 
 	ep->ack_held = NULL;
+	ep->ack_fast = NULL;
 	mxd_send_acked(p, p->a->ack_in);
 }
 

@@ -6,6 +6,7 @@
 #ifndef MXD_SEND_H
 #define MXD_SEND_H
 
+#include <assert.h>
 #include <stdint.h>
 
 #include "partners/endpoint.h"
@@ -157,7 +158,6 @@ mxd_send_now(struct mx_endpoint *ep, struct mxd_partner *p,
 {
 	struct mxd_board *b = ep->board;
 	unsigned port = (unsigned)p->port;
-	struct mxd_link *l;
 	struct mxd_frame f;
 
 	if (!mxd_list_empty(&p->a->sendq) || p->local ||
@@ -165,10 +165,9 @@ mxd_send_now(struct mx_endpoint *ep, struct mxd_partner *p,
 			b->txq[port].head != b->txq[port].tail ||
 			ep->reqs.free == NULL || ep->free_txsmall == NULL)
 		return mxd_send_small(ep, p, seg, match, context);
-	l = b->port[port];
-	if (l->ops->alloc(l, &f, 1) != 0)
+	if (mxd_board_alloc(b, port, &f) != 0)
 		return NULL;
-	return mxd_send_frame(ep, p, &f, seg, match, context, l);
+	return mxd_send_frame(ep, p, &f, seg, match, context, b->port[port]);
 }
 static inline int
 mxd_send_small_ok(const struct mx_endpoint *ep, const struct mxd_partner *p,
@@ -201,6 +200,11 @@ void mxd_send_acked(struct mxd_partner *p, uint32_t ack);
  * ack is looked at closely (a send request waits for it, a round-trip
  * sample, a message sent again: p->a->note_hi), a notice, queued sends,
  * a paused endpoint.
+ * Those conditions are looked at in full when a hold starts; while it
+ * lasts, ep->ack_fast says none of them changed since (whatever changes
+ * one of them clears it: mxd_ep_hold_changed), so that each newer ack
+ * of the same partner, a ping-pong's every frame, is taken with a look
+ * at the window alone.
  * A reset of p's windows drops it.
  */
 #define MXD_ACKS_HOLD	16
@@ -232,6 +236,16 @@ mxd_send_ack_in(struct mxd_partner *p, uint32_t ack)
 {
 	struct mx_endpoint *ep = p->ep;
 
+	if (ep->ack_fast == p) {	/* held, and nothing else changed */
+		if (!mxd_seq_lt(p->a->ack_in, ack))
+			return;		/* no newer than the one held */
+		if (ack - p->tx.acked < MXD_ACKS_HOLD &&
+				mxd_seq_lt(ack, p->tx.next_seq)) {
+			assert(mxd_send_ack_may_hold(p, ack));
+			p->a->ack_in = ack;
+			return;
+		}
+	}
 	if (!mxd_seq_lt(p->tx.acked, ack))
 		return;
 	if (ep->ack_held == p && !mxd_seq_lt(p->a->ack_in, ack))
@@ -239,6 +253,7 @@ mxd_send_ack_in(struct mxd_partner *p, uint32_t ack)
 	if ((ep->ack_held == NULL || ep->ack_held == p) &&
 			mxd_send_ack_may_hold(p, ack)) {
 		ep->ack_held = p;	/* the usual case, inline */
+		ep->ack_fast = p;
 		p->a->ack_in = ack;
 		return;
 	}

@@ -451,6 +451,7 @@ msg_sent(struct mxd_partner *p, struct mx_request *r, uint32_t seq)
 	} else {			/* issend: there, waits for MATCHED */
 		r->acked = 1;
 		mxd_req_set_state(r, MXD_RS_BUFFERED);
+		mxd_ep_hold_changed(p->ep);
 		mxd_list_add_tail(&p->a->syncq, &r->link);
 	}
 }

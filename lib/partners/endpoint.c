@@ -611,8 +611,10 @@ void
 mxd_partner_reset(struct mxd_partner *p, uint32_t remote_session)
 {
 	partner_drop_inflight(p);
-	if (p->ep->ack_held == p)	/* an ack of the old windows */
+	if (p->ep->ack_held == p) {	/* an ack of the old windows */
 		p->ep->ack_held = NULL;
+		p->ep->ack_fast = NULL;
+	}
 	mxd_txwin_init(&p->tx, 1);
 	if (p->a != NULL)
 		p->a->note_hi = p->tx.acked;

@@ -123,8 +123,10 @@ struct mxd_txrec {
 #define mxd_txrec_note(a, r) do {					\
 	uint32_t last_ = (r)->seq + (r)->nmsgs - 1u;			\
 									\
-	if ((int32_t)((a)->note_hi - last_) < 0)			\
+	if ((int32_t)((a)->note_hi - last_) < 0) {			\
 		(a)->note_hi = last_;					\
+		mxd_ep_hold_changed((a)->p->ep);			\
+	}								\
 } while (0)
 
 /* Whether record r holds message seq (the messages of a PACK frame share
@@ -446,6 +448,9 @@ struct mx_endpoint {
 	struct mxd_list sending;	/* partners with queued sends */
 	struct mxd_partner *ack_held;	/* the partner (one at most) holding
 					 * an ack received (send.c) */
+	struct mxd_partner *ack_fast;	/* ack_held, or NULL once anything
+					 * but the ack window that its hold
+					 * was allowed on changed (send.h) */
 	struct mxd_reqpool reqs;
 	struct mxd_bufpool bufs;
 	struct mxd_txrec *free_txrec;	/* records of MXD_MAX_FRAGS frames */
@@ -519,6 +524,16 @@ mxd_ep_busy(struct mx_endpoint *ep, unsigned bit)
 		ep->board->ep_pump |= 1u << ep->id;
 		ep->board->due |= MXD_DUE_PUMP;
 	}
+}
+
+/* Something that decides whether an ack may be held (its partner's
+ * messages looked at closely, synchronous sends or notices waiting, the
+ * endpoint's queued sends: mxd_send_ack_may_hold, send.h) changed: the
+ * ack held, if any, no longer takes newer ones without a full look. */
+static inline void
+mxd_ep_hold_changed(struct mx_endpoint *ep)
+{
+	ep->ack_fast = NULL;
 }
 
 /* The slot of open endpoint ep (board.h). */

@@ -103,9 +103,7 @@ mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
 		const uint8_t dst[MXD_ETH_ALEN], uint8_t type, uint16_t body,
 		struct mxd_frame *f)
 {
-	struct mxd_link *l = p->ep->board->port[port];
-
-	if (l->ops->alloc(l, f, 1) != 0)
+	if (mxd_board_alloc(p->ep->board, port, f) != 0)
 		return -MX_NO_RESOURCES;
 	mxd_partner_frame_fill(p, port, dst, type, body, f);
 	return 0;

@@ -222,13 +222,16 @@ int mxd_partner_frame_on(struct mxd_partner *p, unsigned port,
 int mxd_partner_frame(struct mxd_partner *p, uint8_t type, uint16_t body,
 		struct mxd_frame *f);
 /* Allocates n frames (all or none) on a port for the caller to fill and
- * queue towards p; 0 or -1. */
+ * queue towards p; 0 or -1.  One comes from the port's stock. */
 static inline int
 mxd_partner_alloc(struct mxd_partner *p, unsigned port, struct mxd_frame *f,
 		unsigned n)
 {
-	struct mxd_link *l = p->ep->board->port[port];
+	struct mxd_board *b = p->ep->board;
+	struct mxd_link *l = b->port[port];
 
+	if (n == 1)
+		return mxd_board_alloc(b, port, f);
 	return l->ops->alloc(l, f, n);
 }
 

@@ -221,21 +221,21 @@ rx_one(struct mxd_board *b, unsigned port, struct mxd_frame *f)
 
 /* ---- the pass ----------------------------------------------------------- */
 
-/* Each burst's frames are freed before the next burst, the last one's
- * at the next pass (b->rx_done): not between a message's frame and the
- * application. */
+/* Each burst's frames are kept after those of the bursts before it
+ * (b->rx_done), let go together later (mxd_board_rx_at): not between a
+ * message's frame and the application. */
 /* The loopback ring's frames queued when it starts (handlers may queue
  * more, for the next pass). */
 static __attribute__((noinline)) unsigned
 rx_loop(struct mxd_board *b)
 {
-	struct mxd_frame *f = b->rx_done;
 	unsigned work = 0, n;
 
 	for (unsigned left = mxd_loop_queued(b); left > 0; left -= n) {
-		mxd_board_rx_done(b);
+		struct mxd_frame *f = mxd_board_rx_at(b);
+
 		n = mxd_board_loop_rx(b, f, left < MXD_BURST ? left : MXD_BURST);
-		b->rx_done_n = n;
+		b->rx_done_n += n;
 		for (unsigned i = 0; i < n; i++)
 			rx_one(b, 0, &f[i]);
 		work += n;
@@ -243,14 +243,17 @@ rx_loop(struct mxd_board *b)
 	return work;
 }
 
-/* A burst's n frames (in b->rx_done) from 'port', dispatched. */
+/* A burst's n frames (in b->rx_done, after those kept) from 'port',
+ * dispatched. */
 static inline __attribute__((always_inline)) void
 rx_frames(struct mxd_board *b, unsigned port, unsigned n)
 {
+	struct mxd_frame *f = &b->rx_done[b->rx_done_n];
+
 	b->counters[MXD_C_RX_FRAMES] += n;
-	b->rx_done_n = n;
+	b->rx_done_n += n;
 	for (unsigned i = 0; i < n; i++)
-		rx_one(b, port, &b->rx_done[i]);
+		rx_one(b, port, &f[i]);
 }
 
 /* The board's rx bursts and their frames (rx_frames).  Inline: an idle
@@ -263,11 +266,7 @@ rx_board(struct mxd_board *b)
 	for (unsigned port = 0; port < b->nports; port++) {
 		unsigned n;
 
-		if (b->rx_done_n != 0) {
-			mxd_board_free(b, b->rx_done, b->rx_done_n);
-			b->rx_done_n = 0;
-		}
-		n = mxd_board_rx(b, port, b->rx_done, MXD_BURST);
+		n = mxd_board_rx(b, port, mxd_board_rx_at(b), MXD_BURST);
 		if (n != 0) {
 			rx_frames(b, port, n);
 			work += n;
@@ -421,15 +420,21 @@ board_pass_any(struct mxd_board *b)
 }
 
 /* What a one-port board's burst brought (n frames, or news), and what
- * follows (board_pass). */
-static __attribute__((noinline)) unsigned
-board_rx(struct mxd_board *b, unsigned n)
+ * follows (board_pass, a call's pass); board_rx out of line. */
+static inline __attribute__((always_inline)) unsigned
+board_rx_in(struct mxd_board *b, unsigned n)
 {
 	if (b->port[0]->news != b->news_seen[0])
 		mxd_board_rx_news(b, 0);
 	if (n != 0)
 		rx_frames(b, 0, n);
 	return rx_after(b, n);
+}
+
+static __attribute__((noinline)) unsigned
+board_rx(struct mxd_board *b, unsigned n)
+{
+	return board_rx_in(b, n);
 }
 
 /* The one port's burst (the usual board), and what it brought
@@ -448,11 +453,7 @@ board_pass(struct mxd_board *b)
 	if ((b->tx_queued | b->pass_any) != 0)
 		return board_pass_any(b);
 	l = b->port[0];
-	if (b->rx_done_n != 0) {	/* the last burst's frames */
-		l->ops->free(b->rx_done, b->rx_done_n);
-		b->rx_done_n = 0;
-	}
-	n = l->ops->rx_burst(l, b->rx_done, MXD_BURST);
+	n = l->ops->rx_burst(l, mxd_board_rx_at(b), MXD_BURST);
 	if ((n | (l->news != b->news_seen[0]) | mxd_loop_queued(b) |
 				b->nt_stores) != 0)
 		return board_rx(b, n);
@@ -534,11 +535,7 @@ pass_shm(struct mxd_board *own)
 	in_pass = 1;
 	work = mxd_shm_poll(own);
 	if (work == 0) {
-		if (own->rx_done_n != 0) {
-			l->ops->free(own->rx_done, own->rx_done_n);
-			own->rx_done_n = 0;
-		}
-		n = l->ops->rx_burst(l, own->rx_done, MXD_BURST);
+		n = l->ops->rx_burst(l, mxd_board_rx_at(own), MXD_BURST);
 		if ((n | (l->news != own->news_seen[0])) != 0)
 			work = board_rx(own, n);
 		else
@@ -598,33 +595,66 @@ pass_call(struct mxd_board *own)
 }
 
 /*
+ * The usual pass of a call (progress_call): own's burst alone, and what
+ * it brought (board_rx), out of line when 'in' (a constant) is 0.
+ */
+static inline __attribute__((always_inline)) unsigned
+burst_call(struct mxd_board *own, int in)
+{
+	struct mxd_link *l = own->port[0];
+	unsigned n, work = 0;
+
+	in_pass = 1;
+	n = l->ops->rx_burst(l, mxd_board_rx_at(own), MXD_BURST);
+	if ((n | (l->news != own->news_seen[0])) != 0)
+		work = in ? board_rx_in(own, n) : board_rx(own, n);
+	in_pass = 0;
+	return work;
+}
+
+/* burst_call with what the burst brought inline: one function for a
+ * pass whose frames most often end a request waited for. */
+static __attribute__((noinline)) unsigned
+burst_call_in(struct mxd_board *own)
+{
+	return burst_call(own, 1);
+}
+
+/*
  * The usual pass of a call: its own board's burst alone, what the burst
  * brought (board_rx), nothing else due (own->due) and the countdown to
  * the timers' look, the watch and the other boards not at its end; a
- * pass that finds nothing costs the burst and a few tests.
+ * pass that finds nothing costs the burst and a few tests.  'in' (a
+ * constant): the burst by burst_call_in.
  */
-unsigned
-mxd_progress(struct mx_endpoint *ep)
+static inline __attribute__((always_inline)) unsigned
+progress_call(struct mx_endpoint *ep, int in)
 {
 	struct mxd_board *own = ep->board;
-	struct mxd_link *l;
-	unsigned n, work = 0;
 
 	if (ep->progression_off || in_pass)
 		return 0;
 	if (--own->pass_left == 0 || own->due != 0)
 		return pass_call(own);
-	in_pass = 1;
-	l = own->port[0];
-	if (own->rx_done_n != 0) {	/* the last burst's frames */
-		l->ops->free(own->rx_done, own->rx_done_n);
-		own->rx_done_n = 0;
-	}
-	n = l->ops->rx_burst(l, own->rx_done, MXD_BURST);
-	if ((n | (l->news != own->news_seen[0])) != 0)
-		work = board_rx(own, n);
-	in_pass = 0;
-	return work;
+	return in ? burst_call_in(own) : burst_call(own, 0);
+}
+
+/* A pass that most often finds nothing (a poll): what the burst brought
+ * out of line, so that an empty burst saves no registers but a few. */
+unsigned
+mxd_progress(struct mx_endpoint *ep)
+{
+	return progress_call(ep, 0);
+}
+
+/* A pass for a request that is not done (mx_test): its burst and what
+ * that brought in one function (burst_call_in), whose frames most often
+ * end the request; no register saved before the look at what is due (a
+ * board with a host segment: every pass). */
+unsigned
+mxd_progress_for(struct mx_endpoint *ep)
+{
+	return progress_call(ep, 1);
 }
 
 unsigned

@@ -14,6 +14,10 @@
  * Nothing when ep's progression is off, or inside a pass already (an
  * unexpected handler calling MX). */
 unsigned mxd_progress(struct mx_endpoint *ep);
+/* The same for a call that waits for a request of ep (mx_test): built
+ * for a burst that brings frames, where mxd_progress is built for one
+ * that brings none. */
+unsigned mxd_progress_for(struct mx_endpoint *ep);
 /* The same on behalf of no endpoint (name lookups, the progress thread). */
 unsigned mxd_progress_any(void);
 /* Whether a pass is running: a call made now comes from an unexpected

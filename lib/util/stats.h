@@ -60,6 +60,7 @@ enum mxd_counter {
 	MXD_C_PULLS_DEFERRED,	/* large receives that waited for a pull
 				 * slot (MXD_PULLS_MAX in progress) */
 	MXD_C_BUFS_IN_USE,	/* a gauge: the ports' pools' buffers out
+				 * but those the board keeps idle
 				 * (mxd_board_in_use) */
 	MXD_C_SHM_TX,		/* messages sent through the host's rings */
 	MXD_C_SHM_RX,		/* messages taken from the host's rings */
