@@ -77,8 +77,10 @@ long mxd_glue_prefault(void *addr, size_t len);
  * a memif link comes up); returns the number of pages. */
 long mxd_glue_prefault_memif(void);
 /* The memif regions the process has mapped, writable and shared, as
- * [lo, hi) ranges: at most max of them; returns how many. */
-#define MXD_GLUE_MEMIF_REGIONS	16
+ * [lo, hi) ranges: at most max of them; returns how many.  A board
+ * service maps each of its memif interfaces' regions twice (DPDK's
+ * mapping and its own): 2 ports of 5 lanes make 20. */
+#define MXD_GLUE_MEMIF_REGIONS	128
 unsigned mxd_glue_memif_regions(uintptr_t *lo, uintptr_t *hi, unsigned max);
 
 /* Puts the memif ports' fault guard back in front of a SIGSEGV or SIGBUS
