@@ -971,7 +971,9 @@ hello(struct client *c, const struct mxd_svc_msg *in)
 			refuse(c, -ENOSPC, "all %u slots of the board are "
 					"taken (MX_BOARD_SLOTS=%u: the service's "
 					"and one per process; mx_board status "
-					"lists them)", svc.S - 1, svc.S);
+					"lists them; restart the service with "
+					"more, up to %u)", svc.S - 1, svc.S,
+					MXD_SHPORT_SLOTS);
 			return;
 		}
 		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
