@@ -1170,15 +1170,25 @@ listen_on(const char *host)
 	return s;
 }
 
-/* The lane of the interface named 'name', the port's name in *port_len
- * bytes of it; 0 for a port's own interface. */
+/* The lane of the interface named 'name' ("<port>_lane<k>", k a lane of
+ * the matrix), the port's name in *port_len bytes of it; 0 for a port's
+ * own interface. */
 static unsigned
 lane_of(const char *name, size_t *port_len)
 {
-	const char *t = strstr(name, "_lane");
+	const char *t = strrchr(name, '_');
+	char *end;
+	unsigned long k;
 
-	*port_len = t != NULL ? (size_t)(t - name) : strlen(name);
-	return t != NULL ? (unsigned)atoi(t + 5) : 0;
+	*port_len = strlen(name);
+	if (t == NULL || strncmp(t, "_lane", 5) != 0 || t[5] < '1' ||
+			t[5] > '9')
+		return 0;
+	k = strtoul(t + 5, &end, 10);
+	if (*end != '\0' || k >= svc.L)
+		return 0;	/* a port of its own that looks like a lane */
+	*port_len = (size_t)(t - name);
+	return (unsigned)k;
 }
 
 /* The n interfaces DPDK opened, as ports (*n of them, in links) each
@@ -1201,7 +1211,7 @@ lanes_group(struct mxd_link *ports, unsigned *n, struct mxd_link **links)
 			size_t lj;
 			unsigned k = lane_of(ports[j].name, &lj);
 
-			if (k != 0 && k < svc.L && lj == len &&
+			if (k != 0 && lj == len &&
 					!strncmp(ports[j].name, ports[i].name,
 						len))
 				svc.lanes[np][k] = &ports[j];
