@@ -43,8 +43,9 @@ if [ "${MXD_TSAN:-1}" != 0 ]; then
 		tests/threads_stress tests/conformance \
 		tests/conformance_mx12 tests/portals/test_portals_threads \
 		tests/portals/test_portals_two tests/test_shm >/dev/null
-	# halt_on_error: a report ends the test with TSan's exit code (66).
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	# halt_on_error: a report ends the test with TSan's exit code (66);
+	# tests/tsan.supp says which reports are DPDK's and why they are dropped.
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$top/tests/tsan.supp \
 		meson test -C "$tsan" --no-rebuild threads misuse threads-stress \
 		threads-stress-memif conformance-local \
 		conformance-mx12 conformance-memif portals-threads portals-two \
