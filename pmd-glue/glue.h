@@ -23,8 +23,9 @@ struct mxd_glue_conf {
 	int keep_affinity;	/* restore the caller's CPU affinity */
 	int verbose;		/* MX_VERBOSE: DPDK's own messages too */
 	int keep_pmd_mac;	/* 1: never replace a PMD's default MAC */
-	/* The board service of a shared board (service/): each port gets
-	 * nb_queues queue pairs (the queue matrix, shport.h), and memif's
+	/* The board service of a shared board (service/): each memif port
+	 * gets nb_queues queue pairs (the queue matrix, shport.h; any
+	 * other port one, the service switching its frames), and memif's
 	 * regions are not prefaulted (the processes of the board touch
 	 * their own queues' pages).  0: one queue pair, as a process that
 	 * owns its ports has. */

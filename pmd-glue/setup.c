@@ -152,6 +152,8 @@ port_pool(uint16_t pid, const struct mxd_glue_conf *conf, uint32_t room)
 			data_room, port_socket(pid));
 }
 
+static int is_driver(uint16_t pid, const char *name);
+
 static int
 port_queues(uint16_t pid, const struct mxd_glue_conf *conf,
 		struct rte_mempool *mp)
@@ -159,6 +161,11 @@ port_queues(uint16_t pid, const struct mxd_glue_conf *conf,
 	struct rte_eth_conf ec;
 	uint16_t nq = conf->nb_queues ? conf->nb_queues : 1;
 	int s = port_socket(pid), ret;
+
+	/* The matrix is memif's; a board service switches any other port's
+	 * frames itself, on one queue pair. */
+	if (nq > 1 && !is_driver(pid, "net_memif"))
+		nq = 1;
 
 	memset(&ec, 0, sizeof(ec));
 	/* Rx interrupts for the progression thread's sleep, on devices of a

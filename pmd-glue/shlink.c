@@ -23,6 +23,11 @@
  * burst, and every column once in SWEEP bursts: a peer that still sends
  * to a slot's former holder, or that heard of this process another way,
  * is read, and its ring never fills.
+ *
+ * A switched port (a NIC's, af_packet's: shport.h) has no matrix: the
+ * link writes its frames to its up ring, which the service sends, and
+ * reads those the service switched to its forward ring; no region is
+ * mapped, and the link is up when the service's port is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +67,7 @@ struct shlink {
 	struct mxd_link l;
 	const struct mxd_shport *sp;
 	struct mxd_fwd *fwd;		/* the service's frames for us */
+	struct mxd_fwd *up;		/* ours for it (a switched port) */
 	unsigned slot, nslots, nlanes;
 	uint32_t gen;			/* of the regions mapped, 0: none */
 	uint32_t lgen[MXD_SHPORT_LANES];	/* of each lane's region */
@@ -70,7 +76,7 @@ struct shlink {
 	int dead;			/* the service is gone */
 	uint64_t active;		/* columns read in every burst */
 	unsigned sweep, next;
-	uint32_t fwd_tail;
+	uint32_t fwd_tail, up_head;
 	uint64_t tx_n, rx_n;
 	struct mxd_mring tx[MXD_SHPORT_SLOTS], rx[MXD_SHPORT_SLOTS];
 	struct shpool pool;
@@ -184,16 +190,16 @@ fwd_rx(struct shlink *s, struct mxd_frame *f, uint16_t n)
 {
 	struct mxd_fwd *r = s->fwd;
 	uint32_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-	uint32_t fs = s->sp->fwd_frame;
+	uint32_t fs = s->sp->fwd_frame, fn = s->sp->fwd_n;
 	uint16_t got = 0;
 
 	if (head == s->fwd_tail)
 		return 0;
-	if (head - s->fwd_tail > MXD_SHPORT_FWD)	/* not sane */
-		s->fwd_tail = head - MXD_SHPORT_FWD;
+	if (head - s->fwd_tail > fn)	/* not sane */
+		s->fwd_tail = head - fn;
 	while (got < n && s->fwd_tail != head &&
 			sh_alloc(&s->l, &f[got], 1) == 0) {
-		const uint8_t *e = mxd_fwd_entry(r, fs, s->fwd_tail++);
+		const uint8_t *e = mxd_fwd_entry(r, fs, fn, s->fwd_tail++);
 		uint32_t len;
 
 		memcpy(&len, e, 4);
@@ -304,12 +310,79 @@ sh_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
 	return i;
 }
 
+/* ---- a switched port's datapath ------------------------------------------ */
+
+static inline int
+sw_ready(const struct shlink *s)
+{
+	return !s->dead && __atomic_load_n(&s->sp->state, __ATOMIC_ACQUIRE) ==
+		MXD_SHPORT_UP;
+}
+
+static uint16_t
+sw_rx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+{
+	struct shlink *s = sh(l);
+	uint16_t got;
+
+	if (__builtin_expect(!sw_ready(s), 0))
+		return 0;
+	got = fwd_rx(s, f, n);
+	s->rx_n += got;
+	return got;
+}
+
+/* Each frame into the up ring, in order, published once: a ring that is
+ * full ends the burst (the rest stay the caller's, queued); a link that
+ * is down loses what it is given. */
+static uint16_t
+sw_tx(struct mxd_link *l, struct mxd_frame *f, uint16_t n)
+{
+	struct shlink *s = sh(l);
+	struct mxd_fwd *r = s->up;
+	uint32_t fs = s->sp->fwd_frame, fn = s->sp->fwd_n;
+	uint32_t room, head = s->up_head;
+	uint16_t i;
+
+	if (__builtin_expect(!sw_ready(s), 0)) {
+		sh_free(f, n);
+		return n;
+	}
+	room = fn - (head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE));
+	if (room > fn)			/* the service reset the ring */
+		room = 0;
+	for (i = 0; i < n && i < room; i++) {
+		uint8_t *e;
+
+		if (f[i].len > fs - MXD_FWD_HDR) {
+			sh_drop(s);
+			continue;
+		}
+		e = mxd_fwd_entry(r, fs, fn, head++);
+		memcpy(e, &f[i].len, 4);
+		memcpy(e + MXD_FWD_HDR, f[i].data, f[i].len);
+	}
+	if (head != s->up_head) {
+		__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
+		s->up_head = head;
+	}
+	s->tx_n += i;
+	sh_free(f, i);
+	return i;
+}
+
 /* ---- control ------------------------------------------------------------ */
 
 static int
 sh_link_up(struct mxd_link *l)
 {
 	return !sh(l)->dead && sh_ready(sh(l));
+}
+
+static int
+sw_link_up(struct mxd_link *l)
+{
+	return sw_ready(sh(l));
 }
 
 static uint32_t
@@ -338,19 +411,46 @@ static const struct mxd_link_ops shlink_ops = {
 	.in_use = sh_in_use,
 };
 
+static const struct mxd_link_ops switch_ops = {
+	.rx_burst = sw_rx,
+	.tx_burst = sw_tx,
+	.alloc = sh_alloc,
+	.ref = sh_ref,
+	.free = sh_free,
+	.link_up = sw_link_up,
+	.speed_mbps = sh_speed,
+	.stats = sh_stats,
+	.in_use = sh_in_use,
+};
+
+/* The port's geometry is one this link can drive. */
+static int
+geometry_ok(const struct mxd_shport *sp, struct mxd_fwd *up, unsigned slot)
+{
+	if (sp->nslots == 0 || sp->nslots > MXD_SHPORT_SLOTS ||
+			slot >= sp->nslots || sp->fwd_n == 0 ||
+			(sp->fwd_n & (sp->fwd_n - 1)) != 0 ||
+			sp->fwd_frame <= MXD_FWD_HDR)
+		return 0;
+	if (sp->mode == MXD_SHPORT_SWITCHED)
+		return up != NULL;
+	return sp->mode == MXD_SHPORT_MATRIX && sp->nlanes ==
+		mxd_shport_lanes(sp->nslots) && sp->lane_q ==
+		mxd_shport_lane_q(sp->nslots);
+}
+
 struct mxd_link *
 mxd_glue_shlink_new(const struct mxd_shport *sp, struct mxd_fwd *fwd,
-		unsigned slot, uint32_t nb_bufs)
+		struct mxd_fwd *up, unsigned slot, uint32_t nb_bufs)
 {
+	int sw = sp->mode == MXD_SHPORT_SWITCHED;
 	struct shlink *s;
 
-	if (sp->nslots == 0 || sp->nslots > MXD_SHPORT_SLOTS ||
-			slot >= sp->nslots || sp->nlanes !=
-			mxd_shport_lanes(sp->nslots) || sp->lane_q !=
-			mxd_shport_lane_q(sp->nslots)) {
-		mxd_glue_set_error("shared port %s: slot %u of %u slots, %u "
-				"lanes of %u queue pairs", sp->name, slot,
-				sp->nslots, sp->nlanes, sp->lane_q);
+	if (!geometry_ok(sp, up, slot)) {
+		mxd_glue_set_error("shared port %s: slot %u of %u slots, mode "
+				"%u, %u lanes of %u queue pairs, rings of %u",
+				sp->name, slot, sp->nslots, sp->mode,
+				sp->nlanes, sp->lane_q, sp->fwd_n);
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
@@ -363,11 +463,13 @@ mxd_glue_shlink_new(const struct mxd_shport *sp, struct mxd_fwd *fwd,
 	s->sp = sp;
 	s->fwd = fwd;
 	s->fwd_tail = __atomic_load_n(&fwd->tail, __ATOMIC_ACQUIRE);
+	s->up = sw ? up : NULL;
+	s->up_head = sw ? __atomic_load_n(&up->head, __ATOMIC_ACQUIRE) : 0;
 	s->slot = slot;
 	s->nslots = sp->nslots;
-	s->nlanes = sp->nlanes;
+	s->nlanes = sw ? 0 : sp->nlanes;
 	s->active = 1;			/* the peer's service answers us */
-	s->l.ops = &shlink_ops;
+	s->l.ops = sw ? &switch_ops : &shlink_ops;
 	memcpy(s->l.mac, sp->mac, 6);
 	s->l.mtu = sp->mtu;
 	s->l.room = sp->room;
@@ -385,7 +487,12 @@ mxd_glue_shlink_new(const struct mxd_shport *sp, struct mxd_fwd *fwd,
 uint32_t
 mxd_glue_shlink_gen(const struct mxd_link *l)
 {
-	return ((const struct shlink *)(const void *)l)->gen;
+	const struct shlink *s = (const struct shlink *)(const void *)l;
+
+	/* A switched port has no region to map: always the current one. */
+	if (s->up != NULL)
+		return __atomic_load_n(&s->sp->gen, __ATOMIC_ACQUIRE);
+	return s->gen;
 }
 
 /* The rings, and lane k's region (all of them: k < 0), let go of. */

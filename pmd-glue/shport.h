@@ -26,6 +26,15 @@
  * slot 0; the peer's service hands it to the process that holds its
  * endpoint through that process's forward ring (struct mxd_fwd, below).
  *
+ * A port whose queues no process can drive itself (a NIC, af_packet,
+ * af_xdp: DPDK's ports outside memif) is switched instead
+ * (MXD_SHPORT_SWITCHED): the service alone drives it, each frame it
+ * receives goes to the forward ring of the slot that holds the frame's
+ * endpoint, and each process writes its frames to its own up ring
+ * (struct mxd_fwd too, the process its writer), which the service sends.
+ * One hop through the service each way, and a service that polls while
+ * a process holds a slot; still one writer and one reader per ring.
+ *
  * This header places what the service writes and the processes read; it
  * includes no DPDK header.  The host segment (lib/board/host.h) holds one
  * struct mxd_shport per port and the forward rings.  Fields another
@@ -38,6 +47,9 @@
 
 #define MXD_SHPORT_UP		1u	/* state: the link is up */
 #define MXD_SHPORT_FWD		32u	/* frames of a forward ring, 2^n */
+#define MXD_SHPORT_SWITCH_N	256u	/* of a switched port's rings, 2^n */
+#define MXD_SHPORT_MATRIX	0u	/* mode: the processes drive memif */
+#define MXD_SHPORT_SWITCHED	1u	/* mode: the service switches */
 #define MXD_SHPORT_SLOTS	33u	/* the service and 32 processes */
 #define MXD_SHPORT_QPAIRS	255u	/* memif's queue pairs per interface */
 #define MXD_SHPORT_LANES	5u	/* memif interfaces per port, at most */
@@ -92,7 +104,11 @@ struct mxd_shport {
 	uint64_t fwd_off;	/* from the segment's start: this port's
 				 * forward rings, one per slot */
 	uint32_t fwd_bytes;	/* bytes of one forward ring */
+	uint32_t fwd_n;		/* entries of a ring, 2^n */
+	uint32_t mode;		/* MXD_SHPORT_MATRIX or _SWITCHED */
 	uint32_t pad2;
+	uint64_t up_off;	/* a switched port's up rings, one per slot,
+				 * fwd_bytes each (0: none) */
 	char name[48];		/* the DPDK device, e.g. net_memif0 */
 	char driver[32];
 } __attribute__((aligned(64)));
@@ -100,10 +116,14 @@ struct mxd_shport {
 /*
  * A forward ring: the frames the service hands one slot's process (a
  * connect request that came to slot 0, an answer for a slot the sender
- * did not know).  The service writes an entry, then head (release); the
+ * did not know; on a switched port every frame for the slot's
+ * endpoints).  The service writes an entry, then head (release); the
  * process reads up to head, then tail.  Entries: a 4-byte length, 4 of
  * padding, the frame.  When a process dies the service, its only other
- * writer, sets tail to head before the slot is given out again.
+ * writer, sets tail to head before the slot is given out again.  An up
+ * ring (a switched port's) is the same with the roles turned: the
+ * process writes, the service reads and sends, and drops what a dead
+ * process left there.
  */
 struct mxd_fwd {
 	uint32_t head __attribute__((aligned(64)));
@@ -113,17 +133,18 @@ struct mxd_fwd {
 
 #define MXD_FWD_HDR	8u	/* an entry's length word and padding */
 
+/* Entry i of a ring of n entries (2^k) of 'frame' bytes. */
 static inline uint8_t *
-mxd_fwd_entry(struct mxd_fwd *r, uint32_t frame, uint32_t i)
+mxd_fwd_entry(struct mxd_fwd *r, uint32_t frame, uint32_t n, uint32_t i)
 {
-	return r->entries + (size_t)(i & (MXD_SHPORT_FWD - 1)) * frame;
+	return r->entries + (size_t)(i & (n - 1)) * frame;
 }
 
-/* Bytes a forward ring of entries of 'frame' bytes takes. */
+/* Bytes a ring of n entries of 'frame' bytes takes. */
 static inline uint32_t
-mxd_fwd_bytes(uint32_t frame)
+mxd_fwd_bytes(uint32_t frame, uint32_t n)
 {
-	return (uint32_t)sizeof(struct mxd_fwd) + MXD_SHPORT_FWD * frame;
+	return (uint32_t)sizeof(struct mxd_fwd) + n * frame;
 }
 
 #endif /* MXD_SHPORT_H */

@@ -206,6 +206,14 @@ show_ports(const struct mxd_host *h)
 	for (unsigned p = 0; p < h->nports; p++) {
 		const struct mxd_shport *sp = &h->port[p];
 
+		if (sp->mode == MXD_SHPORT_SWITCHED) {
+			printf("  port %u %s: %s, %s, switched by the service "
+					"(rings of %u frames each way per slot), "
+					"MTU %u\n", p, sp->name, sp->state ==
+					MXD_SHPORT_UP ? "up" : "down",
+					sp->driver, sp->fwd_n, sp->mtu);
+			continue;
+		}
 		printf("  port %u %s: %s (regions %u), memif %s, queue "
 				"matrix %u x %u in %u lane(s) of %u queue "
 				"pairs, %u buffers of %u bytes per ring, MTU "
@@ -255,7 +263,7 @@ show_board(unsigned b, int fd, uint64_t len)
 		free_slots += h->slot[s].state == MXD_HOST_SLOT_FREE;
 	for (unsigned e = 0; e < MXD_HOST_ENDPOINTS; e++)
 		eps += h->ep_slot[e] != MXD_HOST_NO_SLOT;
-	printf("board %u %s: NIC id %012llx, shared: memif queue matrix, "
+	printf("board %u %s: NIC id %012llx, shared, "
 			"%u slots (%u for processes, %u free), %u endpoints "
 			"(%u open)\n", b, h->board_name,
 			(unsigned long long)h->nic_id, h->nslots, h->nslots - 1,
@@ -268,6 +276,14 @@ show_board(unsigned b, int fd, uint64_t len)
 			(unsigned long long)h->conn_refused,
 			(unsigned long long)h->fwd_other,
 			(unsigned long long)h->fwd_dropped);
+	for (unsigned p = 0; p < h->nports; p++)
+		if (h->port[p].mode == MXD_SHPORT_SWITCHED) {
+			printf("  switched: %llu frames from the ports to the "
+					"processes, %llu sent for them\n",
+					(unsigned long long)h->sw_in,
+					(unsigned long long)h->sw_out);
+			break;
+		}
 	show_slots(h);
 	munmap((void *)(uintptr_t)h, len);
 }

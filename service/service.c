@@ -22,6 +22,15 @@
  * rounds it sleeps in poll() on its sockets for IDLE_MS: a name query or
  * a first connect waits at most that long; the processes' own traffic
  * never passes here.
+ *
+ * Any other port (a NIC, af_packet, af_xdp) is switched: one queue pair,
+ * driven by the service alone, each frame received handed to the forward
+ * ring of the slot that holds its endpoint (serve(), as slot 0's frames
+ * are), each frame a process wrote to its up ring sent.  While a process
+ * holds a slot and a switched port moved a frame in the last SPIN_MS,
+ * the service polls, napping NAP_NS between rounds once no frame moved
+ * for MX_BOARD_SPIN_US, and looks at its sockets and the rest once a
+ * millisecond.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -57,6 +66,10 @@
 #define BURST		32
 #define DRAIN_MS	8	/* between looks at the columns nobody holds:
 				 * a ring (128 frames or more) fills slower */
+#define SPIN_MS		100	/* a switched port's quiet time before the
+				 * service sleeps between rounds again */
+#define NAP_NS		10000	/* between rounds, once quiet for
+				 * MX_BOARD_SPIN_US */
 
 /* A lane of a port: one memif interface, its region. */
 struct slane {
@@ -69,6 +82,8 @@ struct slane {
 struct sport {
 	struct mxd_link *l;	/* lane 0's: the port's MAC, row 0 */
 	struct mxd_shport *sp;
+	int sw;			/* switched (no matrix) */
+	unsigned nl;		/* lanes: svc.L, or 1 when switched */
 	int up;			/* as handed to the processes */
 	struct slane lane[MXD_SHPORT_LANES];
 	uint64_t next_try;	/* ms: the next look for the regions */
@@ -93,6 +108,7 @@ static struct {
 	unsigned S, Q, L, log2;	/* slots, queue pairs of a lane, lanes */
 	uint32_t bsize;
 	int server[MXD_GLUE_MAX_PORTS];
+	int sw[MXD_GLUE_MAX_PORTS];	/* port switched: not memif */
 	/* Each port's lanes, lane 0 the port's own interface. */
 	struct mxd_link *lanes[MXD_GLUE_MAX_PORTS][MXD_SHPORT_LANES];
 	struct sboard board[MXD_HOST_PORTS];
@@ -108,6 +124,7 @@ static struct {
 	int lfd;
 	uint64_t next_revive;
 	uint64_t next_drain;	/* ms: the next look at the idle columns */
+	uint64_t sw_last;	/* ns: a switched port's last frame */
 } svc;
 
 static volatile sig_atomic_t stop_now;
@@ -265,41 +282,51 @@ fail:
 
 /* ---- the host segments --------------------------------------------------- */
 
-static int
+/* A memif port is driven by its processes through the queue matrix;
+ * any other is switched by the service. */
+static void
 port_check(struct mxd_link *l, unsigned i)
 {
+	unsigned log2;
+	uint32_t bsize;
 	int server;
 
-	if (mxd_glue_memif_geometry(l, &svc.log2, &svc.bsize, &server) < 0) {
-		fprintf(stderr, "mx_board: port %u (%s, %s) cannot be shared: a "
-				"shared board's ports are memif ports (net_memif), "
-				"whose queues its processes drive themselves; on "
-				"this port each process needs one of its own: "
-				"unset MX_BOARD_SHARED and give each process its "
-				"port (mx-dpdk(7), SHARED BOARDS)\n", i, l->name,
-				l->driver);
-		return -1;
+	if (mxd_glue_memif_geometry(l, &log2, &bsize, &server) < 0) {
+		svc.sw[i] = 1;
+		return;
 	}
+	svc.log2 = log2;
+	svc.bsize = bsize;
 	svc.server[i] = server;
-	return 0;
 }
 
+/* Port p's place in the segment from *off on (its forward rings, then a
+ * switched port's up rings), *off moved past it. */
 static void
-shport_fill(struct mxd_shport *sp, const struct mxd_link *l, int server,
-		uint32_t fwd_frame, uint64_t fwd_off)
+shport_fill(struct mxd_shport *sp, const struct mxd_link *l, unsigned p,
+		uint32_t fwd_frame, size_t *off)
 {
+	int sw = svc.sw[p];
+
 	sp->nslots = svc.S;
-	sp->nlanes = svc.L;
-	sp->lane_q = svc.Q;
-	sp->log2_ring = svc.log2;
-	sp->bsize = svc.bsize;
-	sp->server = (uint32_t)server;
+	sp->mode = sw ? MXD_SHPORT_SWITCHED : MXD_SHPORT_MATRIX;
+	sp->nlanes = sw ? 0 : svc.L;
+	sp->lane_q = sw ? 0 : svc.Q;
+	sp->log2_ring = sw ? 0 : svc.log2;
+	sp->bsize = sw ? 0 : svc.bsize;
+	sp->server = sw ? 0 : (uint32_t)svc.server[p];
 	sp->mtu = l->mtu;
 	sp->room = l->room;
 	memcpy(sp->mac, l->mac, 6);
 	sp->fwd_frame = fwd_frame;
-	sp->fwd_bytes = mxd_fwd_bytes(fwd_frame);
-	sp->fwd_off = fwd_off;
+	sp->fwd_n = sw ? MXD_SHPORT_SWITCH_N : MXD_SHPORT_FWD;
+	sp->fwd_bytes = mxd_fwd_bytes(fwd_frame, sp->fwd_n);
+	sp->fwd_off = *off;
+	*off += (size_t)svc.S * sp->fwd_bytes;
+	if (sw) {
+		sp->up_off = *off;
+		*off += (size_t)svc.S * sp->fwd_bytes;
+	}
 	snprintf(sp->name, sizeof(sp->name), "%.47s", l->name);
 	snprintf(sp->driver, sizeof(sp->driver), "%.31s", l->driver);
 }
@@ -309,15 +336,18 @@ board_make(struct sboard *B, unsigned idx, const char *host,
 		struct mxd_link **links, const int *ports, unsigned n)
 {
 	uint32_t room = 0, fwd_frame;
-	size_t ring_off, fwd_off, len;
+	size_t ring_off, len, off;
 	struct mxd_host *h;
+	struct mxd_shport sp;
 
 	for (unsigned p = 0; p < n; p++)
 		if (links[ports[p]]->room > room)
 			room = links[ports[p]]->room;
 	fwd_frame = (MXD_FWD_HDR + room + 63u) & ~63u;
-	len = mxd_host_size_fwd(svc.S, MXD_HOST_RING_BYTES, n, fwd_frame,
-			&ring_off, &fwd_off);
+	len = mxd_host_fwd_start(svc.S, MXD_HOST_RING_BYTES, &ring_off);
+	for (unsigned p = 0; p < n; p++)	/* the rings' bytes */
+		shport_fill(&sp, links[ports[p]], (unsigned)ports[p], fwd_frame,
+				&len);
 	B->fd = memfd_create("mx-board-host", MFD_CLOEXEC);
 	if (B->fd < 0 || ftruncate(B->fd, (off_t)len) != 0)
 		return -1;
@@ -343,18 +373,19 @@ board_make(struct sboard *B, unsigned idx, const char *host,
 	h->slot[0].epoch = 1;
 	h->slot[0].since_ns = now_ns();
 	h->nports = n;
+	off = mxd_host_fwd_start(svc.S, MXD_HOST_RING_BYTES, NULL);
 	for (unsigned p = 0; p < n; p++) {
 		struct sport *P = &B->port[p];
 
 		P->l = links[ports[p]];
 		P->sp = &h->port[p];
-		for (unsigned k = 0; k < svc.L; k++) {
+		P->sw = svc.sw[ports[p]];
+		P->nl = P->sw ? 1 : svc.L;
+		for (unsigned k = 0; k < P->nl; k++) {
 			P->lane[k].l = svc.lanes[ports[p]][k];
 			P->lane[k].fd = -1;
 		}
-		shport_fill(P->sp, P->l, svc.server[ports[p]], fwd_frame,
-				fwd_off + (size_t)p * svc.S *
-				mxd_fwd_bytes(fwd_frame));
+		shport_fill(P->sp, P->l, (unsigned)ports[p], fwd_frame, &off);
 	}
 	__atomic_store_n(&h->magic, MXD_HOST_MAGIC, __ATOMIC_RELEASE);
 	return 0;
@@ -491,16 +522,16 @@ static void
 forward(struct sboard *B, unsigned p, unsigned s, const struct mxd_frame *f)
 {
 	struct mxd_fwd *r = mxd_host_fwd(B->h, p, s);
-	uint32_t fs = B->h->port[p].fwd_frame;
+	uint32_t fs = B->h->port[p].fwd_frame, fn = B->h->port[p].fwd_n;
 	uint32_t head = r->head;
 	uint8_t *e;
 
-	if (head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >=
-			MXD_SHPORT_FWD || f->len > fs - MXD_FWD_HDR) {
+	if (head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >= fn ||
+			f->len > fs - MXD_FWD_HDR) {
 		B->h->fwd_dropped++;
 		return;
 	}
-	e = mxd_fwd_entry(r, fs, head);
+	e = mxd_fwd_entry(r, fs, fn, head);
 	memcpy(e, &f->len, 4);
 	memcpy(e + MXD_FWD_HDR, f->data, f->len);
 	__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
@@ -522,6 +553,13 @@ serve(struct sboard *B, unsigned p, unsigned from, struct mxd_frame *f)
 		if (pkt.u.disc.query && !strcmp(pkt.u.disc.want,
 					h->board_name))
 			answer_disc(B, &B->port[p], from, &pkt);
+		else if (!pkt.u.disc.query && B->port[p].sw)
+			/* An answer to one of our processes' queries: a
+			 * matrix port brings it to the asker's column, a
+			 * switched one here; each process takes it. */
+			for (unsigned s = 1; s < svc.S; s++)
+				if (slot_live(h, s))
+					forward(B, p, s, f);
 		return;
 	case MXD_T_CONN_REQ:
 		if (pkt.u.conn.dst_nic != h->nic_id)
@@ -542,7 +580,7 @@ serve(struct sboard *B, unsigned p, unsigned from, struct mxd_frame *f)
 				&h->ep_slot[pkt.h.dst_ep], __ATOMIC_ACQUIRE) :
 			MXD_HOST_NO_SLOT;
 		if (slot_live(h, owner)) {
-			h->fwd_other++;
+			h->fwd_other += !B->port[p].sw;
 			forward(B, p, owner, f);
 		} else {
 			h->fwd_dropped++;
@@ -594,6 +632,89 @@ drain(struct sboard *B, unsigned p)
 	return work;
 }
 
+/* ---- a switched port --------------------------------------------------- */
+
+/* Is dst ours: the port's MAC, or a group address (broadcast, multicast)? */
+static int
+dst_ours(const struct sport *P, const struct mxd_frame *f)
+{
+	return f->len >= MXD_ETH_HLEN && ((f->data[0] & 1) ||
+			!memcmp(f->data, P->l->mac, MXD_ETH_ALEN));
+}
+
+/* The frames port p received, each to the process that holds its
+ * endpoint (or answered, refused, dropped as slot 0's are). */
+static unsigned
+switch_in(struct sboard *B, unsigned p)
+{
+	struct sport *P = &B->port[p];
+	struct mxd_frame f[BURST];
+	uint16_t n = mxd_glue_queue_rx(P->l, 0, f, BURST);
+
+	for (uint16_t i = 0; i < n; i++)
+		if (dst_ours(P, &f[i]))
+			serve(B, p, 0, &f[i]);
+	if (n != 0)
+		P->l->ops->free(f, n);
+	B->h->sw_in += n;
+	return n;
+}
+
+/* The frames the processes wrote to their up rings of port p, sent; what
+ * the port takes not now stays for the next round. */
+static unsigned
+switch_out(struct sboard *B, unsigned p)
+{
+	struct sport *P = &B->port[p];
+	struct mxd_link *l = P->l;
+	uint32_t fs = P->sp->fwd_frame, fn = P->sp->fwd_n;
+	unsigned work = 0;
+
+	for (unsigned s = 1; s < svc.S; s++) {
+		struct mxd_fwd *r = mxd_host_up(B->h, p, s);
+		uint32_t tail = r->tail, head, n, k = 0, sent;
+		struct mxd_frame f[BURST];
+		uint32_t at[BURST];	/* f[j]'s entry */
+
+		if (!slot_live(B->h, s))
+			continue;
+		head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+		if (head == tail)
+			continue;
+		if (head - tail > fn) {		/* not sane: dropped */
+			B->h->fwd_dropped += head - tail;
+			__atomic_store_n(&r->tail, head, __ATOMIC_RELEASE);
+			continue;
+		}
+		n = head - tail < BURST ? head - tail : BURST;
+		if (l->ops->alloc(l, f, n) != 0)
+			return work;
+		for (uint32_t i = tail; i != tail + n; i++) {
+			const uint8_t *e = mxd_fwd_entry(r, fs, fn, i);
+			uint32_t len;
+
+			memcpy(&len, e, 4);
+			if (len > fs - MXD_FWD_HDR || len > f[k].len) {
+				B->h->fwd_dropped++;
+				continue;
+			}
+			memcpy(f[k].data, e + MXD_FWD_HDR, len);
+			f[k].len = len;
+			f[k].to = 0;
+			at[k++] = i;
+		}
+		sent = k != 0 ? mxd_glue_queue_tx(l, 0, f, (uint16_t)k) : 0;
+		if (sent < n)
+			l->ops->free(f + sent, n - sent);
+		/* What the port did not take now stays for the next round. */
+		__atomic_store_n(&r->tail, sent < k ? at[sent] : tail + n,
+				__ATOMIC_RELEASE);
+		B->h->sw_out += sent;
+		work += sent;
+	}
+	return work;
+}
+
 /* ---- links ---------------------------------------------------------------- */
 
 /* A new region: every S2C ring, which our side reads, given its buffers
@@ -635,7 +756,7 @@ port_down(struct sboard *B, unsigned p)
 	struct sport *P = &B->port[p];
 
 	__atomic_store_n(&P->sp->state, 0, __ATOMIC_RELEASE);
-	for (unsigned k = 0; k < svc.L; k++)
+	for (unsigned k = 0; k < P->nl && !P->sw; k++)
 		lane_unmap(&P->lane[k]);
 	P->up = 0;
 	MXD_LOG(WARNING, port, "board %s port %u (%s): link down",
@@ -694,7 +815,7 @@ port_up(struct sboard *B, unsigned p)
 	if (now_ms() < P->next_try)
 		return;
 	P->next_try = now_ms() + 50;
-	for (unsigned k = 0; k < svc.L; k++)
+	for (unsigned k = 0; k < P->nl && !P->sw; k++)
 		if (lane_up(B, p, k) < 0) {
 			while (k-- > 0)
 				lane_unmap(&P->lane[k]);
@@ -703,16 +824,21 @@ port_up(struct sboard *B, unsigned p)
 	__atomic_fetch_add(&P->sp->gen, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&P->sp->state, MXD_SHPORT_UP, __ATOMIC_RELEASE);
 	P->up = 1;
-	MXD_LOG(NOTICE, port, "board %s port %u (%s): link up (regions %u, "
-			"%u lane(s))", B->h->board_name, p, P->l->name,
-			P->sp->gen, svc.L);
+	if (P->sw)
+		MXD_LOG(NOTICE, port, "board %s port %u (%s): link up, "
+				"switched by the service", B->h->board_name, p,
+				P->l->name);
+	else
+		MXD_LOG(NOTICE, port, "board %s port %u (%s): link up "
+				"(regions %u, %u lane(s))", B->h->board_name,
+				p, P->l->name, P->sp->gen, svc.L);
 }
 
 /* A port is up when each of its lanes is. */
 static int
 port_link_up(const struct sport *P)
 {
-	for (unsigned k = 0; k < svc.L; k++) {
+	for (unsigned k = 0; k < P->nl; k++) {
 		struct mxd_link *l = P->lane[k].l;
 
 		if (!l->started || !l->ops->link_up(l))
@@ -735,7 +861,7 @@ links_watch(void)
 				port_up(&svc.board[b], p);
 			else if (!up && P->up)
 				port_down(&svc.board[b], p);
-			for (unsigned k = 0; k < svc.L && !up && revive; k++) {
+			for (unsigned k = 0; k < P->nl && !up && revive; k++) {
 				struct mxd_link *l = P->lane[k].l;
 
 				if (l->ops->revive != NULL && !(l->started &&
@@ -810,8 +936,13 @@ slot_dead(unsigned s, int32_t pid)
 		}
 		for (unsigned p = 0; p < B->nports; p++) {
 			struct mxd_fwd *r = mxd_host_fwd(B->h, p, s);
+			struct mxd_fwd *u = mxd_host_up(B->h, p, s);
 
 			__atomic_store_n(&r->tail, r->head, __ATOMIC_RELEASE);
+			if (u != NULL)	/* what it left unsent: dropped */
+				__atomic_store_n(&u->tail, __atomic_load_n(
+						&u->head, __ATOMIC_ACQUIRE),
+						__ATOMIC_RELEASE);
 		}
 	}
 	MXD_LOG(NOTICE, init, "process %d (slot %u) is gone: its endpoints "
@@ -866,8 +997,11 @@ slot_take(int32_t pid)
 
 			for (unsigned p = 0; p < svc.board[b].nports; p++) {
 				struct mxd_fwd *r = mxd_host_fwd(h, p, s);
+				struct mxd_fwd *u = mxd_host_up(h, p, s);
 
 				r->tail = r->head;
+				if (u != NULL)
+					u->tail = u->head;
 			}
 			h->slot[s].pid = pid;
 			h->slot[s].epoch++;
@@ -1013,8 +1147,8 @@ region(struct client *c, const struct mxd_svc_msg *in)
 	}
 	P = &svc.board[in->board].port[in->port];
 	m.lane = in->lane;
-	if (!P->up || in->lane >= svc.L) {
-		m.status = P->up ? -EINVAL : -EAGAIN;
+	if (!P->up || P->sw || in->lane >= svc.L) {
+		m.status = P->up || P->sw ? -EINVAL : -EAGAIN;
 		mxd_svc_send(c->fd, &m, -1);
 		return;
 	}
@@ -1122,30 +1256,80 @@ sockets_wait(int busy)
 		client_accept();
 }
 
+/* The frames of the switched ports that are up, both ways. */
+static unsigned
+switch_round(void)
+{
+	unsigned work = 0;
+
+	for (unsigned b = 0; b < svc.nboards; b++)
+		for (unsigned p = 0; p < svc.board[b].nports; p++)
+			if (svc.board[b].port[p].sw && svc.board[b].port[p].up)
+				work += switch_in(&svc.board[b], p) +
+					switch_out(&svc.board[b], p);
+	return work;
+}
+
+/* Everything but switching: the sockets (sleeping IDLE_MS in poll()
+ * unless busy), the links, slot 0's column and the idle columns of the
+ * matrix ports, the slots. */
+static unsigned
+look(int busy)
+{
+	unsigned work = 0;
+	int dr;
+
+	sockets_wait(busy);
+	links_watch();
+	dr = now_ms() >= svc.next_drain;
+	if (dr)
+		svc.next_drain = now_ms() + DRAIN_MS;
+	for (unsigned b = 0; b < svc.nboards; b++)
+		for (unsigned p = 0; p < svc.board[b].nports; p++)
+			if (svc.board[b].port[p].up && !svc.board[b].port[p].sw)
+				work += column0(&svc.board[b], p) +
+					(dr ? drain(&svc.board[b], p) : 0);
+	slots_reclaim();
+	if (svc.ngone != 0)
+		gone_sweep();
+	return work;
+}
+
+/* A short sleep between empty rounds once the ports were quiet for
+ * MX_BOARD_SPIN_US: on a host whose CPUs are all busy (more pollers than
+ * CPUs) the service is then woken as a task that slept, which the
+ * scheduler runs promptly, rather than waiting behind a spinning one. */
+static void
+nap(void)
+{
+	struct timespec ts = { 0, NAP_NS };
+
+	nanosleep(&ts, NULL);
+}
+
 static void
 serve_loop(void)
 {
+	uint64_t next_look = 0;
 	int busy = 0;
 
 	while (!stop_now) {
-		unsigned work = 0;
-		int dr;
+		uint64_t t = now_ns();
+		unsigned work = 0, sw;
+		int spin = users() != 0 && t - svc.sw_last < SPIN_MS *
+			1000000ull;
 
-		sockets_wait(busy);
-		links_watch();
-		dr = now_ms() >= svc.next_drain;
-		if (dr)
-			svc.next_drain = now_ms() + DRAIN_MS;
-		for (unsigned b = 0; b < svc.nboards; b++)
-			for (unsigned p = 0; p < svc.board[b].nports; p++)
-				if (svc.board[b].port[p].up)
-					work += column0(&svc.board[b], p) +
-						(dr ? drain(&svc.board[b], p) :
-						 0);
-		slots_reclaim();
-		if (svc.ngone != 0)
-			gone_sweep();
-		busy = work != 0;
+		if (!spin || t >= next_look) {
+			work = look(busy || spin);
+			next_look = t + 1000000;
+		}
+		sw = switch_round();
+		if (sw != 0)
+			svc.sw_last = now_ns();
+		else if (spin && work == 0 && t - svc.sw_last >
+				(uint64_t)mxd_conf.board_spin_us * 1000)
+			nap();
+		busy = work + sw != 0;
 	}
 }
 
@@ -1205,8 +1389,11 @@ lanes_group(struct mxd_link *ports, unsigned *n, struct mxd_link **links)
 			continue;
 		links[np] = &ports[i];
 		svc.lanes[np][0] = &ports[i];
-		if (port_check(&ports[i], np) < 0)
-			return -1;
+		port_check(&ports[i], np);
+		if (svc.sw[np]) {	/* one queue pair, no lanes */
+			np++;
+			continue;
+		}
 		for (unsigned j = 0; j < *n; j++) {
 			size_t lj;
 			unsigned k = lane_of(ports[j].name, &lj);
@@ -1267,8 +1454,9 @@ ports_start(struct mxd_link **links, unsigned *n)
 	}
 	if (*n == 0) {
 		fprintf(stderr, "mx_board: DPDK found no port in "
-				"MX_DPDK_ARGS=\"%s\": give the board's memif "
-				"ports (--vdev=net_memif0,...)\n", gc.eal_args);
+				"MX_DPDK_ARGS=\"%s\": give the board's ports "
+				"(--vdev=net_memif0,..., a NIC's PCI address, "
+				"--vdev=net_af_packet0,iface=...)\n", gc.eal_args);
 		return -1;
 	}
 	return lanes_group(ports, n, links);
@@ -1380,8 +1568,9 @@ mxd_svc_run(int notify, const char *log)
 	notify_say(&notify, "ok %d\n", (int)getpid());
 	log_to(log);
 	MXD_LOG(NOTICE, init, "board service of host %s: %u board(s), %u "
-			"slots (%u processes), memif queue matrix %u x %u in "
-			"%u lane(s) of %u queue pairs", mxd_conf.hostname,
+			"slots (%u processes); memif ports: queue matrix %u x "
+			"%u in %u lane(s) of %u queue pairs; other ports "
+			"switched by the service", mxd_conf.hostname,
 			svc.nboards, svc.S, svc.S - 1, svc.S, svc.S, svc.L,
 			svc.Q);
 	serve_loop();

@@ -227,6 +227,7 @@ static void
 board_shared(const struct mxd_board *b, mx_dpdk_board_t *info)
 {
 	const struct mxd_host *h = b->host;
+	unsigned sw = 0;
 
 	info->mode = MX_DPDK_BOARD_SHARED;
 	info->slots = h->nslots;
@@ -244,10 +245,24 @@ board_shared(const struct mxd_board *b, mx_dpdk_board_t *info)
 		info->endpoint_slot[e] = s < h->nslots ? (uint8_t)s :
 			MX_DPDK_BOARD_NONE;
 	}
-	snprintf(info->mechanism, sizeof(info->mechanism), "shared through "
-			"the board service (pid %d): memif queue matrix %u x "
-			"%u, each process on queues of its own",
-			(int)h->service_pid, h->nslots, h->nslots);
+	for (unsigned p = 0; p < h->nports; p++)
+		sw += h->port[p].mode == MXD_SHPORT_SWITCHED;
+	if (sw == h->nports)
+		snprintf(info->mechanism, sizeof(info->mechanism), "shared "
+				"through the board service (pid %d): its ports "
+				"switched by the service, each process on rings "
+				"of its own", (int)h->service_pid);
+	else if (sw != 0)
+		snprintf(info->mechanism, sizeof(info->mechanism), "shared "
+				"through the board service (pid %d): memif queue "
+				"matrix %u x %u, its other ports switched",
+				(int)h->service_pid, h->nslots, h->nslots);
+	else
+		snprintf(info->mechanism, sizeof(info->mechanism), "shared "
+				"through the board service (pid %d): memif queue "
+				"matrix %u x %u, each process on queues of its "
+				"own", (int)h->service_pid, h->nslots,
+				h->nslots);
 }
 
 static mx_return_t
@@ -274,7 +289,7 @@ do_dpdk_get_board(uint32_t board, mx_dpdk_board_t *info)
 			MX_DPDK_BOARD_NONE;
 	snprintf(info->mechanism, sizeof(info->mechanism), "exclusive: this "
 			"process owns the ports (MX_BOARD_SHARED=1 shares "
-			"memif ports with the processes of the host)");
+			"them with the processes of the host)");
 	return MX_SUCCESS;
 }
 

@@ -21,7 +21,9 @@
  *     link state, the generation of memif's region, the queue matrix's
  *     geometry), and for each port one forward ring per slot, by which
  *     the service hands a process the frames that came to slot 0 for one
- *     of its endpoints (a connect request).
+ *     of its endpoints (a connect request), and on a switched port every
+ *     frame for them, with one up ring per slot for the frames the
+ *     process sends.
  *
  * Who writes what: the service writes the header and the slots' pid,
  * epoch and state; a process claims and releases endpoint ids itself
@@ -48,7 +50,7 @@
 #include "shport.h"
 
 #define MXD_HOST_MAGIC		0x4d584448u	/* "MXDH" */
-#define MXD_HOST_VERSION	2u
+#define MXD_HOST_VERSION	3u
 #define MXD_HOST_SLOTS_MAX	MXD_SHPORT_SLOTS	/* slot 0: the service */
 #define MXD_HOST_ENDPOINTS	32	/* = MX_MAX_ENDPOINTS */
 #define MXD_HOST_NO_SLOT	0xffu	/* ep_slot: endpoint id free */
@@ -97,6 +99,9 @@ struct mxd_host {
 	 * wrong), those dropped (a forward ring full, nobody holding their
 	 * endpoint), and connect requests refused (endpoint closed). */
 	uint64_t fwd_conn, fwd_other, fwd_dropped, conn_refused;
+	/* Frames of the switched ports (shport.h) the service took from
+	 * the ports to the processes (sw_in) and sent for them (sw_out). */
+	uint64_t sw_in, sw_out;
 };
 
 /* The ring area by which slot a sends to slot b. */
@@ -119,21 +124,17 @@ mxd_host_size(unsigned nslots, uint32_t ring_bytes, size_t *ring_off)
 }
 
 /*
- * The bytes a segment takes with its forward rings: the pairs' areas as
- * mxd_host_size() places them, then for each of nports ports one forward
- * ring of MXD_SHPORT_FWD entries of fwd_frame bytes per slot; *fwd_off
- * the first ring's offset (port p's are at *fwd_off + p * nslots *
- * mxd_fwd_bytes(fwd_frame)).
+ * Where the ports' rings start: past the pairs' areas as mxd_host_size()
+ * places them, on a page.  The service lays each port's out from there
+ * (its forward rings, then a switched port's up rings) and writes where
+ * in the port's struct mxd_shport.
  */
 static inline size_t
-mxd_host_size_fwd(unsigned nslots, uint32_t ring_bytes, unsigned nports,
-		uint32_t fwd_frame, size_t *ring_off, size_t *fwd_off)
+mxd_host_fwd_start(unsigned nslots, uint32_t ring_bytes, size_t *ring_off)
 {
 	size_t off = mxd_host_size(nslots, ring_bytes, ring_off);
 
-	off = (off + 4095) & ~(size_t)4095;
-	*fwd_off = off;
-	return off + (size_t)nports * nslots * mxd_fwd_bytes(fwd_frame);
+	return (off + 4095) & ~(size_t)4095;
 }
 
 /* Slot s's forward ring on port p. */
@@ -144,6 +145,18 @@ mxd_host_fwd(const struct mxd_host *h, unsigned p, unsigned s)
 
 	return (struct mxd_fwd *)(void *)((uint8_t *)(uintptr_t)h +
 			sp->fwd_off + (size_t)s * sp->fwd_bytes);
+}
+
+/* Slot s's up ring on port p: NULL unless the port is switched. */
+static inline struct mxd_fwd *
+mxd_host_up(const struct mxd_host *h, unsigned p, unsigned s)
+{
+	const struct mxd_shport *sp = &h->port[p];
+
+	if (sp->mode != MXD_SHPORT_SWITCHED || sp->up_off == 0)
+		return NULL;
+	return (struct mxd_fwd *)(void *)((uint8_t *)(uintptr_t)h +
+			sp->up_off + (size_t)s * sp->fwd_bytes);
 }
 
 #endif /* MXD_HOST_H */

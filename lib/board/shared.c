@@ -290,7 +290,8 @@ links_make(struct mxd_lib *lib, const struct mxd_config *c)
 
 		for (unsigned p = 0; p < h->nports; p++) {
 			struct mxd_link *l = mxd_glue_shlink_new(&h->port[p],
-					mxd_host_fwd(h, p, sh.slot), sh.slot,
+					mxd_host_fwd(h, p, sh.slot),
+					mxd_host_up(h, p, sh.slot), sh.slot,
 					c->nb_mbufs);
 
 			if (l == NULL || n == MXD_GLUE_MAX_PORTS) {

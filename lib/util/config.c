@@ -99,6 +99,12 @@ static const struct num_setting nums[] = {
 		"lanes of at most 255 queue pairs, each lane a memif "
 		"interface (above 15 slots, ids id to id + lanes - 1 on the "
 		"port's socket)"),
+	NUM("MX_BOARD_SPIN_US", board_spin_us, 50, 0, 1000000,
+		"the board service: microseconds it polls its switched ports "
+		"(those not memif) once no frame moved, before it naps 10 "
+		"us between looks (until no frame moved for 100 ms: then "
+		"1 ms); more for latency where it has a CPU of its own, less "
+		"where processes and service share the CPUs"),
 	NUM("MX_VERBOSE", verbose, 0, 0, 3,
 		"1: print the boards at mx_init, DPDK's own messages too"),
 };

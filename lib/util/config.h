@@ -43,6 +43,7 @@ struct mxd_config {
 	uint32_t keep_mac;		/* MX_KEEP_MAC */
 	uint32_t board_shared;		/* MX_BOARD_SHARED */
 	uint32_t board_slots;		/* MX_BOARD_SLOTS (the service) */
+	uint32_t board_spin_us;		/* MX_BOARD_SPIN_US (the service) */
 	uint32_t shm_copy;		/* MX_SHM_COPY */
 };
 
