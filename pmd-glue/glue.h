@@ -30,6 +30,11 @@ struct mxd_glue_conf {
 	 * their own queues' pages).  0: one queue pair, as a process that
 	 * owns its ports has. */
 	uint16_t nb_queues;
+	/* 1: the ports' kernel interfaces are only watched (a sniffer), not
+	 * claimed; 0: a process that drives an interface (af_packet's,
+	 * af_xdp's, pcap's iface=) claims it, and a second one is refused
+	 * (-EBUSY, who holds it in mxd_glue_error()). */
+	int observe;
 };
 
 /*

@@ -533,9 +533,96 @@ explain_missing(const char *spec)
 	return -ENODEV;
 }
 
-/* Every --vdev of the arguments became a port, or the reason is set. */
+/*
+ * A kernel interface (af_packet's, af_xdp's, pcap's iface=) is claimed
+ * by the process that drives it: an abstract socket named after it,
+ * bound and listening for as long as the process lives (the kernel lets
+ * it go with the process), in the network namespace the interface is
+ * in.  Two processes on one interface would each receive every frame
+ * and answer as one NIC; the second is told who holds it and what to do.
+ */
+#define CLAIMS_MAX	MXD_GLUE_MAX_PORTS
+static int claims[CLAIMS_MAX];
+static unsigned nclaims;
+
+static socklen_t
+claim_addr(const char *ifname, struct sockaddr_un *sa)
+{
+	int n;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1,
+			"mx-dpdk-iface:%s", ifname);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			(size_t)n);
+}
+
+/* The pid of the process that holds the claim on ifname, 0 if unknown. */
 static int
-vdevs_present(const char *args)
+claim_holder(const struct sockaddr_un *sa, socklen_t len)
+{
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0), pid = 0;
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+
+	if (s < 0)
+		return 0;
+	if (connect(s, (const struct sockaddr *)sa, len) == 0 &&
+			getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0)
+		pid = (int)cr.pid;
+	close(s);
+	return pid;
+}
+
+static int
+claim_iface(const char *port, const char *ifname)
+{
+	struct sockaddr_un sa;
+	socklen_t len = claim_addr(ifname, &sa);
+	int s, pid;
+	char comm[64] = "", path[64];
+	FILE *f;
+
+	if (nclaims == CLAIMS_MAX)
+		return 0;
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return 0;		/* no claim: nothing to say */
+	if (bind(s, (struct sockaddr *)&sa, len) == 0 && listen(s, 8) == 0) {
+		claims[nclaims++] = s;
+		return 0;
+	}
+	close(s);
+	if (errno != EADDRINUSE)
+		return 0;
+	pid = claim_holder(&sa, len);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (pid > 0 && (f = fopen(path, "r")) != NULL) {
+		if (fgets(comm, sizeof(comm), f) != NULL)
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	mxd_glue_set_error("port %s: interface %s is driven by process %d "
+			"(%s) already: a port belongs to one process, unless "
+			"the processes of the host share its board "
+			"(MX_BOARD_SHARED=1 in each, mx-dpdk(7), SHARED "
+			"BOARDS)", port, ifname, pid, comm[0] ? comm : "?");
+	return -EBUSY;
+}
+
+static void
+claims_drop(void)
+{
+	while (nclaims > 0)
+		close(claims[--nclaims]);
+}
+
+/* Every --vdev of the arguments became a port, or the reason is set;
+ * the kernel interfaces they drive are claimed. */
+static int
+vdevs_present(const char *args, int observe)
 {
 	const char *a = args;
 
@@ -555,6 +642,20 @@ vdevs_present(const char *args)
 			if (name[0] && rte_eth_dev_get_port_by_name(name,
 						&pid) != 0)
 				return explain_missing(spec);
+			if (!strncmp(name, "net_af_packet", 13) ||
+					!strncmp(name, "net_af_xdp", 10) ||
+					!strncmp(name, "net_pcap", 8)) {
+				char ifname[64];
+				int ret;
+
+				devargs_value(spec + strcspn(spec, ","),
+						"iface", ifname,
+						sizeof(ifname));
+				ret = ifname[0] && !observe ?
+					claim_iface(name, ifname) : 0;
+				if (ret < 0)
+					return ret;
+			}
 		}
 	}
 	return 0;
@@ -568,7 +669,7 @@ mxd_glue_ports_open(const struct mxd_glue_conf *conf, struct mxd_link **out,
 	int ret;
 
 	if (!ports_ready) {
-		ret = vdevs_present(conf->eal_args);
+		ret = vdevs_present(conf->eal_args, conf->observe);
 		if (ret < 0)
 			return ret;
 		RTE_ETH_FOREACH_DEV(pid) {
@@ -652,4 +753,5 @@ mxd_glue_ports_close(void)
 	}
 	nb_links = 0;
 	ports_ready = 0;
+	claims_drop();
 }

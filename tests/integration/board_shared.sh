@@ -324,6 +324,13 @@ switched)
 	MX_HOSTNAME=$A mx_board status | grep "port [01]"
 	MX_HOSTNAME=$A mx_board status | grep -q "port 1 .*: up, net_af_packet, switched by the service" ||
 		fail "host A's af_packet ports are not switched by its service"
+	# A process that does not share the board is refused its port, and
+	# told who drives the interface and what to do.
+	MX_HOSTNAME=$A MX_DPDK_ARGS=$args_a timeout 30 mx_pingpong \
+		>"$dir/own.log" 2>&1 && fail "a second process drove host A's port"
+	grep -q "interface mxs$$a0 is driven by process [0-9]* (mx_board) already.*MX_BOARD_SHARED=1" \
+		"$dir/own.log" || fail "the second process was not told why"
+	sed -n 's/^mx: //p' "$dir/own.log"
 	TOOLS=1 exchange -R 4
 	grep -q "held: .*switched by the service" "$dir/info.log" ||
 		fail "mx_info does not say the ports are switched"

@@ -250,6 +250,7 @@ main(int argc, char **argv)
 	struct mxd_glue_conf conf = {
 		.eal_args = getenv("MX_DPDK_ARGS"), .nb_mbufs = 4095,
 		.nb_rxd = 512, .nb_txd = 512,
+		.observe = 1,	/* it sniffs the interface a program drives */
 	};
 	const char *faults = getenv("MX_FAULTS");
 	const char *bye = getenv("MXTAP_DROP_BYE");
