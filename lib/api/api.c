@@ -4,6 +4,7 @@
  * its arguments, calls the engine, and reports errors through mxd_error()
  * (which applies the error handler); outputs are written on success only.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -423,7 +424,7 @@ req_finish(mx_request_t *request, mx_status_t *status)
 {
 	if (status != NULL)
 		*status = (*request)->status;
-	mxd_req_put(*request);
+	mxd_req_put_done(*request);
 	*request = NULL;
 }
 
@@ -510,6 +511,7 @@ peekable(struct mx_endpoint *ep)
 {
 	struct mxd_list *pos, *tmp;
 
+	mxd_ep_done_settle(ep);
 	mxd_list_foreach(pos, tmp, &ep->done) {
 		struct mx_request *r = mxd_container_of(pos, struct mx_request,
 				done);
@@ -545,7 +547,7 @@ do_ipeek(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 	if (request == NULL || result == NULL)
 		return mxd_error(ep, MX_BAD_REQUEST, "mx_ipeek: NULL output");
 	mxd_progress(ep);
-	if (mxd_list_empty(&ep->done)) {
+	if (!mxd_ep_done_any(ep)) {
 		*result = 0;
 		return MX_SUCCESS;
 	}
@@ -960,20 +962,22 @@ mx_test(mx_endpoint_t ep, mx_request_t *request, mx_status_t *status,
 
 	if (!mxd_enter_owner())
 		return test_entry(ep, request, status, result);
+	/* A NULL handle is not the pool's either. */
 	if (!mxd_ep_known(ep) || request == NULL || result == NULL ||
-			(r = *request) == NULL ||
-			!mxd_reqpool_owns(&ep->reqs, r))
+			!mxd_reqpool_owns(&ep->reqs, (r = *request)))
 		return test_in(ep, request, status, result);
 	if (r->state != MXD_RS_COMPLETE)
 		return r->state == MXD_RS_FREE || r->forget ?
 			test_in(ep, request, status, result) :
 			test_checked(ep, request, status, result);
-	if (r->forget || r->segs != r->seg_inline)
-		return r->forget ? test_in(ep, request, status, result) :
-			test_checked(ep, request, status, result);
+	/* Complete, so not forgotten: a forgotten request is freed as it
+	 * completes (mxd_req_done). */
+	assert(!r->forget);
+	if (r->segs != r->seg_inline)
+		return test_checked(ep, request, status, result);
 	if (status != NULL)
 		*status = r->status;
-	mxd_req_put(r);
+	mxd_req_put_done(r);
 	*request = NULL;
 	*result = 1;
 	mxd_leave_owner();
@@ -1027,7 +1031,7 @@ mx_ipeek(mx_endpoint_t ep, mx_request_t *request, uint32_t *result)
 	if (!mxd_ep_known(ep) || request == NULL || result == NULL)
 		return ipeek_in(ep, request, result);
 	mxd_progress(ep);
-	if (!mxd_list_empty(&ep->done))
+	if (mxd_ep_done_any(ep))
 		return ipeek_found(ep, request, result);
 	*result = 0;
 	mxd_leave();

@@ -26,6 +26,7 @@ any_match(void *arg)
 	struct any_arg *a = arg;
 	struct mxd_list *pos, *tmp;
 
+	mxd_ep_done_settle(a->ep);
 	mxd_list_foreach(pos, tmp, &a->ep->done) {
 		struct mx_request *r = mxd_container_of(pos, struct mx_request,
 				done);

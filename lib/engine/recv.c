@@ -565,8 +565,9 @@ mxd_rx_pack(struct mxd_partner *p, const struct mxd_pkt *pkt)
 					(r = mxd_match_posted(ep, match)) ==
 					NULL)
 				break;
-			mxd_recv_direct(r, p, match,
-					rec + sizeof(struct mxd_pack_rec), len);
+			mxd_recv_direct_in(r, p, match,
+					rec + sizeof(struct mxd_pack_rec), len,
+					1);
 			mxd_rxwin_pass(&p->rx);
 			rec += mxd_pack_rec_size(len);
 		}

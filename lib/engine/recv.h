@@ -81,12 +81,14 @@ mxd_rx_ack_schedule(struct mxd_partner *p)
 /* Posted receive r takes a whole message of p ('len' bytes at data),
  * matched now, copied and completed in one go; mxd_recv_direct_any for
  * any receive, the inline one for the usual (on the list, one segment
- * that holds the message, no deadline, not forgotten). */
+ * that holds the message, no deadline, not forgotten).  'many' (a
+ * constant): one of several completing together (a PACK frame's), which
+ * goes straight onto the completion list (mxd_ep_done_tail). */
 void mxd_recv_direct_any(struct mx_request *r, struct mxd_partner *p,
 		uint64_t match, const uint8_t *data, uint32_t len);
 static inline __attribute__((always_inline)) void
-mxd_recv_direct(struct mx_request *r, struct mxd_partner *p, uint64_t match,
-		const uint8_t *data, uint32_t len)
+mxd_recv_direct_in(struct mx_request *r, struct mxd_partner *p,
+		uint64_t match, const uint8_t *data, uint32_t len, int many)
 {
 	struct mx_endpoint *ep = r->ep;
 
@@ -104,8 +106,18 @@ mxd_recv_direct(struct mx_request *r, struct mxd_partner *p, uint64_t match,
 	r->status.xfer_length = len;
 	r->status.code = MX_STATUS_SUCCESS;
 	mxd_req_set_state(r, MXD_RS_COMPLETE);
-	mxd_list_add_tail(&ep->done, &r->done);
+	if (many)
+		mxd_ep_done_tail(ep, r);
+	else
+		mxd_ep_done_add(ep, r);
 	mxd_count(ep->board, MXD_C_RX_MSGS);
+}
+
+static inline __attribute__((always_inline)) void
+mxd_recv_direct(struct mx_request *r, struct mxd_partner *p, uint64_t match,
+		const uint8_t *data, uint32_t len)
+{
+	mxd_recv_direct_in(r, p, match, data, len, 0);
 }
 
 /*

@@ -75,7 +75,7 @@ mxd_send_frame(struct mx_endpoint *ep, struct mxd_partner *p,
 	r->status.match_info = match;
 	r->status.msg_length = r->status.xfer_length = len;
 	r->status.context = context;
-	mxd_list_add_tail(&ep->done, &r->done);
+	mxd_ep_done_add(ep, r);
 	mxd_count(ep->board, MXD_C_TX_MSGS);
 	mxd_partner_small_seal(p, f, len);
 	if (l == NULL)
@@ -121,7 +121,7 @@ mxd_send_open_write(struct mx_endpoint *ep, struct mxd_partner *p,
 	r->status.match_info = match;
 	r->status.msg_length = r->status.xfer_length = len;
 	r->status.context = context;
-	mxd_list_add_tail(&ep->done, &r->done);
+	mxd_ep_done_tail(ep, r);
 	return r;
 }
 

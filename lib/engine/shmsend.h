@@ -282,7 +282,7 @@ mxd_shm_isend(struct mx_endpoint *ep, struct mxd_partner *p,
 	r->status.match_info = match;
 	r->status.msg_length = r->status.xfer_length = len;
 	r->status.context = context;
-	mxd_list_add_tail(&ep->done, &r->done);
+	mxd_ep_done_add(ep, r);
 	mxd_count(ep->board, MXD_C_TX_MSGS);
 	mxd_count(ep->board, MXD_C_SHM_TX);
 	return r;

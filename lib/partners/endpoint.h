@@ -636,6 +636,54 @@ mxd_ep_req(struct mx_endpoint *ep, enum mxd_req_type t, void *context)
  * endpoint's face (MXD_FORGET_FACE) and freed. */
 void mxd_req_forgotten(struct mx_request *r);
 
+/*
+ * Completed request r, on no list, onto ep's completion list (ep->done).
+ * Most are tested before another completes (mx_test's pass that
+ * completes the receive it tests, a send done at once): the newest is
+ * held apart (ep->reqs.done_last), neither linked nor, when tested from
+ * there, unlinked; the one held before goes onto the list.  Whoever
+ * reads the list settles it first (mxd_ep_done_settle), so that the
+ * order of completion stands; mxd_req_put takes a request from either
+ * place.  mxd_ep_done_tail: straight onto the list, where the caller
+ * knows others to complete with r (a PACK frame's messages).
+ */
+static inline void
+mxd_ep_done_add(struct mx_endpoint *ep, struct mx_request *r)
+{
+	struct mx_request *last = ep->reqs.done_last;
+
+	ep->reqs.done_last = r;
+	if (last != NULL)
+		mxd_list_add_tail(&ep->done, &last->done);
+}
+
+/* ep's completion list whole: the request held apart at its end. */
+static inline void
+mxd_ep_done_settle(struct mx_endpoint *ep)
+{
+	struct mx_request *last = ep->reqs.done_last;
+
+	if (last != NULL) {
+		ep->reqs.done_last = NULL;
+		mxd_list_add_tail(&ep->done, &last->done);
+	}
+}
+
+static inline void
+mxd_ep_done_tail(struct mx_endpoint *ep, struct mx_request *r)
+{
+	if (__builtin_expect(ep->reqs.done_last != NULL, 0))
+		mxd_ep_done_settle(ep);
+	mxd_list_add_tail(&ep->done, &r->done);
+}
+
+/* Whether ep has a completed request not tested yet. */
+static inline int
+mxd_ep_done_any(const struct mx_endpoint *ep)
+{
+	return ep->reqs.done_last != NULL || !mxd_list_empty(&ep->done);
+}
+
 /* Ends r, on no list, with 'code': onto the completion list (or freed:
  * mx_forget; or its face's).  Inline: every message completes one. */
 static inline void
@@ -650,7 +698,7 @@ mxd_req_done(struct mx_request *r, mx_status_code_t code)
 	if (r->forget)
 		mxd_req_forgotten(r);	/* nobody will test it */
 	else
-		mxd_list_add_tail(&r->ep->done, &r->done);
+		mxd_ep_done_add(r->ep, r);
 }
 
 /* The same for r on a list (a queue of sends, of receives, of pulls):

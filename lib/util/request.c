@@ -21,6 +21,7 @@ mxd_reqpool_init(struct mxd_reqpool *p, struct mx_endpoint *ep)
 	p->made = p->room = 0;
 	p->allocated = 0;
 	p->ep = ep;
+	p->done_last = NULL;
 }
 
 void

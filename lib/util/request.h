@@ -106,6 +106,11 @@ struct mxd_reqpool {
 	size_t room;			/* its bytes reserved */
 	uint32_t allocated;		/* requests made */
 	struct mx_endpoint *ep;		/* every request's r->ep */
+	/* The request completed last, held off its endpoint's completion
+	 * list until another completes or the list is read (endpoint.h:
+	 * mxd_ep_done_add): most are tested right away, and one tested from
+	 * here is neither linked nor unlinked.  Here for mxd_req_put. */
+	struct mx_request *done_last;
 };
 
 #define MXD_REQ_CHUNK	256	/* requests made at a time (18 pages) */
@@ -186,14 +191,23 @@ mxd_req_get(struct mxd_reqpool *p, struct mx_endpoint *ep, enum mxd_req_type t,
 /* Frees the segment array of a request of more than MXD_SEG_INLINE. */
 void mxd_req_free_segs(struct mx_request *r);
 
+/*
+ * Gives r back to its pool, r on no list but perhaps the completion list
+ * (or held apart from it: done_last).  A complete request is: each way
+ * to COMPLETE takes it off the others first (mxd_req_done's callers,
+ * mxd_recv_direct), so that mx_test's request done is given back without
+ * a look at its other link.
+ */
 static inline void
-mxd_req_put(struct mx_request *r)
+mxd_req_put_done(struct mx_request *r)
 {
 	struct mxd_reqpool *p = r->pool;
 
-	if (r->link.next != &r->link)	/* most are on no list by now */
-		mxd_list_del(&r->link);
-	mxd_list_del(&r->done);
+	assert(r->link.next == &r->link);
+	if (p->done_last == r)		/* completed last: on no list */
+		p->done_last = NULL;
+	else
+		mxd_list_del(&r->done);
 	if (r->segs != r->seg_inline)
 		mxd_req_free_segs(r);
 	r->state = MXD_RS_FREE;
@@ -201,6 +215,15 @@ mxd_req_put(struct mx_request *r)
 	r->gen++;
 	r->pool_next = p->free;
 	p->free = r;
+}
+
+/* Gives r back to its pool, off whatever list it is on. */
+static inline void
+mxd_req_put(struct mx_request *r)
+{
+	if (r->link.next != &r->link)	/* most are on no list by now */
+		mxd_list_del(&r->link);
+	mxd_req_put_done(r);
 }
 
 /* Whether r may go from its state to s (the diagram above). */
