@@ -888,8 +888,9 @@ pack_acked(struct mxd_partner *p, struct mxd_txrec *rec, uint32_t s,
  * The records of messages from..ack, acked, that need no close look (no
  * request, sample or resend): each slot emptied, each record whose last
  * slot that was back to its pool.  The small ones (a message each, the
- * common case) are chained here and go back in one splice at the end:
- * no load or store of the pool's head per record.
+ * common case: one slot, so no count of slots to keep) are chained here
+ * and go back in one splice at the end: no load or store of the pool's
+ * head per record.
  */
 static __attribute__((noinline)) void
 acked_quiet(struct mxd_partner *p, uint32_t from, uint32_t ack)
@@ -904,17 +905,17 @@ acked_quiet(struct mxd_partner *p, uint32_t from, uint32_t ack)
 		if (rec == NULL)
 			continue;
 		in[s & (MXD_WIN - 1)] = NULL;
+		if (rec->small) {	/* one slot: its last */
+			*tail = rec;
+			tail = &rec->pool_next;
+			continue;
+		}
 		if (--rec->refs != 0) {
 			if (rec->seq == s)	/* a PACK frame's first */
 				s += pack_acked(p, rec, s, ack);
 			continue;
 		}
-		if (!rec->small) {
-			mxd_txrec_put(ep, rec);
-			continue;
-		}
-		*tail = rec;
-		tail = &rec->pool_next;
+		mxd_txrec_put(ep, rec);
 	}
 	*tail = ep->free_txsmall;
 	ep->free_txsmall = head;

@@ -606,7 +606,7 @@ burst_call(struct mxd_board *own, int in)
 
 	in_pass = 1;
 	n = l->ops->rx_burst(l, mxd_board_rx_at(own), MXD_BURST);
-	if ((n | (l->news != own->news_seen[0])) != 0)
+	if (n != 0 || l->news != own->news_seen[0])
 		work = in ? board_rx_in(own, n) : board_rx(own, n);
 	in_pass = 0;
 	return work;
