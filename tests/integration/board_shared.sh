@@ -35,6 +35,9 @@
 #             endpoint); then the same under MX_FAULTS loss
 #   switched-kill, switched-service
 #             kill's and service's runs over those switched ports
+#   switched-mixed
+#             switched's with port 0 of each board memif (its processes
+#             on the queue matrix) and port 1 af_packet (switched)
 #   wait-any  one receiver and two sender processes in mx_wait_any
 #             (wait_any), all of host A with the same-host path, else the
 #             senders of host B; host A's service started by the first
@@ -191,6 +194,11 @@ veth_ports() {	# the boards' ports: af_packet on two veth pairs
 		done
 		args_a="$args_a --vdev=net_af_packet$i,iface=$va,framecnt=2048"
 		args_b="$args_b --vdev=net_af_packet$i,iface=$vb,framecnt=2048"
+		if [ "$i" = 0 ] && [ "$case" = switched-mixed ]; then
+			# port 0 memif (the queue matrix), port 1 switched
+			args_a="$eal --vdev=net_memif0,role=server,socket=$dir/p0,rsize=$rs,mac=02:5b:$m:00:0a"
+			args_b="$eal --vdev=net_memif0,role=client,socket=$dir/p0,rsize=$rs,mac=02:5b:$m:00:0b"
+		fi
 	done
 	# Ten processes poll on this machine's CPUs (two services, eight
 	# ranks): the ranks spin less before they yield, as in 'many'.
@@ -200,7 +208,10 @@ veth_ports() {	# the boards' ports: af_packet on two veth pairs
 case $case in
 switched*)
 	veth_ports
-	[ "$case" != switched ] && case=${case#switched-}
+	case $case in
+	switched|switched-mixed) case=switched ;;
+	*) case=${case#switched-} ;;
+	esac
 	;;
 esac
 
@@ -326,13 +337,14 @@ switched)
 		fail "host A's af_packet ports are not switched by its service"
 	# A process that does not share the board is refused its port, and
 	# told who drives the interface and what to do.
-	MX_HOSTNAME=$A MX_DPDK_ARGS=$args_a timeout 30 mx_pingpong \
-		>"$dir/own.log" 2>&1 && fail "a second process drove host A's port"
-	grep -q "interface mxs$$a0 is driven by process [0-9]* (mx_board) already.*MX_BOARD_SHARED=1" \
+	MX_HOSTNAME=$A MX_DPDK_ARGS="$eal --vdev=net_af_packet1,iface=mxs$$a1" \
+		timeout 30 mx_pingpong >"$dir/own.log" 2>&1 &&
+		fail "a second process drove host A's port"
+	grep -q "interface mxs$$a1 is driven by process [0-9]* (mx_board) already.*MX_BOARD_SHARED=1" \
 		"$dir/own.log" || fail "the second process was not told why"
 	sed -n 's/^mx: //p' "$dir/own.log"
 	TOOLS=1 exchange -R 4
-	grep -q "held: .*switched by the service" "$dir/info.log" ||
+	grep -q "held: .*switched" "$dir/info.log" ||
 		fail "mx_info does not say the ports are switched"
 	for h in "$A" "$B"; do
 		MX_HOSTNAME=$h mx_board status | grep "switched:\|through the service"
