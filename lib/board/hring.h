@@ -35,17 +35,22 @@
  * mxd_hring_seq(n) (n + 1 with the top bit set: never 0) in the first
  * word of its first cell, written last with release ordering, after the
  * rest of the record and after the first word of the cell just past the
- * record has been cleared to 0.  The consumer polls the first word of
- * the cell at its count (acquire) and takes a record when it holds that
- * count's seq, so:
+ * record has been made not to hold the seq the consumer will look for
+ * there (cleared to 0 if it does: stale payload or an old seq that
+ * happens to equal it; left alone, and not written, otherwise).  The
+ * consumer polls the first word of the cell at its count (acquire) and
+ * takes a record when it holds that count's seq, so:
  *   - a record is visible only whole: a producer killed in the middle
  *     of one leaves a cell the consumer never takes (nothing after it
  *     either: the ring is dropped with its producer);
- *   - a cell's first word is never stale payload when the consumer
- *     polls it: the cell it polls next is either the next record's first
- *     cell (written this lap) or the one past the last record, cleared
- *     by that record's producer.  Hence the producer keeps one cell free
- *     (room for a record of n cells is n + 1).
+ *   - a cell's first word is never taken for a record it is not: the
+ *     cell the consumer polls next is either the next record's first
+ *     cell (written this lap) or the one past the last record, whose
+ *     word that record's producer saw was not the seq expected there
+ *     (and only the producer writes it).  Hence the producer keeps one
+ *     cell free (room for a record of n cells is n + 1).  Most often
+ *     the producer only reads that word (its own line from the last
+ *     lap): a stream of records writes no line but their own.
  * The consumer publishes its count (tail) at least every
  * MXD_HRING_PUBLISH cells; the producer reads it only when its own copy
  * says the ring is full.  No lock, no syscall, no write by the consumer
@@ -230,17 +235,27 @@ mxd_hring_cell(uint8_t *cells, uint32_t off)
 	return (struct mxd_hrec *)(void *)(cells + (size_t)off * MXD_HRING_CELL);
 }
 
-/* Makes a record whole: the cell after it cleared (see the top), then
- * its seq, released.  'cells' as in its header. */
+/*
+ * Makes a record whole: the first word of the cell after it cleared if
+ * it holds the seq the consumer will look for there (see the top), then
+ * its seq, released.  'cells' as in its header.  A load of our own cell,
+ * most often: the line the consumer polls next is written only when its
+ * stale word would deceive it, so that the consumer's next look finds
+ * it where it was (no transfer from our cache) and our record's seq
+ * waits for no store to a second line the consumer holds.
+ */
 static inline void
 mxd_hring_commit(struct mxd_hring_tx *t, struct mxd_hrec *rec, uint32_t cells)
 {
 	uint32_t next = t->off + cells;
+	uint32_t *w;
 
 	if (next == t->n)
 		next = 0;
-	__atomic_store_n(&mxd_hring_cell(t->cells, next)->seq, 0,
-			__ATOMIC_RELAXED);
+	w = &mxd_hring_cell(t->cells, next)->seq;
+	if (__builtin_expect(__atomic_load_n(w, __ATOMIC_RELAXED) ==
+				mxd_hring_seq(t->head + cells), 0))
+		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&rec->seq, mxd_hring_seq(t->head), __ATOMIC_RELEASE);
 	t->head += cells;
 	t->off = next;
