@@ -17,9 +17,15 @@
  * a few words, and the next record's seq word of each ring read;
  * mxd_shm_poll_any when anything but records is there; when only
  * records are, mxd_shm_read: the rings of the slots of mask m (the one
- * found first and those after it), as mxd_shm_poll_any reads them. */
+ * found first and those after it), as mxd_shm_poll_any reads them
+ * (mxd_shm_read_first when the first ring holds none back: the record
+ * found is taken without a second look). */
 unsigned mxd_shm_poll_any(struct mxd_board *b);
 unsigned mxd_shm_read(struct mxd_shm *shm, uint64_t m);
+/* mxd_shm_read when the poll found record rec first, in the ring of the
+ * lowest slot of m, which holds none back. */
+unsigned mxd_shm_read_first(struct mxd_shm *shm, uint64_t m,
+		struct mxd_hrec *rec);
 
 static inline unsigned
 mxd_shm_poll(struct mxd_board *b)
@@ -31,9 +37,12 @@ mxd_shm_poll(struct mxd_board *b)
 		return mxd_shm_poll_any(b);
 	for (uint64_t m = shm->rx_mask; m != 0; m &= m - 1) {
 		const struct mxd_shm_peer *pe = &shm->peer[__builtin_ctzll(m)];
+		struct mxd_hrec *rec;
 
-		if (pe->held != 0 || mxd_hring_peek(&pe->rx) != NULL)
+		if (pe->held != 0)
 			return mxd_shm_read(shm, m);
+		if ((rec = mxd_hring_peek(&pe->rx)) != NULL)
+			return mxd_shm_read_first(shm, m, rec);
 	}
 	return 0;
 }

@@ -143,7 +143,9 @@ struct mxd_shm_peer {
 	uint8_t rx_on;			/* rx is attached */
 	uint32_t rx_epoch;		/* its producer's epoch */
 	uint32_t let_go;		/* a producer epoch let go of */
-	uint64_t tail;			/* rx: the first record not taken */
+	/* rx: the first record not taken, kept while records are held
+	 * (held != 0); while none is, it is rx.next, and not kept. */
+	uint64_t tail;
 	uint32_t tail_off;
 	uint64_t retry_key;		/* what held records wait for */
 	uint32_t retry_polls;		/* polls since they were tried */
