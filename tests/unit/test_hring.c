@@ -164,7 +164,8 @@ test_partial_invisible(void **state)
 }
 
 /* Payload whose first words hold what a later seq will be is never
- * taken for a record: the cell past each record is cleared first. */
+ * taken for a record: the cell past each record is cleared first when
+ * its word is the seq the consumer will look for there. */
 static void
 test_payload_not_seq(void **state)
 {
