@@ -32,7 +32,10 @@
  * all.  Each try also measures, with /proc/thread-self/schedstat on both
  * sides, how long the two processes waited for a CPU that a third program
  * held: a try that failed while others held the CPU for a fifth of its
- * time or more measured the machine, not MX.  Exit 1 if a length failed
+ * time or more measured the machine, not MX.  A ping-pong try whose
+ * average is over the limit but whose median round trip is not passes:
+ * a few round trips held up outside the guest (the hypervisor: no
+ * program here waited), not every message waiting.  Exit 1 if a length failed
  * every try and at least one failure was not such a busy one; else 77 if
  * more than half the lengths failed only so, else 0.
  *
@@ -380,6 +383,14 @@ struct opts {
 
 enum verdict { OK, STALL, BUSY };
 
+static int
+by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 static void
 ping(char *sbuf, char *rbuf, uint32_t len)
 {
@@ -438,13 +449,24 @@ sender_try(char **sbuf, char *rbuf, const struct opts *o, uint32_t len,
 {
 	static uint32_t before[MAX_COUNTERS], after[MAX_COUNTERS];
 	double limit = 5.0 + o->allowance + len / 1000.0;
-	double start, t, worst = 0, avg, others, lap_at = 0;
+	double start, t, worst = 0, avg, med = 0, others, lap_at = 0;
+	static double *rtt;		/* each round trip's, for the median */
+	static uint32_t rtt_n;
 	struct next n = { len, o->warmup + extra + o->iters };
 	uint64_t run0, wait0, run1, wait1;
 	struct report rep;
 	mx_request_t req, rreq;
 	uint32_t i;
 
+	if (rtt_n < o->iters) {
+		free(rtt);
+		rtt = calloc(o->iters, sizeof(*rtt));
+		if (rtt == NULL) {
+			fprintf(stderr, "myri_pingpong: no memory\n");
+			exit(1);
+		}
+		rtt_n = o->iters;
+	}
 	usleep(o->nap_ms * 1000);	/* no MX call meanwhile */
 	if (verbose)
 		counters_read(before);
@@ -471,9 +493,12 @@ sender_try(char **sbuf, char *rbuf, const struct opts *o, uint32_t len,
 
 			ping(sbuf[0], rbuf, len);
 			t = now_us();
+			rtt[i] = t - prev;
 			if (t - prev > worst)
 				worst = t - prev;
 		}
+		qsort(rtt, o->iters, sizeof(*rtt), by_value);
+		med = rtt[o->iters / 2] / 2;
 		sched_sample(&run1, &wait1);
 		recv_msg(&rep, sizeof(rep), MATCH_REPORT, &rreq);
 		wait_req(&rreq, "report", sizeof(rep));
@@ -481,10 +506,11 @@ sender_try(char **sbuf, char *rbuf, const struct opts *o, uint32_t len,
 	avg = (t - start) / o->iters / (o->window ? 1 : 2);
 	others = others_us(run1 - run0, wait1 - wait0, &rep);
 	printf("%-8u %10.2f %10.2f %10.2f %s", len, avg, worst / 2, limit,
-			avg <= limit ? "ok" : "STALL");
+			avg <= limit || (med > 0 && med <= limit) ? "ok" :
+			"STALL");
 	if (avg > limit || verbose)
-		printf(" (others held the CPU %.0f us of %.0f)", others,
-				t - start);
+		printf(" (median %.2f; others held the CPU %.0f us of %.0f)",
+				med, others, t - start);
 	printf("\n");
 	if (lap_at > 0)
 		printf("first %u %10.2f\n", o->lap, (lap_at - start) / o->lap);
@@ -498,7 +524,7 @@ sender_try(char **sbuf, char *rbuf, const struct opts *o, uint32_t len,
 		counters_print("sender", before, after);
 	}
 	fflush(stdout);
-	if (avg <= limit)
+	if (avg <= limit || (med > 0 && med <= limit))
 		return OK;
 	return others >= BUSY_SHARE * (t - start) ? BUSY : STALL;
 }

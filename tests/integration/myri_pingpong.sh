@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # myri_pingpong (tests/integration/myri_pingpong.c: a ping-pong written as
 # Myricom's mx_pingpong is) between two processes over memif: fails when
-# a length's average half round trip exceeds its limit in every try.
+# a length's average and median half round trips exceed its limit in
+# every try (a few round trips held up outside the guest inflate the
+# average alone).
 #
 #   myri_pingpong.sh <build-dir> [sender options]
 #
