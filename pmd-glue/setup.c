@@ -27,6 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -491,6 +495,34 @@ devargs_value(const char *args, const char *key, char *out, size_t len)
 					","), a + kl + 1);
 }
 
+/*
+ * Whether an af_packet port on interface ifindex would find its fanout
+ * group taken: DPDK 22.11 names the group getpid() ^ ifindex (16 bits),
+ * one name space for the network namespace, so another process whose pid
+ * and interface differ alike holds it, on another interface, and the
+ * port cannot be made in this process.  Tried with a socket of our own
+ * (the port's was closed).
+ */
+static int
+fanout_taken(unsigned ifindex)
+{
+	struct sockaddr_ll sa = { .sll_family = AF_PACKET,
+		.sll_protocol = htons(ETH_P_ALL), .sll_ifindex = (int)ifindex };
+	int s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	int arg = (int)(((unsigned)getpid() ^ ifindex) & 0xffff) |
+		(PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG |
+		 PACKET_FANOUT_FLAG_ROLLOVER) << 16;
+	int taken = 0;
+
+	if (s < 0)
+		return 0;
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		taken = setsockopt(s, SOL_PACKET, PACKET_FANOUT, &arg,
+				sizeof(arg)) < 0 && errno == EINVAL;
+	close(s);
+	return taken;
+}
+
 /* Why the --vdev 'spec' ("net_memif0,role=...") gave no port: -EBUSY if
  * another process holds it, else -ENODEV. */
 static int
@@ -522,6 +554,27 @@ explain_missing(const char *spec)
 					"share the board with the processes of "
 					"this host: MX_BOARD_SHARED=1 in each "
 					"(mx-dpdk(7), SHARED BOARDS)", name, sock);
+			return -EBUSY;
+		}
+	}
+	if (!strncmp(name, "net_af_packet", 13)) {
+		char ifname[IF_NAMESIZE + 8];
+		unsigned ifindex;
+
+		devargs_value(args, "iface", ifname, sizeof(ifname));
+		ifindex = ifname[0] ? if_nametoindex(ifname) : 0;
+		if (ifname[0] && ifindex == 0) {
+			mxd_glue_set_error("port %s: no interface %s in this "
+					"network namespace", name, ifname);
+			return -ENODEV;
+		}
+		if (ifindex != 0 && fanout_taken(ifindex)) {
+			mxd_glue_set_error("port %s: interface %s's af_packet "
+					"fanout group (DPDK 22.11 names it by "
+					"pid ^ interface index) is another "
+					"process's, on another interface: start "
+					"this process again (another pid)", name,
+					ifname);
 			return -EBUSY;
 		}
 	}

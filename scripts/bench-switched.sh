@@ -48,7 +48,11 @@ cleanup() {
 	rm -rf "$out" "/tmp/mx-board.$ha.log" "/tmp/mx-board.$hb.log"
 }
 trap cleanup EXIT
-ip link add "$va" type veth peer name "$vb"
+# Indexes apart in bit 14: af_packet's fanout group is getpid() ^ ifindex
+# (DPDK 22.11), and the two services' must differ.
+idx=$(( 20000 + ($$ % 1000) * 4 + 2 ))
+ip link add "$va" index "$idx" type veth peer name "$vb" index $(( idx ^ 16384 )) \
+	2>/dev/null || ip link add "$va" type veth peer name "$vb"
 ip link set "$va" address 02:5e:00:00:00:0a
 ip link set "$vb" address 02:5e:00:00:00:0b
 for v in "$va" "$vb"; do

@@ -179,8 +179,16 @@ veth_ports() {	# the boards' ports: af_packet on two veth pairs
 		exit 77
 	fi
 	args_a="$eal" args_b="$eal"
+	# DPDK 22.11's af_packet names its fanout group getpid() ^ ifindex
+	# (16 bits), one name space for the host: two services whose pids
+	# differ as their interfaces' indexes do collide, and the second
+	# cannot open its port.  Host B's indexes differ from host A's in
+	# bit 14, which two pids a few apart never do.
+	base=$(( 20000 + ($$ % 1000) * 4 ))
 	for i in 0 1; do
 		va=mxs$$a$i vb=mxs$$b$i
+		ip link add "$va" index $(( base + i )) type veth peer name "$vb" \
+			index $(( (base + i) ^ 16384 )) 2>/dev/null ||
 		ip link add "$va" type veth peer name "$vb" 2>"$dir/veth.log" || {
 			echo "SKIP: no veth pair here: $(cat "$dir/veth.log")"
 			exit 77
