@@ -789,7 +789,8 @@ role_flood(unsigned slot, void *arg)
 	for (uint32_t i = 0; i < n; i++) {
 		mx_status_t st = mxt_wait(ep, &r[i]);
 
-		CHECK(st.code == MX_STATUS_SUCCESS, "send %u", i);
+		CHECK(st.code == MX_STATUS_SUCCESS, "send %u: %s", i,
+				mx_strstatus(st.code));
 	}
 	mark(slot, 2);
 	await_stage(ep, 3, 2);
@@ -818,7 +819,13 @@ role_limited(unsigned slot, void *arg)
 		CHECK(st.code == MX_STATUS_SUCCESS, "small %u", i);
 		mxt_pattern_expect(buf, 16, 2000 + i);
 	}
-	CHECK(board_counter(MXD_C_SHM_HELD) > 0, "nothing was held");
+	CHECK(board_counter(MXD_C_SHM_HELD) > 0, "nothing was held (%llu "
+			"received, unexpected queue full %llu times, %llu for no "
+			"endpoint)",
+			(unsigned long long)board_counter(MXD_C_SHM_RX),
+			(unsigned long long)board_counter(MXD_C_UNEXP_FULL),
+			(unsigned long long)board_counter(MXD_C_DROP_BASE +
+				MXD_DROP_ENDPOINT));
 	/* Now slot 1's, all, in order. */
 	for (uint32_t i = 0; i < U_BIG; i++) {
 		r = mxt_recv(ep, buf, 4096, 1ull << 32 | i,
