@@ -82,8 +82,7 @@ struct slane {
 struct sport {
 	struct mxd_link *l;	/* lane 0's: the port's MAC, row 0 */
 	struct mxd_shport *sp;
-	int sw;			/* switched (no matrix) */
-	unsigned nl;		/* lanes: svc.L, or 1 when switched */
+	int sw;			/* switched: one interface, no matrix */
 	int up;			/* as handed to the processes */
 	struct slane lane[MXD_SHPORT_LANES];
 	uint64_t next_try;	/* ms: the next look for the regions */
@@ -282,6 +281,14 @@ fail:
 
 /* ---- the host segments --------------------------------------------------- */
 
+/* The DPDK interfaces of port P: a memif port's lanes, a switched
+ * port's one. */
+static unsigned
+port_lanes(const struct sport *P)
+{
+	return P->sw ? 1 : svc.L;
+}
+
 /* A memif port is driven by its processes through the queue matrix;
  * any other is switched by the service. */
 static void
@@ -380,8 +387,7 @@ board_make(struct sboard *B, unsigned idx, const char *host,
 		P->l = links[ports[p]];
 		P->sp = &h->port[p];
 		P->sw = svc.sw[ports[p]];
-		P->nl = P->sw ? 1 : svc.L;
-		for (unsigned k = 0; k < P->nl; k++) {
+		for (unsigned k = 0; k < port_lanes(P); k++) {
 			P->lane[k].l = svc.lanes[ports[p]][k];
 			P->lane[k].fd = -1;
 		}
@@ -756,7 +762,7 @@ port_down(struct sboard *B, unsigned p)
 	struct sport *P = &B->port[p];
 
 	__atomic_store_n(&P->sp->state, 0, __ATOMIC_RELEASE);
-	for (unsigned k = 0; k < P->nl && !P->sw; k++)
+	for (unsigned k = 0; k < svc.L && !P->sw; k++)
 		lane_unmap(&P->lane[k]);
 	P->up = 0;
 	MXD_LOG(WARNING, port, "board %s port %u (%s): link down",
@@ -815,7 +821,7 @@ port_up(struct sboard *B, unsigned p)
 	if (now_ms() < P->next_try)
 		return;
 	P->next_try = now_ms() + 50;
-	for (unsigned k = 0; k < P->nl && !P->sw; k++)
+	for (unsigned k = 0; k < svc.L && !P->sw; k++)
 		if (lane_up(B, p, k) < 0) {
 			while (k-- > 0)
 				lane_unmap(&P->lane[k]);
@@ -838,7 +844,7 @@ port_up(struct sboard *B, unsigned p)
 static int
 port_link_up(const struct sport *P)
 {
-	for (unsigned k = 0; k < P->nl; k++) {
+	for (unsigned k = 0; k < port_lanes(P); k++) {
 		struct mxd_link *l = P->lane[k].l;
 
 		if (!l->started || !l->ops->link_up(l))
@@ -861,7 +867,8 @@ links_watch(void)
 				port_up(&svc.board[b], p);
 			else if (!up && P->up)
 				port_down(&svc.board[b], p);
-			for (unsigned k = 0; k < P->nl && !up && revive; k++) {
+			for (unsigned k = 0; k < port_lanes(P) && !up &&
+					revive; k++) {
 				struct mxd_link *l = P->lane[k].l;
 
 				if (l->ops->revive != NULL && !(l->started &&
